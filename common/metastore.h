@@ -1,0 +1,146 @@
+/* The metadata store: one LMDB environment in STORE/meta, holding every
+ * table of the datastore, so that one transaction changes the namespace,
+ * the block maps, the fingerprint index, the refcounts and the free map
+ * together or not at all.
+ *
+ *   table      key                          value
+ *   ---------  ---------------------------  ---------------------------------
+ *   meta       "format","counters",...      see struct ms_* below
+ *   inodes     ino (u64, native)            struct ms_inode
+ *   dirnames   parent ino (BE) + name       struct ms_dirent_val (ino, cookie)
+ *   dircookies parent ino (BE) + cookie(BE) ino (u64) + name (readdir order)
+ *   symlinks   ino (u64, native)            target bytes
+ *   xattrs     ino (BE) + name              value bytes
+ *   bmap       ino (BE) + extent index (BE) u64 pblk[BMAP_EXTENT_BLOCKS]; 0=hole
+ *   blocks     pblk (u64, native)           struct ms_block (refs, xxh3, sha1)
+ *   fpindex    sha1 (20 bytes)              pblk (u64)
+ *   freemap    pblk (u64, native)           empty: reusable now
+ *   pending    pblk (u64, native)           empty: freed, reusable after sync
+ *   orphans    ino (u64, native)            empty: nlink 0, still open
+ *
+ * Big-endian prefixes keep one file's or one directory's keys adjacent and
+ * in order, so readdir and truncate are cursor walks. pblk 0 is never
+ * allocated: it is the hole marker in bmap extents.
+ *
+ * A freed block goes to `pending`, not `freemap`: its old contents may still
+ * be what an older durable state of the store points at, so it is only
+ * overwritten once a sync has made its freeing durable
+ * (metastore_sync() moves pending to freemap).
+ */
+#ifndef ARRAYSIM_COMMON_METASTORE_H
+#define ARRAYSIM_COMMON_METASTORE_H
+
+#include <lmdb.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define MS_FORMAT_VERSION 1
+#define MS_BLOCK_SIZE 4096u
+#define BMAP_EXTENT_BLOCKS 64u
+
+enum ms_table {
+	MS_META,
+	MS_INODES,
+	MS_DIRNAMES,
+	MS_DIRCOOKIES,
+	MS_SYMLINKS,
+	MS_XATTRS,
+	MS_BMAP,
+	MS_BLOCKS,
+	MS_FPINDEX,
+	MS_FREEMAP,
+	MS_PENDING,
+	MS_ORPHANS,
+	MS_NTABLES
+};
+
+/* meta["format"] */
+struct ms_format {
+	uint32_t magic;   /* MS_MAGIC */
+	uint32_t version; /* MS_FORMAT_VERSION */
+	uint32_t block_size;
+	uint32_t reserved;
+};
+#define MS_MAGIC 0x41525259u /* "ARRY" */
+
+/* meta["counters"]: gauges kept exact inside every transaction. */
+struct ms_counters {
+	uint64_t next_ino;      /* next inode number to hand out */
+	uint64_t next_pblk;     /* high-water mark of the block allocator */
+	uint64_t live_blocks;   /* non-hole logical blocks over all files */
+	uint64_t unique_blocks; /* physical blocks with refs > 0 */
+	uint64_t logical_bytes; /* sum of regular file sizes */
+	uint64_t inodes;        /* live inodes */
+};
+
+struct ms_inode {
+	uint32_t mode;
+	uint32_t uid;
+	uint32_t gid;
+	uint32_t nlink;
+	uint64_t size;   /* bytes */
+	uint64_t rdev;
+	int64_t atime_ns; /* ns since the epoch */
+	int64_t mtime_ns;
+	int64_t ctime_ns;
+	int64_t btime_ns;
+	uint64_t parent;      /* directories: ino of the parent (for "..") */
+	uint64_t next_cookie; /* directories: next readdir cookie */
+	uint64_t generation;
+};
+
+struct ms_dirent_val {
+	uint64_t ino;
+	uint64_t cookie;
+};
+
+struct ms_block {
+	uint32_t refs;    /* logical blocks pointing here */
+	uint32_t flags;   /* reserved, 0 */
+	uint64_t xxh3;    /* XXH3-64 of the 4 KiB, checked on every read */
+	uint8_t sha1[20]; /* fingerprint (also the fpindex key, if indexed) */
+	uint8_t pad[4];
+};
+
+struct metastore;
+
+/* Open the store in directory @dir: take its lock, then open STORE/meta,
+ * formatting a new store when @create and @dir is empty. The lock is an
+ * exclusive flock on STORE/lock (holding the owner's pid), taken by every
+ * open, read-only ones too, so fsck never runs on a mounted store.
+ * @map_bytes bounds the metadata size (0: default 64 GiB). On failure
+ * writes a one-line reason to @err and returns -errno: -ENOENT (no such
+ * directory), -ENOTDIR, -EACCES (not writable), -EBUSY (locked: mounted),
+ * -EPROTO (another format version), -EINVAL (not an arraysim store),
+ * -EIO (damaged metadata). */
+int metastore_open(const char *dir, uint64_t map_bytes, bool create,
+		   bool readonly, struct metastore **out, char *err,
+		   size_t errlen);
+void metastore_close(struct metastore *ms);
+MDB_env *metastore_env(const struct metastore *ms);
+MDB_dbi metastore_dbi(const struct metastore *ms, enum ms_table t);
+
+/* Make every committed transaction durable, then release pending blocks to
+ * the free map. 0 or -errno. */
+int metastore_sync(struct metastore *ms);
+
+/* Transactions: 0 or -errno (LMDB codes mapped by metastore_errno). */
+int metastore_txn_begin(struct metastore *ms, bool write, MDB_txn **out);
+int metastore_txn_commit(MDB_txn *txn);
+void metastore_txn_abort(MDB_txn *txn);
+/* Map an LMDB return code to -errno (MDB_MAP_FULL -> -ENOSPC,
+ * MDB_NOTFOUND -> -ENOENT, corruption -> -EIO). */
+int metastore_errno(int mdb_rc);
+
+/* Typed get/put of the counters record inside @txn. */
+int metastore_counters_get(const struct metastore *ms, MDB_txn *txn,
+			   struct ms_counters *out);
+int metastore_counters_put(const struct metastore *ms, MDB_txn *txn,
+			   const struct ms_counters *c);
+
+/* Key helpers: big-endian u64 so keys sort numerically. */
+void ms_put_be64(uint8_t *p, uint64_t v);
+uint64_t ms_get_be64(const uint8_t *p);
+
+#endif

@@ -1,0 +1,108 @@
+/* Live counters of a mounted array: per-op counts and latency histograms,
+ * and the dedupe counters of the data path.
+ *
+ * Everything here is updated with relaxed atomics from any FUSE worker and
+ * read without locks by the control socket, so a snapshot is not one
+ * instant but every counter in it is exact for some instant.
+ *
+ * Latency histogram: log-linear buckets (8 sub-buckets per power of two of
+ * nanoseconds), so a percentile is exact to within 12.5%: good enough for
+ * p50/p99/p99.9, and a fixed 512 bytes a histogram whatever the run length.
+ */
+#ifndef ARRAYSIM_COMMON_STATS_H
+#define ARRAYSIM_COMMON_STATS_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+enum stats_op {
+	STATS_OP_LOOKUP,
+	STATS_OP_GETATTR,
+	STATS_OP_SETATTR,
+	STATS_OP_CREATE,
+	STATS_OP_MKDIR,
+	STATS_OP_UNLINK,
+	STATS_OP_RMDIR,
+	STATS_OP_RENAME,
+	STATS_OP_LINK,
+	STATS_OP_SYMLINK,
+	STATS_OP_OPEN,
+	STATS_OP_READ,
+	STATS_OP_WRITE,
+	STATS_OP_FSYNC,
+	STATS_OP_FALLOCATE,
+	STATS_OP_READDIR,
+	STATS_OP_XATTR,
+	STATS_OP_STATFS,
+	STATS_OP_OTHER,
+	STATS_OP_COUNT
+};
+
+#define LATENCY_HIST_SUB 8
+#define LATENCY_HIST_BUCKETS (64 * LATENCY_HIST_SUB)
+
+struct latency_hist {
+	_Atomic uint64_t bucket[LATENCY_HIST_BUCKETS]; /* counts by latency */
+};
+
+struct op_stats {
+	_Atomic uint64_t count;  /* completed requests */
+	_Atomic uint64_t errors; /* of those, replied with an error */
+	_Atomic uint64_t bytes;  /* payload bytes (read/write only) */
+	struct latency_hist latency;
+};
+
+/* Data-path counters; gauges (held, unique) come from the metadata store. */
+struct dedupe_stats {
+	_Atomic uint64_t logical_bytes_written; /* bytes clients wrote */
+	_Atomic uint64_t blocks_written;        /* 4 KiB blocks after RMW */
+	_Atomic uint64_t duplicate_hits;        /* blocks that took a ref */
+	_Atomic uint64_t zero_blocks;           /* blocks stored as holes */
+	_Atomic uint64_t unique_writes;         /* blocks that stored bytes */
+	_Atomic uint64_t verify_reads;          /* candidates compared */
+	_Atomic uint64_t verify_mismatches;     /* same SHA-1, other bytes */
+	_Atomic uint64_t checksum_errors;       /* XXH3 mismatch on read */
+	_Atomic uint64_t blocks_freed;          /* refcount reached zero */
+};
+
+struct stats {
+	struct op_stats op[STATS_OP_COUNT];
+	struct dedupe_stats dedupe;
+};
+
+/* Name of an op as it appears in stats output ("read", "write", ...). */
+const char *stats_op_name(enum stats_op op);
+/* Record one completed request of @op that took @ns and returned @err
+ * (0 or a positive errno), moving @bytes of payload. */
+void stats_op_record(struct stats *s, enum stats_op op, uint64_t ns, int err,
+		     uint64_t bytes);
+void latency_hist_add(struct latency_hist *h, uint64_t ns);
+/* The @p-th percentile (0 < p <= 100) in ns; 0 if the histogram is empty. */
+uint64_t latency_hist_percentile(const struct latency_hist *h, double p);
+uint64_t latency_hist_count(const struct latency_hist *h);
+/* Zero every counter (the `stats reset` control command). */
+void stats_reset(struct stats *s);
+/* Monotonic clock in ns. */
+uint64_t stats_now_ns(void);
+
+/* Figures that come from the metadata store and the host, not counters. */
+struct stats_gauges {
+	uint64_t logical_bytes_held;  /* sum of regular file sizes */
+	uint64_t live_blocks;         /* non-hole logical blocks, all files */
+	uint64_t unique_blocks;       /* physical blocks stored (refs > 0) */
+	uint64_t physical_bytes_used; /* unique_blocks * 4096 */
+	uint64_t store_bytes_on_disk; /* chunk files, as the host counts */
+	uint64_t meta_bytes_on_disk;  /* the metadata store, likewise */
+	uint64_t seed;                /* the --seed of this mount */
+	int dedupe_verify;            /* 1: verify-on-match, 0: trust SHA-1 */
+};
+
+/* Print everything `arraysim stats` shows: human-readable text, or one
+ * JSON object when @json. Dedupe ratio = live_blocks / unique_blocks
+ * (1.0 when nothing is stored); zero blocks are reported apart. */
+void stats_print(FILE *out, const struct stats *s,
+		 const struct stats_gauges *g, bool json);
+
+#endif

@@ -1,0 +1,45 @@
+/* The array model's entry point: when each I/O completes.
+ *
+ * The data path (fs/datapath.c) stores or loads the bytes first, then hands
+ * the request to array_submit(). The model decides the moment the request
+ * completes, in emulated time, and calls io->complete from whatever thread
+ * owns that moment; the FUSE reply is sent from there. A FUSE worker never
+ * waits for emulated time: it returns to the kernel for the next request.
+ *
+ *   FUSE worker                      model                 completer
+ *   -----------                      -----                 ---------
+ *   datapath: bytes in/out  --->  array_submit(io)  ---> io->complete(io)
+ *                                  (null: at once)        -> fuse_reply_*
+ *
+ * The `null` model (the default) completes every request at once, in the
+ * submitting thread: no timing, for fast CI.
+ */
+#ifndef ARRAYSIM_TIERS_ARRAY_H
+#define ARRAYSIM_TIERS_ARRAY_H
+
+#include <stdint.h>
+
+enum array_io_kind { ARRAY_IO_READ, ARRAY_IO_WRITE, ARRAY_IO_FLUSH };
+
+struct array_io {
+	enum array_io_kind kind;
+	uint64_t ino;
+	uint64_t offset;         /* bytes */
+	uint64_t length;         /* bytes */
+	uint32_t blocks_stored;  /* unique blocks written to the back end */
+	uint32_t blocks_deduped; /* blocks that took a reference instead */
+	int result;              /* 0 or -errno, from the data path */
+	uint64_t submit_ns;      /* stats_now_ns() when the request arrived */
+	/* Called exactly once when the request completes. */
+	void (*complete)(struct array_io *io);
+};
+
+struct array;
+
+/* The model named @profile ("null" is the only one so far). 0 or -EINVAL. */
+int array_new(const char *profile, uint64_t seed, struct array **out);
+void array_free(struct array *a);
+/* Hand @io to the model; io->complete runs at its emulated completion. */
+void array_submit(struct array *a, struct array_io *io);
+
+#endif
