@@ -1,0 +1,214 @@
+# tests/integration/lib.sh: shared helpers for the mount tests.
+#
+# Sourced (never executed) by every tests/integration/*.sh script:
+#
+#   #!/usr/bin/env bash
+#   set -euo pipefail
+#   . "$(dirname "$0")/lib.sh"
+#   t_setup                  # T, STORE (empty dir), MNT; cleanup trap installed
+#   t_mount                  # arraysim mount --store "$STORE" "$MNT"
+#   ...                      # test body; t_fail / t_assert_eq on a mismatch
+#   t_remount                # umount, wait for the daemon to exit, mount again
+#
+# Environment (set by meson's test_env in tests/meson.build):
+#   ARRAYSIM      path to the built `arraysim` binary
+#   ARRAYSIM_SRC  source root (test data lives under tests/integration/data/)
+#
+# Exit status follows meson: 0 pass, 77 skip, anything else fail. Sourcing this
+# file exits 77 when /dev/fuse, fusermount3 or an executable $ARRAYSIM is
+# missing. Whatever happens, t_cleanup leaves no mount and no daemon behind and
+# keeps the test's own exit status.
+
+: "${ARRAYSIM_SRC:=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
+T_DATA="$ARRAYSIM_SRC/tests/integration/data"
+
+t_skip() { echo "SKIP: $*" >&2; exit 77; }
+
+[ -c /dev/fuse ] || t_skip "/dev/fuse is missing"
+[ -n "${ARRAYSIM:-}" ] && [ -x "$ARRAYSIM" ] \
+	|| t_skip "ARRAYSIM='${ARRAYSIM:-}' is not an executable (build tools/arraysim first)"
+command -v fusermount3 >/dev/null 2>&1 || t_skip "fusermount3 is missing (apt install fuse3)"
+command -v python3 >/dev/null 2>&1 || t_skip "python3 is missing"
+
+# t_require_cmd CMD...: skip the test unless every CMD is on PATH.
+t_require_cmd() {
+	local c
+	for c in "$@"; do
+		command -v "$c" >/dev/null 2>&1 || t_skip "'$c' is not installed"
+	done
+}
+
+t_log() { echo "--- $*" >&2; }
+
+# t_fail MSG: report and end the test with status 1 (t_cleanup runs on EXIT).
+t_fail() {
+	echo "FAIL: $*" >&2
+	exit 1
+}
+
+# t_assert_eq ACTUAL EXPECTED MSG
+t_assert_eq() {
+	[ "$1" = "$2" ] || t_fail "$3: got '$1', expected '$2'"
+}
+
+# t_is_mounted [DIR]: DIR (default $MNT) is a mount point. Reads
+# /proc/self/mountinfo instead of stat()ing DIR, which would hang on a stuck
+# daemon or fail with ENOTCONN on a dead one.
+t_is_mounted() {
+	local dir="${1:-$MNT}"
+	awk -v d="$dir" '$5 == d { found = 1 } END { exit !found }' /proc/self/mountinfo
+}
+
+# t_daemon_pid: the pid on the first line of $STORE/lock (empty if none).
+t_daemon_pid() {
+	[ -s "$STORE/lock" ] || return 0
+	head -n 1 "$STORE/lock" | tr -cd '0-9'
+}
+
+# t_pid_is_arraysim PID: PID is alive and is an arraysim process (guards
+# against killing whatever reused a stale pid from a leftover lock file).
+t_pid_is_arraysim() {
+	local pid="$1"
+	[ -n "$pid" ] && kill -0 "$pid" 2>/dev/null || return 1
+	tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q arraysim
+}
+
+# t_wait_pid_exit PID SECONDS: wait until PID is gone; status 1 on timeout.
+t_wait_pid_exit() {
+	local pid="$1" i
+	for ((i = 0; i < $2 * 10; i++)); do
+		[ -n "$pid" ] && kill -0 "$pid" 2>/dev/null || return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+t_setup() {
+	T=$(mktemp -d /tmp/arraysim-test.XXXXXX)
+	STORE=$T/store
+	MNT=$T/mnt
+	mkdir "$STORE" "$MNT"
+	T_FIO_N=0
+	trap 't_cleanup' EXIT
+	trap 't_cleanup 130' INT
+	trap 't_cleanup 143' TERM
+	export T STORE MNT
+	t_log "test dir $T"
+}
+
+# t_cleanup [STATUS]: the trap handler. Unmounts, stops the daemon, removes $T,
+# and exits with the test's status (or STATUS, for a signal).
+t_cleanup() {
+	local rc=$?
+	[ $# -gt 0 ] && rc=$1
+	trap - EXIT INT TERM
+	set +e
+	[ -n "${T:-}" ] || exit "$rc"
+
+	if t_is_mounted "$MNT"; then
+		timeout 20 "$ARRAYSIM" umount "$MNT" >/dev/null 2>&1 \
+			|| timeout 10 fusermount3 -u "$MNT" 2>/dev/null \
+			|| fusermount3 -uz "$MNT" 2>/dev/null
+		t_is_mounted "$MNT" && fusermount3 -uz "$MNT" 2>/dev/null
+		t_is_mounted "$MNT" && umount -l "$MNT" 2>/dev/null
+	fi
+
+	local pid
+	pid=$(t_daemon_pid)
+	if t_pid_is_arraysim "$pid"; then
+		kill -TERM "$pid" 2>/dev/null
+		t_wait_pid_exit "$pid" 5 || kill -KILL "$pid" 2>/dev/null
+		t_wait_pid_exit "$pid" 5
+	fi
+
+	if [ "$rc" -ne 0 ] && [ "$rc" -ne 77 ] && [ -f "$STORE/arraysim.log" ]; then
+		echo "=== last 60 lines of $STORE/arraysim.log ===" >&2
+		tail -n 60 "$STORE/arraysim.log" >&2
+		echo "=== end of arraysim.log ===" >&2
+	fi
+
+	if t_is_mounted "$MNT"; then
+		# Never rm -rf through a live mount: that would delete the
+		# test's files through the daemon, or hang.
+		echo "t_cleanup: $MNT is still mounted; leaving $T in place" >&2
+		[ "$rc" -eq 0 ] && rc=1
+	else
+		rm -rf "$T"
+	fi
+	exit "$rc"
+}
+
+# t_mount [ARGS...]: mount $STORE on $MNT; the daemon returns once mounted.
+t_mount() {
+	local rc=0
+	"$ARRAYSIM" mount --store "$STORE" "$@" "$MNT" || rc=$?
+	[ "$rc" -eq 0 ] || t_fail "arraysim mount --store $STORE $* $MNT exited $rc"
+	t_is_mounted "$MNT" || t_fail "arraysim mount exited 0 but $MNT is not mounted"
+	T_MOUNT_ARGS=("$@")
+}
+
+# t_umount: unmount $MNT and wait for the daemon to exit and release the store
+# (so that fsck or a remount can take the lock).
+t_umount() {
+	local pid rc=0
+	pid=$(t_daemon_pid)
+	"$ARRAYSIM" umount "$MNT" || rc=$?
+	[ "$rc" -eq 0 ] || t_fail "arraysim umount $MNT exited $rc"
+	t_is_mounted "$MNT" && t_fail "arraysim umount exited 0 but $MNT is still mounted"
+	t_wait_pid_exit "$pid" 30 || t_fail "daemon pid $pid still running 30 s after umount"
+	return 0
+}
+
+# t_remount [ARGS...]: umount, then mount with ARGS (default: the last mount's).
+t_remount() {
+	t_umount
+	if [ $# -gt 0 ]; then
+		t_mount "$@"
+	else
+		t_mount ${T_MOUNT_ARGS[@]+"${T_MOUNT_ARGS[@]}"}
+	fi
+}
+
+# t_stats_json: the full `arraysim stats --json` document.
+t_stats_json() {
+	"$ARRAYSIM" stats "$MNT" --json || t_fail "arraysim stats $MNT --json exited $?"
+}
+
+# t_stat_json KEY: one value from `arraysim stats --json`. KEY is a top-level
+# key, or a dotted path into nested objects (ops.write.count). Strings print
+# raw, everything else as JSON (true, 2.0, 17). Fails if KEY is absent.
+t_stat_json() {
+	local json
+	json=$(t_stats_json) || exit 1
+	printf '%s' "$json" | python3 -c '
+import json, sys
+v = json.load(sys.stdin)
+for part in sys.argv[1].split("."):
+    if not isinstance(v, dict) or part not in v:
+        sys.exit("stats --json has no key %r" % sys.argv[1])
+    v = v[part]
+print(v if isinstance(v, str) else json.dumps(v))
+' "$1" || t_fail "t_stat_json $1"
+}
+
+# t_fio ARGS...: run fio, output saved under $T; shown and fatal on failure.
+t_fio() {
+	T_FIO_N=$((T_FIO_N + 1))
+	local out="$T/fio.$T_FIO_N.out" rc=0
+	fio --output-format=normal --output="$out" "$@" || rc=$?
+	if [ "$rc" -ne 0 ]; then
+		echo "=== fio $* ===" >&2
+		cat "$out" >&2
+		t_fail "fio exited $rc (output above)"
+	fi
+}
+
+# t_fsck: run `arraysim fsck` on the (unmounted) store; fail unless clean.
+t_fsck() {
+	local rc=0 out
+	out=$("$ARRAYSIM" fsck --store "$STORE" 2>&1) || rc=$?
+	if [ "$rc" -ne 0 ]; then
+		printf '%s\n' "$out" >&2
+		t_fail "arraysim fsck --store $STORE exited $rc (0 = clean)"
+	fi
+}
