@@ -11,6 +11,7 @@
 #define ARRAYSIM_COMMON_UNITS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 int units_parse_size(const char *s, uint64_t *out_bytes);
