@@ -1,1 +1,351 @@
-/* placeholder: being written */
+/* Live counters and latency histograms.
+ *
+ * Latency histogram buckets (log-linear, 8 sub-buckets per power of two):
+ *
+ *   value v (ns)          index                         bucket holds
+ *   --------------------  ----------------------------  ------------------
+ *   0 <= v < 8            v                             exactly v
+ *   v >= 8, msb=log2(v)   (msb-2)*8 + (v>>(msb-3) & 7)  [lo, lo + 2^(msb-3))
+ *                                                       lo = (8+sub) << (msb-3)
+ *
+ * For msb = 3 the formula gives index v again, so indices 0..15 are the
+ * values 0..15, and from there each bucket is 1/8 of its power of two wide
+ * (12.5% of its lower bound at most). Index is monotonic in v and the
+ * largest, for v = 2^64-1, is 61*8+7 = 495 < LATENCY_HIST_BUCKETS.
+ *
+ * A percentile is reported as the midpoint of the bucket it falls in
+ * (lo + width/2), so it is within 6.25% of any value in that bucket.
+ *
+ * Every update is a relaxed atomic add: the counters are independent and a
+ * reader needs each one exact, not a consistent cut across them.
+ */
+#include "common/stats.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/units.h"
+
+static const char *const stats_op_names[STATS_OP_COUNT] = {
+	[STATS_OP_LOOKUP] = "lookup",
+	[STATS_OP_GETATTR] = "getattr",
+	[STATS_OP_SETATTR] = "setattr",
+	[STATS_OP_CREATE] = "create",
+	[STATS_OP_MKDIR] = "mkdir",
+	[STATS_OP_UNLINK] = "unlink",
+	[STATS_OP_RMDIR] = "rmdir",
+	[STATS_OP_RENAME] = "rename",
+	[STATS_OP_LINK] = "link",
+	[STATS_OP_SYMLINK] = "symlink",
+	[STATS_OP_OPEN] = "open",
+	[STATS_OP_READ] = "read",
+	[STATS_OP_WRITE] = "write",
+	[STATS_OP_FSYNC] = "fsync",
+	[STATS_OP_FALLOCATE] = "fallocate",
+	[STATS_OP_READDIR] = "readdir",
+	[STATS_OP_XATTR] = "xattr",
+	[STATS_OP_STATFS] = "statfs",
+	[STATS_OP_OTHER] = "other",
+};
+
+const char *stats_op_name(enum stats_op op)
+{
+	if ((unsigned)op >= STATS_OP_COUNT)
+		return "unknown";
+	return stats_op_names[op];
+}
+
+#define RELAXED memory_order_relaxed
+
+static inline uint64_t stats_load(const _Atomic uint64_t *c)
+{
+	return atomic_load_explicit(c, RELAXED);
+}
+
+static inline void stats_add(_Atomic uint64_t *c, uint64_t v)
+{
+	atomic_fetch_add_explicit(c, v, RELAXED);
+}
+
+static unsigned latency_hist_index(uint64_t ns)
+{
+	unsigned msb, sub;
+
+	if (ns < LATENCY_HIST_SUB)
+		return (unsigned)ns;
+	msb = 63u - (unsigned)__builtin_clzll(ns);
+	sub = (unsigned)(ns >> (msb - 3)) & (LATENCY_HIST_SUB - 1);
+	return (msb - 2) * LATENCY_HIST_SUB + sub;
+}
+
+/* The value a bucket stands for: its midpoint (see the note on top). */
+static uint64_t latency_hist_bucket_mid(unsigned idx)
+{
+	unsigned msb, sub;
+	uint64_t width, lo;
+
+	if (idx < 2 * LATENCY_HIST_SUB)
+		return idx; /* buckets 0..15 hold one value each */
+	msb = idx / LATENCY_HIST_SUB + 2;
+	sub = idx % LATENCY_HIST_SUB;
+	width = 1ULL << (msb - 3);
+	lo = (uint64_t)(LATENCY_HIST_SUB + sub) << (msb - 3);
+	return lo + width / 2;
+}
+
+void latency_hist_add(struct latency_hist *h, uint64_t ns)
+{
+	stats_add(&h->bucket[latency_hist_index(ns)], 1);
+}
+
+uint64_t latency_hist_count(const struct latency_hist *h)
+{
+	uint64_t n = 0;
+
+	for (unsigned i = 0; i < LATENCY_HIST_BUCKETS; i++)
+		n += stats_load(&h->bucket[i]);
+	return n;
+}
+
+uint64_t latency_hist_percentile(const struct latency_hist *h, double p)
+{
+	uint64_t counts[LATENCY_HIST_BUCKETS];
+	uint64_t total = 0, rank, seen = 0;
+	double r;
+
+	/* One pass to copy, so a concurrent add cannot make the rank fall
+	 * past the last non-empty bucket. */
+	for (unsigned i = 0; i < LATENCY_HIST_BUCKETS; i++) {
+		counts[i] = stats_load(&h->bucket[i]);
+		total += counts[i];
+	}
+	if (!total)
+		return 0;
+	if (!(p > 0))
+		p = 0;
+	if (p > 100)
+		p = 100;
+	/* Nearest rank: the smallest value with at least p% at or below it.
+	 * The epsilon keeps 99% of 1000 at rank 990, not 991. */
+	r = ceil(p / 100.0 * (double)total - 1e-9);
+	rank = r < 1 ? 1 : (uint64_t)r;
+	if (rank > total)
+		rank = total;
+	for (unsigned i = 0; i < LATENCY_HIST_BUCKETS; i++) {
+		seen += counts[i];
+		if (seen >= rank)
+			return latency_hist_bucket_mid(i);
+	}
+	return 0; /* not reached */
+}
+
+void stats_op_record(struct stats *s, enum stats_op op, uint64_t ns, int err,
+		     uint64_t bytes)
+{
+	struct op_stats *o;
+
+	if ((unsigned)op >= STATS_OP_COUNT)
+		op = STATS_OP_OTHER;
+	o = &s->op[op];
+	stats_add(&o->count, 1);
+	if (err)
+		stats_add(&o->errors, 1);
+	if (bytes)
+		stats_add(&o->bytes, bytes);
+	latency_hist_add(&o->latency, ns);
+}
+
+void stats_reset(struct stats *s)
+{
+	for (unsigned i = 0; i < STATS_OP_COUNT; i++) {
+		struct op_stats *o = &s->op[i];
+
+		atomic_store_explicit(&o->count, 0, RELAXED);
+		atomic_store_explicit(&o->errors, 0, RELAXED);
+		atomic_store_explicit(&o->bytes, 0, RELAXED);
+		for (unsigned b = 0; b < LATENCY_HIST_BUCKETS; b++)
+			atomic_store_explicit(&o->latency.bucket[b], 0,
+					      RELAXED);
+	}
+	atomic_store_explicit(&s->dedupe.logical_bytes_written, 0, RELAXED);
+	atomic_store_explicit(&s->dedupe.blocks_written, 0, RELAXED);
+	atomic_store_explicit(&s->dedupe.duplicate_hits, 0, RELAXED);
+	atomic_store_explicit(&s->dedupe.zero_blocks, 0, RELAXED);
+	atomic_store_explicit(&s->dedupe.unique_writes, 0, RELAXED);
+	atomic_store_explicit(&s->dedupe.verify_reads, 0, RELAXED);
+	atomic_store_explicit(&s->dedupe.verify_mismatches, 0, RELAXED);
+	atomic_store_explicit(&s->dedupe.checksum_errors, 0, RELAXED);
+	atomic_store_explicit(&s->dedupe.blocks_freed, 0, RELAXED);
+}
+
+uint64_t stats_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* ---- stats_print ------------------------------------------------------ */
+
+static double stats_dedupe_ratio(const struct stats_gauges *g)
+{
+	if (!g->unique_blocks)
+		return 1.0;
+	return (double)g->live_blocks / (double)g->unique_blocks;
+}
+
+static double ns_to_us(uint64_t ns)
+{
+	return (double)ns / 1000.0;
+}
+
+/* The dedupe counters, by name, in output order. */
+struct stats_counter_row {
+	const char *name;
+	uint64_t value;
+};
+
+#define DEDUPE_ROWS 9
+
+static void stats_dedupe_rows(const struct dedupe_stats *d,
+			      struct stats_counter_row rows[DEDUPE_ROWS])
+{
+	rows[0] = (struct stats_counter_row){ "blocks_written",
+		stats_load(&d->blocks_written) };
+	rows[1] = (struct stats_counter_row){ "unique_writes",
+		stats_load(&d->unique_writes) };
+	rows[2] = (struct stats_counter_row){ "duplicate_hits",
+		stats_load(&d->duplicate_hits) };
+	rows[3] = (struct stats_counter_row){ "zero_blocks",
+		stats_load(&d->zero_blocks) };
+	rows[4] = (struct stats_counter_row){ "verify_reads",
+		stats_load(&d->verify_reads) };
+	rows[5] = (struct stats_counter_row){ "verify_mismatches",
+		stats_load(&d->verify_mismatches) };
+	rows[6] = (struct stats_counter_row){ "checksum_errors",
+		stats_load(&d->checksum_errors) };
+	rows[7] = (struct stats_counter_row){ "blocks_freed",
+		stats_load(&d->blocks_freed) };
+	rows[8] = (struct stats_counter_row){ "logical_bytes_written",
+		stats_load(&d->logical_bytes_written) };
+}
+
+static void stats_print_json(FILE *out, const struct stats *s,
+			     const struct stats_gauges *g)
+{
+	const struct dedupe_stats *d = &s->dedupe;
+
+	fprintf(out, "{\"seed\":%" PRIu64 ",\"dedupe_verify\":%s", g->seed,
+		g->dedupe_verify ? "true" : "false");
+	fprintf(out, ",\"logical_bytes_written\":%" PRIu64,
+		stats_load(&d->logical_bytes_written));
+	fprintf(out, ",\"logical_bytes_held\":%" PRIu64, g->logical_bytes_held);
+	fprintf(out, ",\"physical_bytes_used\":%" PRIu64,
+		g->physical_bytes_used);
+	fprintf(out, ",\"store_bytes_on_disk\":%" PRIu64,
+		g->store_bytes_on_disk);
+	fprintf(out, ",\"meta_bytes_on_disk\":%" PRIu64, g->meta_bytes_on_disk);
+	fprintf(out, ",\"live_blocks\":%" PRIu64, g->live_blocks);
+	fprintf(out, ",\"unique_blocks\":%" PRIu64, g->unique_blocks);
+	fprintf(out, ",\"blocks_written\":%" PRIu64,
+		stats_load(&d->blocks_written));
+	fprintf(out, ",\"unique_writes\":%" PRIu64,
+		stats_load(&d->unique_writes));
+	fprintf(out, ",\"duplicate_hits\":%" PRIu64,
+		stats_load(&d->duplicate_hits));
+	fprintf(out, ",\"zero_blocks\":%" PRIu64, stats_load(&d->zero_blocks));
+	fprintf(out, ",\"dedupe_ratio\":%.6f", stats_dedupe_ratio(g));
+	fprintf(out, ",\"verify_reads\":%" PRIu64, stats_load(&d->verify_reads));
+	fprintf(out, ",\"verify_mismatches\":%" PRIu64,
+		stats_load(&d->verify_mismatches));
+	fprintf(out, ",\"checksum_errors\":%" PRIu64,
+		stats_load(&d->checksum_errors));
+	fprintf(out, ",\"blocks_freed\":%" PRIu64, stats_load(&d->blocks_freed));
+
+	fputs(",\"ops\":{", out);
+	for (unsigned i = 0; i < STATS_OP_COUNT; i++) {
+		const struct op_stats *o = &s->op[i];
+
+		fprintf(out,
+			"%s\"%s\":{\"count\":%" PRIu64 ",\"errors\":%" PRIu64
+			",\"bytes\":%" PRIu64 ",\"latency_us\":{\"p50\":%.3f"
+			",\"p99\":%.3f,\"p999\":%.3f}}",
+			i ? "," : "", stats_op_name(i), stats_load(&o->count),
+			stats_load(&o->errors), stats_load(&o->bytes),
+			ns_to_us(latency_hist_percentile(&o->latency, 50)),
+			ns_to_us(latency_hist_percentile(&o->latency, 99)),
+			ns_to_us(latency_hist_percentile(&o->latency, 99.9)));
+	}
+	fputs("}}\n", out);
+}
+
+static void stats_print_size(FILE *out, const char *label, uint64_t bytes)
+{
+	char buf[32];
+
+	fprintf(out, "  %-22s %12s  (%" PRIu64 " bytes)\n", label,
+		units_format_size(bytes, buf, sizeof(buf)), bytes);
+}
+
+static void stats_print_text(FILE *out, const struct stats *s,
+			     const struct stats_gauges *g)
+{
+	struct stats_counter_row rows[DEDUPE_ROWS];
+	bool any_op = false;
+
+	fprintf(out, "array\n");
+	fprintf(out, "  %-22s %12" PRIu64 "\n", "seed", g->seed);
+	fprintf(out, "  %-22s %12s\n", "dedupe_verify",
+		g->dedupe_verify ? "on" : "off");
+
+	fprintf(out, "\ncapacity\n");
+	stats_print_size(out, "logical_bytes_written",
+			 stats_load(&s->dedupe.logical_bytes_written));
+	stats_print_size(out, "logical_bytes_held", g->logical_bytes_held);
+	stats_print_size(out, "physical_bytes_used", g->physical_bytes_used);
+	stats_print_size(out, "store_bytes_on_disk", g->store_bytes_on_disk);
+	stats_print_size(out, "meta_bytes_on_disk", g->meta_bytes_on_disk);
+
+	fprintf(out, "\ndedupe\n");
+	fprintf(out, "  %-22s %12" PRIu64 "\n", "live_blocks", g->live_blocks);
+	fprintf(out, "  %-22s %12" PRIu64 "\n", "unique_blocks",
+		g->unique_blocks);
+	fprintf(out, "  %-22s %12.2f:1\n", "dedupe_ratio",
+		stats_dedupe_ratio(g));
+	stats_dedupe_rows(&s->dedupe, rows);
+	for (unsigned i = 0; i < DEDUPE_ROWS - 1; i++) /* bytes shown above */
+		fprintf(out, "  %-22s %12" PRIu64 "\n", rows[i].name,
+			rows[i].value);
+
+	fprintf(out, "\nops%*s %10s %8s %12s %12s %12s\n", 8, "", "count",
+		"errors", "p50_us", "p99_us", "p99.9_us");
+	for (unsigned i = 0; i < STATS_OP_COUNT; i++) {
+		const struct op_stats *o = &s->op[i];
+		uint64_t count = stats_load(&o->count);
+
+		if (!count)
+			continue;
+		any_op = true;
+		fprintf(out,
+			"  %-9s %10" PRIu64 " %8" PRIu64
+			" %12.1f %12.1f %12.1f\n",
+			stats_op_name(i), count, stats_load(&o->errors),
+			ns_to_us(latency_hist_percentile(&o->latency, 50)),
+			ns_to_us(latency_hist_percentile(&o->latency, 99)),
+			ns_to_us(latency_hist_percentile(&o->latency, 99.9)));
+	}
+	if (!any_op)
+		fprintf(out, "  (none yet)\n");
+}
+
+void stats_print(FILE *out, const struct stats *s,
+		 const struct stats_gauges *g, bool json)
+{
+	if (json)
+		stats_print_json(out, s, g);
+	else
+		stats_print_text(out, s, g);
+}
