@@ -1,1 +1,700 @@
-/* placeholder: being written */
+/* The control socket, server and client.
+ *
+ *   arraysim stats /mnt/a                        daemon (fs/)
+ *     ctl_request("/mnt/a", "stats")               ctl_server thread
+ *       ctl_find_store: /proc/self/mountinfo         poll(listen, wake)
+ *         "/mnt/a ... - fuse.arraysim arraysim:/srv/a"  accept
+ *       connect(/srv/a/ctl.sock)  ---- "stats\n" --->   read one line
+ *                                                       SO_PEERCRED check
+ *                                                       handler(memstream)
+ *       read to EOF  <--- "ok\n" + body | "error: x\n"  send, close
+ *
+ * One exchange a connection, served one at a time from one thread: control
+ * commands are rare and cheap, and a serial server needs no locking around
+ * the handler.
+ *
+ * Long store paths: sun_path holds 108 bytes, a store path may not fit. Both
+ * sides then open the store directory O_PATH and bind/connect through
+ * "/proc/self/fd/N/ctl.sock", which the kernel resolves like any path.
+ *
+ * The socket is chmod'ed 0600 between bind() and listen(): until listen()
+ * nobody can connect, so there is no window where it is open to others, and
+ * the process-wide umask is left alone. SO_PEERCRED is checked anyway (root
+ * ignores file modes, and a socket dir may be group-writable).
+ *
+ * A client may stall the thread for at most CTL_IO_TIMEOUT_MS while it sends
+ * its line; ctl_server_stop() wakes the thread through a pipe at any time.
+ */
+#include "common/ctl.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/log.h"
+
+#define CTL_IO_TIMEOUT_MS 5000     /* a silent client, either side */
+#define CTL_DRAIN_MAX (1u << 20)   /* junk read after an oversized line */
+#define CTL_REPLY_MAX (64u << 20)  /* a client refuses bigger replies */
+
+struct ctl_server {
+	int listen_fd;
+	int wake_fd[2];      /* stop: write to [1], the thread polls [0] */
+	int dir_fd;          /* O_PATH of the store dir; socket lives here */
+	uid_t owner;         /* besides root, the only peer served */
+	ctl_handler_fn fn;
+	void *ctx;
+	pthread_t thread;
+};
+
+/* ---- shared ------------------------------------------------------------ */
+
+/* Address of the socket in the dir @dir (opened as @dir_fd): the path
+ * itself if it fits in sun_path, else the /proc/self/fd short path. */
+static int ctl_sockaddr(const char *dir, int dir_fd, struct sockaddr_un *sa)
+{
+	int n;
+
+	memset(sa, 0, sizeof(*sa));
+	sa->sun_family = AF_UNIX;
+	n = snprintf(sa->sun_path, sizeof(sa->sun_path), "%s/%s", dir,
+		     CTL_SOCKET_NAME);
+	if (n > 0 && (size_t)n < sizeof(sa->sun_path))
+		return 0;
+	n = snprintf(sa->sun_path, sizeof(sa->sun_path), "/proc/self/fd/%d/%s",
+		     dir_fd, CTL_SOCKET_NAME);
+	if (n < 0 || (size_t)n >= sizeof(sa->sun_path))
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+static int ctl_set_timeouts(int fd, int ms)
+{
+	struct timeval tv = { .tv_sec = ms / 1000,
+			      .tv_usec = (ms % 1000) * 1000 };
+
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) ||
+	    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)))
+		return -errno;
+	return 0;
+}
+
+/* Send all of @buf; 0 or -errno. Never raises SIGPIPE. */
+static int ctl_send_all(int fd, const char *buf, size_t len)
+{
+	while (len) {
+		ssize_t n = send(fd, buf, len, MSG_NOSIGNAL);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static int64_t ctl_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* ---- server ------------------------------------------------------------ */
+
+/* Wait until @fd is readable. 1: readable, 0: stop requested or the
+ * deadline passed, -errno on error. */
+static int ctl_wait_readable(struct ctl_server *srv, int fd,
+			     int64_t deadline_ms)
+{
+	for (;;) {
+		struct pollfd pfd[2] = {
+			{ .fd = fd, .events = POLLIN },
+			{ .fd = srv->wake_fd[0], .events = POLLIN },
+		};
+		int64_t left = deadline_ms < 0 ? -1 : deadline_ms - ctl_now_ms();
+		int rc;
+
+		if (deadline_ms >= 0 && left <= 0)
+			return 0;
+		rc = poll(pfd, 2, (int)left);
+		if (rc < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (pfd[1].revents)
+			return 0;
+		if (pfd[0].revents)
+			return 1;
+	}
+}
+
+/* Read one '\n'-terminated line of at most CTL_MAX_LINE bytes (newline
+ * included) into @line. 0, -E2BIG (too long), -ETIMEDOUT, -ECONNRESET
+ * (EOF before any byte), -EINTR (stopping) or -errno. A line cut by EOF is
+ * taken as it is. */
+static int ctl_read_line(struct ctl_server *srv, int fd, char *line)
+{
+	int64_t deadline = ctl_now_ms() + CTL_IO_TIMEOUT_MS;
+	size_t len = 0;
+
+	for (;;) {
+		char *nl;
+		ssize_t n;
+		int rc = ctl_wait_readable(srv, fd, deadline);
+
+		if (rc < 0)
+			return rc;
+		if (rc == 0)
+			return ctl_now_ms() >= deadline ? -ETIMEDOUT : -EINTR;
+		n = recv(fd, line + len, CTL_MAX_LINE - len, MSG_DONTWAIT);
+		if (n < 0) {
+			if (errno == EINTR || errno == EAGAIN)
+				continue;
+			return -errno;
+		}
+		if (n == 0) {
+			if (!len)
+				return -ECONNRESET;
+			line[len] = '\0';
+			return 0;
+		}
+		nl = memchr(line + len, '\n', (size_t)n);
+		len += (size_t)n;
+		if (nl) {
+			*nl = '\0';
+			if (nl > line && nl[-1] == '\r')
+				nl[-1] = '\0';
+			return 0;
+		}
+		if (len == CTL_MAX_LINE)
+			return -E2BIG;
+	}
+}
+
+/* Discard what a client still sends (to its newline, EOF or a cap), so
+ * closing does not reset the connection before it reads our reply. */
+static void ctl_drain(struct ctl_server *srv, int fd)
+{
+	int64_t deadline = ctl_now_ms() + CTL_IO_TIMEOUT_MS;
+	size_t total = 0;
+	char buf[4096];
+
+	while (total < CTL_DRAIN_MAX &&
+	       ctl_wait_readable(srv, fd, deadline) == 1) {
+		ssize_t n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (n <= 0 || memchr(buf, '\n', (size_t)n))
+			return;
+		total += (size_t)n;
+	}
+}
+
+static void ctl_reply_error(int fd, const char *reason)
+{
+	char buf[CTL_MAX_LINE];
+	int n = snprintf(buf, sizeof(buf), "error: %s\n", reason);
+
+	if (n < 0)
+		return;
+	if ((size_t)n >= sizeof(buf)) {
+		n = sizeof(buf) - 1;
+		buf[n - 1] = '\n';
+	}
+	ctl_send_all(fd, buf, (size_t)n);
+}
+
+/* Run the handler on @line and send its answer. */
+static void ctl_answer(struct ctl_server *srv, int fd, const char *line)
+{
+	char err[512] = "";
+	char *body = NULL;
+	size_t body_len = 0;
+	FILE *out;
+	int rc;
+
+	out = open_memstream(&body, &body_len);
+	if (!out) {
+		ctl_reply_error(fd, "out of memory");
+		return;
+	}
+	rc = srv->fn(srv->ctx, line, out, err, sizeof(err));
+	if (fclose(out) && !rc) {
+		rc = -ENOMEM;
+		err[0] = '\0';
+	}
+	if (rc) {
+		/* Only the first line of a reason: the status is one line. */
+		err[strcspn(err, "\n")] = '\0';
+		ctl_reply_error(fd, err[0] ? err : strerror(rc < 0 ? -rc : rc));
+	} else if (!ctl_send_all(fd, "ok\n", 3)) {
+		ctl_send_all(fd, body, body_len);
+	}
+	free(body);
+}
+
+static void ctl_serve_one(struct ctl_server *srv, int fd)
+{
+	char line[CTL_MAX_LINE + 1];
+	struct ucred cred;
+	socklen_t cred_len = sizeof(cred);
+	bool allowed;
+	int rc;
+
+	ctl_set_timeouts(fd, CTL_IO_TIMEOUT_MS);
+	allowed = !getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cred_len) &&
+		  (cred.uid == 0 || cred.uid == srv->owner);
+
+	rc = ctl_read_line(srv, fd, line);
+	if (rc == -E2BIG) {
+		ctl_drain(srv, fd);
+		if (!allowed)
+			ctl_reply_error(fd, "permission denied");
+		else
+			ctl_reply_error(fd, "command line too long (max "
+					"4096 bytes)");
+		return;
+	}
+	if (rc)
+		return; /* nothing to answer, or nobody to answer to */
+	if (!allowed) {
+		log_warn("ctl", "refused a command from uid %ld",
+			 (long)cred.uid);
+		ctl_reply_error(fd, "permission denied");
+		return;
+	}
+	ctl_answer(srv, fd, line);
+}
+
+static void *ctl_server_thread(void *arg)
+{
+	struct ctl_server *srv = arg;
+
+	for (;;) {
+		int fd, rc = ctl_wait_readable(srv, srv->listen_fd, -1);
+
+		if (rc == 0)
+			break; /* stop requested */
+		if (rc < 0) {
+			log_error("ctl", "poll: %s", strerror(-rc));
+			break;
+		}
+		fd = accept4(srv->listen_fd, NULL, NULL,
+			     SOCK_CLOEXEC | SOCK_NONBLOCK);
+		if (fd < 0) {
+			if (errno == EINTR || errno == EAGAIN ||
+			    errno == ECONNABORTED)
+				continue;
+			if (errno == EMFILE || errno == ENFILE ||
+			    errno == ENOBUFS || errno == ENOMEM) {
+				/* Do not spin: the backlog stays readable. */
+				poll(NULL, 0, 100);
+				continue;
+			}
+			log_error("ctl", "accept: %s", strerror(errno));
+			break;
+		}
+		/* Blocking again: the timeouts bound sends; reads are polled. */
+		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+		ctl_serve_one(srv, fd);
+		close(fd);
+	}
+	return NULL;
+}
+
+/* Is something already serving at @sa? */
+static bool ctl_socket_live(const struct sockaddr_un *sa)
+{
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	bool live;
+
+	if (fd < 0)
+		return false;
+	live = connect(fd, (const struct sockaddr *)sa, sizeof(*sa)) == 0;
+	close(fd);
+	return live;
+}
+
+int ctl_server_start(const char *store_dir, uid_t owner, ctl_handler_fn fn,
+		     void *ctx, struct ctl_server **out, char *err,
+		     size_t errlen)
+{
+	struct ctl_server *srv;
+	struct sockaddr_un sa;
+	int rc;
+
+	srv = calloc(1, sizeof(*srv));
+	if (!srv) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	srv->owner = owner;
+	srv->fn = fn;
+	srv->ctx = ctx;
+	srv->listen_fd = -1;
+
+	srv->dir_fd = open(store_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (srv->dir_fd < 0) {
+		rc = -errno;
+		snprintf(err, errlen, "%s: %s", store_dir, strerror(-rc));
+		goto out_free_srv;
+	}
+	rc = ctl_sockaddr(store_dir, srv->dir_fd, &sa);
+	if (rc) {
+		snprintf(err, errlen, "%s/%s: %s", store_dir, CTL_SOCKET_NAME,
+			 strerror(-rc));
+		goto out_close_dir;
+	}
+	if (ctl_socket_live(&sa)) {
+		rc = -EADDRINUSE;
+		snprintf(err, errlen, "%s/%s: another arraysim is serving it",
+			 store_dir, CTL_SOCKET_NAME);
+		goto out_close_dir;
+	}
+	if (unlinkat(srv->dir_fd, CTL_SOCKET_NAME, 0) && errno != ENOENT) {
+		rc = -errno;
+		snprintf(err, errlen, "removing stale %s/%s: %s", store_dir,
+			 CTL_SOCKET_NAME, strerror(-rc));
+		goto out_close_dir;
+	}
+
+	srv->listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (srv->listen_fd < 0) {
+		rc = -errno;
+		snprintf(err, errlen, "socket: %s", strerror(-rc));
+		goto out_close_dir;
+	}
+	if (bind(srv->listen_fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		rc = -errno;
+		snprintf(err, errlen, "bind %s/%s: %s", store_dir,
+			 CTL_SOCKET_NAME, strerror(-rc));
+		goto out_close_listen;
+	}
+	/* Before listen(): nobody can connect yet (see the note on top). */
+	if (fchmodat(srv->dir_fd, CTL_SOCKET_NAME, 0600, 0)) {
+		rc = -errno;
+		snprintf(err, errlen, "chmod %s/%s: %s", store_dir,
+			 CTL_SOCKET_NAME, strerror(-rc));
+		goto out_unlink_socket;
+	}
+	if (listen(srv->listen_fd, 16)) {
+		rc = -errno;
+		snprintf(err, errlen, "listen %s/%s: %s", store_dir,
+			 CTL_SOCKET_NAME, strerror(-rc));
+		goto out_unlink_socket;
+	}
+	if (pipe2(srv->wake_fd, O_CLOEXEC | O_NONBLOCK)) {
+		rc = -errno;
+		snprintf(err, errlen, "pipe: %s", strerror(-rc));
+		goto out_unlink_socket;
+	}
+	rc = -pthread_create(&srv->thread, NULL, ctl_server_thread, srv);
+	if (rc) {
+		snprintf(err, errlen, "starting the control thread: %s",
+			 strerror(-rc));
+		goto out_close_pipe;
+	}
+	*out = srv;
+	return 0;
+
+out_close_pipe:
+	close(srv->wake_fd[0]);
+	close(srv->wake_fd[1]);
+out_unlink_socket:
+	unlinkat(srv->dir_fd, CTL_SOCKET_NAME, 0);
+out_close_listen:
+	close(srv->listen_fd);
+out_close_dir:
+	close(srv->dir_fd);
+out_free_srv:
+	free(srv);
+	return rc;
+}
+
+void ctl_server_stop(struct ctl_server *srv)
+{
+	ssize_t n;
+
+	if (!srv)
+		return;
+	do
+		n = write(srv->wake_fd[1], "x", 1);
+	while (n < 0 && errno == EINTR);
+	pthread_join(srv->thread, NULL);
+	unlinkat(srv->dir_fd, CTL_SOCKET_NAME, 0);
+	close(srv->listen_fd);
+	close(srv->wake_fd[0]);
+	close(srv->wake_fd[1]);
+	close(srv->dir_fd);
+	free(srv);
+}
+
+/* ---- client ------------------------------------------------------------ */
+
+/* Undo mountinfo's octal escapes (\040 space, \011 tab, \012 newline,
+ * \134 backslash) in place. */
+static void ctl_unescape(char *s)
+{
+	char *w = s;
+
+	for (char *r = s; *r; r++) {
+		if (r[0] == '\\' && r[1] >= '0' && r[1] <= '3' &&
+		    r[2] >= '0' && r[2] <= '7' && r[3] >= '0' && r[3] <= '7') {
+			*w++ = (char)((r[1] - '0') * 64 + (r[2] - '0') * 8 +
+				      (r[3] - '0'));
+			r += 3;
+		} else {
+			*w++ = *r;
+		}
+	}
+	*w = '\0';
+}
+
+int ctl_mountinfo_find_store(FILE *mountinfo, const char *mountpoint,
+			     char *store, size_t len)
+{
+	static const char prefix[] = "arraysim:";
+	char *line = NULL;
+	size_t cap = 0;
+	int rc = -ENOENT;
+
+	/* Keep the last match: a later mount on the same point hides the
+	 * earlier ones. */
+	while (getline(&line, &cap, mountinfo) > 0) {
+		char *save = NULL, *mnt = NULL, *fstype = NULL, *source = NULL;
+		char *tok = strtok_r(line, " \n", &save);
+		int field = 1;
+
+		for (; tok; tok = strtok_r(NULL, " \n", &save), field++) {
+			if (field == 5)
+				mnt = tok;
+			if (!strcmp(tok, "-") && field > 6) {
+				fstype = strtok_r(NULL, " \n", &save);
+				source = strtok_r(NULL, " \n", &save);
+				break;
+			}
+		}
+		if (!mnt || !fstype || !source ||
+		    strcmp(fstype, "fuse.arraysim"))
+			continue;
+		ctl_unescape(mnt);
+		ctl_unescape(source);
+		if (strcmp(mnt, mountpoint) ||
+		    strncmp(source, prefix, sizeof(prefix) - 1))
+			continue;
+		source += sizeof(prefix) - 1;
+		if (strlen(source) >= len) {
+			rc = -ENAMETOOLONG;
+			continue;
+		}
+		strcpy(store, source);
+		rc = 0;
+	}
+	free(line);
+	return rc;
+}
+
+/* realpath() of @path; a dead FUSE mount (ENOTCONN) still resolves through
+ * its parent, so a client can name the store of a wedged array. */
+static int ctl_realpath(const char *path, char *real)
+{
+	char parent[PATH_MAX], *slash;
+	const char *base;
+
+	if (realpath(path, real))
+		return 0;
+	if (errno != ENOTCONN && errno != EIO)
+		return -errno;
+	if (snprintf(parent, sizeof(parent), "%s", path) >= (int)sizeof(parent))
+		return -ENAMETOOLONG;
+	slash = strrchr(parent, '/');
+	if (!slash) {
+		base = path;
+		strcpy(parent, ".");
+	} else {
+		base = path + (slash - parent) + 1;
+		*slash = '\0';
+		if (slash == parent)
+			strcpy(parent, "/");
+	}
+	if (!realpath(parent, real))
+		return -errno;
+	if (snprintf(real + strlen(real), PATH_MAX - strlen(real), "%s%s",
+		     strcmp(real, "/") ? "/" : "", base) >=
+	    (int)(PATH_MAX - strlen(real)))
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+int ctl_find_store(const char *mountpoint, char *store, size_t len)
+{
+	char real[PATH_MAX];
+	FILE *f;
+	int rc;
+
+	rc = ctl_realpath(mountpoint, real);
+	if (rc)
+		return rc;
+	f = fopen("/proc/self/mountinfo", "re");
+	if (!f)
+		return -errno;
+	rc = ctl_mountinfo_find_store(f, real, store, len);
+	fclose(f);
+	return rc;
+}
+
+/* Read everything until EOF into a malloc'ed, NUL-terminated buffer. */
+static int ctl_read_all(int fd, char **out, size_t *out_len)
+{
+	size_t len = 0, cap = 4096;
+	char *buf = malloc(cap);
+
+	if (!buf)
+		return -ENOMEM;
+	for (;;) {
+		ssize_t n;
+
+		if (cap - len < 2) {
+			char *bigger;
+
+			if (cap >= CTL_REPLY_MAX) {
+				free(buf);
+				return -EFBIG;
+			}
+			bigger = realloc(buf, cap * 2);
+			if (!bigger) {
+				free(buf);
+				return -ENOMEM;
+			}
+			buf = bigger;
+			cap *= 2;
+		}
+		n = recv(fd, buf + len, cap - len - 1, 0);
+		if (n < 0) {
+			int e = errno;
+
+			if (e == EINTR)
+				continue;
+			free(buf);
+			return e == EAGAIN ? -ETIMEDOUT : -e;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	buf[len] = '\0';
+	*out = buf;
+	*out_len = len;
+	return 0;
+}
+
+int ctl_request_store(const char *store, const char *line, FILE *out,
+		      char *err, size_t errlen)
+{
+	struct sockaddr_un sa;
+	size_t reply_len = 0, status_len;
+	char *reply = NULL, *nl;
+	int dir_fd, fd, rc;
+
+	if (strlen(line) >= CTL_MAX_LINE || strchr(line, '\n')) {
+		snprintf(err, errlen, "command must be one line of less than "
+			 "%d bytes", CTL_MAX_LINE);
+		return -EINVAL;
+	}
+	dir_fd = open(store, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dir_fd < 0) {
+		rc = -errno;
+		snprintf(err, errlen, "store %s: %s", store, strerror(-rc));
+		return rc;
+	}
+	rc = ctl_sockaddr(store, dir_fd, &sa);
+	if (rc) {
+		snprintf(err, errlen, "%s/%s: %s", store, CTL_SOCKET_NAME,
+			 strerror(-rc));
+		goto out_close_dir;
+	}
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		rc = -errno;
+		snprintf(err, errlen, "socket: %s", strerror(-rc));
+		goto out_close_dir;
+	}
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		rc = -errno;
+		snprintf(err, errlen, "no control socket at %s/%s: %s", store,
+			 CTL_SOCKET_NAME, strerror(-rc));
+		goto out_close_sock;
+	}
+	ctl_set_timeouts(fd, 2 * CTL_IO_TIMEOUT_MS);
+	rc = ctl_send_all(fd, line, strlen(line));
+	if (!rc)
+		rc = ctl_send_all(fd, "\n", 1);
+	if (rc) {
+		snprintf(err, errlen, "sending to %s/%s: %s", store,
+			 CTL_SOCKET_NAME, strerror(-rc));
+		goto out_close_sock;
+	}
+	shutdown(fd, SHUT_WR);
+	rc = ctl_read_all(fd, &reply, &reply_len);
+	if (rc) {
+		snprintf(err, errlen, "reading from %s/%s: %s", store,
+			 CTL_SOCKET_NAME, strerror(-rc));
+		goto out_close_sock;
+	}
+
+	nl = memchr(reply, '\n', reply_len);
+	status_len = nl ? (size_t)(nl - reply) : reply_len;
+	if (status_len == 2 && !memcmp(reply, "ok", 2)) {
+		if (nl && out)
+			fwrite(nl + 1, 1, reply_len - status_len - 1, out);
+		rc = 0;
+	} else if (status_len >= 7 && !memcmp(reply, "error: ", 7)) {
+		reply[status_len] = '\0';
+		snprintf(err, errlen, "%s", reply + 7);
+		rc = !strcmp(reply + 7, "permission denied") ? -EACCES : -EIO;
+	} else {
+		snprintf(err, errlen, "%s/%s: %s", store, CTL_SOCKET_NAME,
+			 reply_len ? "malformed reply" :
+				     "closed without a reply");
+		rc = -EPROTO;
+	}
+	free(reply);
+out_close_sock:
+	close(fd);
+out_close_dir:
+	close(dir_fd);
+	return rc;
+}
+
+int ctl_request(const char *mountpoint, const char *line, FILE *out,
+		char *err, size_t errlen)
+{
+	char store[PATH_MAX];
+	int rc = ctl_find_store(mountpoint, store, sizeof(store));
+
+	if (rc == -ENOENT) {
+		snprintf(err, errlen, "no arraysim mounted at %s", mountpoint);
+		return rc;
+	}
+	if (rc) {
+		snprintf(err, errlen, "%s: %s", mountpoint, strerror(-rc));
+		return rc;
+	}
+	return ctl_request_store(store, line, out, err, errlen);
+}

@@ -42,5 +42,12 @@ int ctl_find_store(const char *mountpoint, char *store, size_t len);
  * Returns 0, or -errno with the reason (server's or local) in @err. */
 int ctl_request(const char *mountpoint, const char *line, FILE *out,
 		char *err, size_t errlen);
+/* ctl_request() once the store is known (tests, tools that have it). */
+int ctl_request_store(const char *store, const char *line, FILE *out,
+		      char *err, size_t errlen);
+/* The mountinfo lookup behind ctl_find_store(): @mountpoint must already
+ * be a realpath. 0, -ENOENT or -ENAMETOOLONG. */
+int ctl_mountinfo_find_store(FILE *mountinfo, const char *mountpoint,
+			     char *store, size_t len);
 
 #endif
