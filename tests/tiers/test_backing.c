@@ -15,6 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -365,6 +367,76 @@ static void test_open_errors(void **state)
 	backing_close(NULL); /* no-op */
 }
 
+/* A full device: -ENOSPC comes through as -ENOSPC, not -EIO. */
+static void test_enospc(void **state)
+{
+	struct t_store *s = *state;
+	const uint64_t p[] = { 1, 2, 3, 10 };
+	char path[128], *b;
+	struct backing_io *ios = t_ios(p, 4, &b);
+
+	/* chunk-000000 is /dev/full: writes fail, reads give zeros. */
+	snprintf(path, sizeof(path), "%s/data/chunk-000000", s->dir);
+	if (symlink("/dev/full", path) != 0)
+		skip();
+	memset(b, 0x11, 4 * BS);
+	assert_int_equal(s->dev.ops->write(s->dev.ctx, ios, 4), -ENOSPC);
+	assert_int_equal(s->dev.ops->read(s->dev.ctx, ios, 4), 0);
+	t_check_zero(ios[3].buf, 10);
+	free(ios);
+	free(b);
+}
+
+/* A write cut short by the file size limit: the first part lands (short
+ * write, resubmitted), the rest fails with -EFBIG. */
+static void test_short_write_then_error(void **state)
+{
+	struct t_store *s = *state;
+	const uint64_t p[] = { 1, 2, 3, 4 };
+	struct rlimit old, lim;
+	char *b;
+	struct backing_io *ios = t_ios(p, 4, &b);
+
+	for (unsigned i = 0; i < 4; i++)
+		t_fill(ios[i].buf, p[i], 0);
+	assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+	lim = old;
+	lim.rlim_cur = 3 * BS; /* blocks 1 and 2 fit, 3 and 4 don't */
+	signal(SIGXFSZ, SIG_IGN);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	assert_int_equal(s->dev.ops->write(s->dev.ctx, ios, 4), -EFBIG);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+	signal(SIGXFSZ, SIG_DFL);
+
+	memset(b, 0, 4 * BS);
+	assert_int_equal(s->dev.ops->read(s->dev.ctx, ios, 4), 0);
+	t_check(ios[0].buf, 1, 0);
+	t_check(ios[1].buf, 2, 0);
+	t_check_zero(ios[2].buf, 3);
+	/* The chunk was written in part: sync must still cover it. */
+	assert_int_equal(s->dev.ops->sync(s->dev.ctx), 0);
+	free(ios);
+	free(b);
+}
+
+/* A chunk file that can't be opened fails the call, once, cleanly. */
+static void test_chunk_open_error(void **state)
+{
+	struct t_store *s = *state;
+	const uint64_t p[] = { 1, CB + 1 };
+	char path[128], *b;
+	struct backing_io *ios = t_ios(p, 2, &b);
+
+	snprintf(path, sizeof(path), "%s/data/chunk-000001", s->dir);
+	assert_int_equal(mkdir(path, 0700), 0);
+	memset(b, 0, 2 * BS);
+	assert_int_equal(s->dev.ops->write(s->dev.ctx, ios, 2), -EISDIR);
+	assert_int_equal(s->dev.ops->read(s->dev.ctx, ios + 1, 1), -EISDIR);
+	assert_int_equal(s->dev.ops->write(s->dev.ctx, ios, 1), 0);
+	free(ios);
+	free(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -383,6 +455,12 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_sync_and_reopen, t_setup,
 						t_teardown),
 		cmocka_unit_test_setup_teardown(test_open_errors, t_setup,
+						t_teardown),
+		cmocka_unit_test_setup_teardown(test_enospc, t_setup,
+						t_teardown),
+		cmocka_unit_test_setup_teardown(test_short_write_then_error,
+						t_setup, t_teardown),
+		cmocka_unit_test_setup_teardown(test_chunk_open_error, t_setup,
 						t_teardown),
 	};
 
