@@ -10,6 +10,11 @@
  *         --reap every CQE; short transfer: resubmit the rest;
  *           read past EOF of a sparse chunk: zero-fill the rest--> 0 or -errno
  *
+ * 64 entries: a FUSE request is at most 1 MiB (256 blocks), and what the
+ * dedupe layer stores of it is mostly ascending pblks, so a call rarely has
+ * more runs than that; bigger calls go out 64 SQEs at a time, refilling as
+ * CQEs come back. A run is capped at 1024 iovecs (UIO_MAXIOV).
+ *
  * The iovecs point straight at the callers' buffers: nothing is copied.
  * Small calls keep their iovecs and runs on the stack; only calls of more
  * than T_STACK_BLOCKS blocks allocate.
@@ -403,7 +408,9 @@ static void xfer_run(struct xfer *x)
 	}
 }
 
-/* Validate, open chunks, transfer. The heart of read and write. */
+/* Validate, open chunks, transfer. The heart of read and write: 0, -EINVAL
+ * (pblk 0), -EFBIG (pblk past the last chunk), -errno of opening a chunk,
+ * or the first -errno of the transfers. */
 static int backing_rw(struct backing *b, const struct backing_io *ios,
 		      unsigned n, bool write)
 {
