@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# scripts/install-deps.sh: install what building and testing arraysim needs on
+# Debian 12 / Ubuntu. Idempotent; uses sudo only when not already root.
+#   build:  build-essential meson ninja-build pkg-config and the -dev packages
+#   tests:  libcmocka-dev (unit), fuse3 fio attr python3 lmdb-utils (integration)
+#   fuzz:   clang (libFuzzer build, -Dfuzz=true)
+set -euo pipefail
+
+PACKAGES=(
+	build-essential meson ninja-build pkg-config
+	libfuse3-dev fuse3 liburing-dev libxxhash-dev libssl-dev libcmocka-dev
+	liblmdb-dev lmdb-utils libinih-dev
+	fio attr python3
+	clang
+)
+
+SUDO=()
+if [ "$(id -u)" -ne 0 ]; then
+	command -v sudo >/dev/null || { echo "install-deps: not root and no sudo" >&2; exit 1; }
+	SUDO=(sudo)
+fi
+
+"${SUDO[@]}" apt-get update
+"${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive \
+	apt-get install -y --no-install-recommends "${PACKAGES[@]}"
