@@ -22,7 +22,6 @@
 #include "common/stats.h"
 
 #include <inttypes.h>
-#include <math.h>
 #include <string.h>
 #include <time.h>
 
@@ -129,8 +128,10 @@ uint64_t latency_hist_percentile(const struct latency_hist *h, double p)
 		p = 100;
 	/* Nearest rank: the smallest value with at least p% at or below it.
 	 * The epsilon keeps 99% of 1000 at rank 990, not 991. */
-	r = ceil(p / 100.0 * (double)total - 1e-9);
+	r = p / 100.0 * (double)total - 1e-9;
 	rank = r < 1 ? 1 : (uint64_t)r;
+	if ((double)rank < r)
+		rank++; /* ceil() without libm */
 	if (rank > total)
 		rank = total;
 	for (unsigned i = 0; i < LATENCY_HIST_BUCKETS; i++) {
