@@ -203,13 +203,13 @@ static double ns_to_us(uint64_t ns)
 	return (double)ns / 1000.0;
 }
 
-/* The dedupe counters, by name, in output order. */
+/* The dedupe block counters, by name, in text output order. */
 struct stats_counter_row {
 	const char *name;
 	uint64_t value;
 };
 
-#define DEDUPE_ROWS 9
+#define DEDUPE_ROWS 8
 
 static void stats_dedupe_rows(const struct dedupe_stats *d,
 			      struct stats_counter_row rows[DEDUPE_ROWS])
@@ -230,8 +230,6 @@ static void stats_dedupe_rows(const struct dedupe_stats *d,
 		stats_load(&d->checksum_errors) };
 	rows[7] = (struct stats_counter_row){ "blocks_freed",
 		stats_load(&d->blocks_freed) };
-	rows[8] = (struct stats_counter_row){ "logical_bytes_written",
-		stats_load(&d->logical_bytes_written) };
 }
 
 static void stats_print_json(FILE *out, const struct stats *s,
@@ -317,7 +315,7 @@ static void stats_print_text(FILE *out, const struct stats *s,
 	fprintf(out, "  %-22s %12.2f:1\n", "dedupe_ratio",
 		stats_dedupe_ratio(g));
 	stats_dedupe_rows(&s->dedupe, rows);
-	for (unsigned i = 0; i < DEDUPE_ROWS - 1; i++) /* bytes shown above */
+	for (unsigned i = 0; i < DEDUPE_ROWS; i++)
 		fprintf(out, "  %-22s %12" PRIu64 "\n", rows[i].name,
 			rows[i].value);
 
