@@ -76,7 +76,8 @@ PY
 # unique block.
 zero0=$(t_stat_json zero_blocks)
 uniq0=$(t_stat_json unique_blocks)
-dd if=/dev/zero of="$MNT/zeros.dat" bs=4096 count=256 oflag=direct conv=fsync status=none
+dd if=/dev/zero of="$MNT/zeros.dat" bs=4096 count=256 oflag=direct conv=fsync status=none \
+	|| t_fail "dd of 1 MiB of zeros to $MNT/zeros.dat"
 t_assert_eq "$(( $(t_stat_json zero_blocks) - zero0 ))" 256 "zero_blocks after writing 256 zero blocks"
 t_assert_eq "$(t_stat_json unique_blocks)" "$uniq0" "unique_blocks after writing only zero blocks"
 cmp -n 1048576 "$MNT/zeros.dat" /dev/zero || t_fail "zeros.dat does not read back as zeros"

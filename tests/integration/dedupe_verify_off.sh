@@ -16,8 +16,10 @@ false | off | 0) ;;
 esac
 
 head -c 4096 /dev/urandom >"$T/block"
-dd if="$T/block" of="$MNT/one" bs=4096 oflag=direct conv=fsync status=none
-dd if="$T/block" of="$MNT/two" bs=4096 oflag=direct conv=fsync status=none
+dd if="$T/block" of="$MNT/one" bs=4096 oflag=direct conv=fsync status=none \
+	|| t_fail "dd (O_DIRECT) of one block to $MNT/one"
+dd if="$T/block" of="$MNT/two" bs=4096 oflag=direct conv=fsync status=none \
+	|| t_fail "dd (O_DIRECT) of one block to $MNT/two"
 
 t_assert_eq "$(t_stat_json unique_blocks)" 1 "unique_blocks after writing one block to two files"
 t_assert_eq "$(t_stat_json live_blocks)" 2 "live_blocks after writing one block to two files"
