@@ -1,1 +1,471 @@
-/* placeholder: being written */
+/* The metadata store: LMDB environment, store lock, format check.
+ *
+ * Why LMDB: one writer at a time with fully isolated readers is exactly
+ * what a dedupe datastore needs (refcounts and block maps must change
+ * together), readers never block the writer, and a committed transaction
+ * survives the death of the process even without an fsync, because LMDB
+ * writes committed pages with write(2) into the host page cache. We open
+ * with MDB_NOSYNC and make things durable on demand (metastore_sync), which
+ * is what a client's fsync asks for. MDB_WRITEMAP is deliberately not used:
+ * with it, a full host disk turns into SIGBUS on a sparse mmap page instead
+ * of an ENOSPC from commit.
+ */
+#include "common/metastore.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <dirent.h>
+
+#include "common/log.h"
+
+#define MS_DEFAULT_MAP_BYTES (64ull << 30)
+#define MS_MAX_READERS 1024
+
+struct metastore {
+	MDB_env *env;
+	MDB_dbi dbi[MS_NTABLES];
+	int lock_fd;
+	bool readonly;
+};
+
+static const char *const table_names[MS_NTABLES] = {
+	[MS_META] = "meta",
+	[MS_INODES] = "inodes",
+	[MS_DIRNAMES] = "dirnames",
+	[MS_DIRCOOKIES] = "dircookies",
+	[MS_SYMLINKS] = "symlinks",
+	[MS_XATTRS] = "xattrs",
+	[MS_BMAP] = "bmap",
+	[MS_BLOCKS] = "blocks",
+	[MS_FPINDEX] = "fpindex",
+	[MS_FREEMAP] = "freemap",
+	[MS_PENDING] = "pending",
+	[MS_ORPHANS] = "orphans",
+};
+
+static unsigned table_flags(enum ms_table t)
+{
+	switch (t) {
+	case MS_INODES:
+	case MS_SYMLINKS:
+	case MS_BLOCKS:
+	case MS_FREEMAP:
+	case MS_PENDING:
+	case MS_ORPHANS:
+		return MDB_INTEGERKEY;
+	default:
+		return 0;
+	}
+}
+
+void ms_put_be64(uint8_t *p, uint64_t v)
+{
+	for (int i = 7; i >= 0; i--) {
+		p[i] = (uint8_t)v;
+		v >>= 8;
+	}
+}
+
+uint64_t ms_get_be64(const uint8_t *p)
+{
+	uint64_t v = 0;
+	for (int i = 0; i < 8; i++)
+		v = (v << 8) | p[i];
+	return v;
+}
+
+int metastore_errno(int rc)
+{
+	switch (rc) {
+	case MDB_SUCCESS:
+		return 0;
+	case MDB_NOTFOUND:
+		return -ENOENT;
+	case MDB_KEYEXIST:
+		return -EEXIST;
+	case MDB_MAP_FULL:
+	case MDB_TXN_FULL:
+		return -ENOSPC;
+	case MDB_READERS_FULL:
+		return -EAGAIN;
+	case MDB_CORRUPTED:
+	case MDB_PAGE_NOTFOUND:
+	case MDB_PANIC:
+	case MDB_INVALID:
+	case MDB_VERSION_MISMATCH:
+	case MDB_BAD_TXN:
+		return -EIO;
+	default:
+		return rc > 0 ? -rc : -EIO;
+	}
+}
+
+/* The lock file holds the owner's pid, so "in use" can say by whom. */
+static int take_lock(const char *dir, bool readonly, char *err, size_t errlen)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/lock", dir);
+	int fd = open(path, (readonly ? O_RDONLY : O_RDWR | O_CREAT) | O_CLOEXEC,
+		      0600);
+	if (fd < 0 && readonly && errno == ENOENT)
+		fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		int e = errno;
+		snprintf(err, errlen, "store %s: cannot open lock file: %s", dir,
+			 strerror(e));
+		return -e;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		int e = errno;
+		char pid[32] = "";
+		ssize_t n = pread(fd, pid, sizeof(pid) - 1, 0);
+		if (n > 0) {
+			pid[n] = '\0';
+			pid[strcspn(pid, "\n")] = '\0';
+		}
+		close(fd);
+		if (e == EWOULDBLOCK) {
+			snprintf(err, errlen,
+				 "store %s is in use (mounted by pid %s)", dir,
+				 pid[0] ? pid : "?");
+			return -EBUSY;
+		}
+		snprintf(err, errlen, "store %s: cannot lock: %s", dir,
+			 strerror(e));
+		return -e;
+	}
+	if (!readonly) {
+		char buf[32];
+		int n = snprintf(buf, sizeof(buf), "%ld\n", (long)getpid());
+		if (ftruncate(fd, 0) < 0 || pwrite(fd, buf, n, 0) != n) {
+			int e = errno;
+			close(fd);
+			snprintf(err, errlen, "store %s: cannot write lock: %s",
+				 dir, strerror(e));
+			return -e;
+		}
+	}
+	return fd;
+}
+
+static int check_dir(const char *dir, bool readonly, char *err, size_t errlen)
+{
+	struct stat st;
+	if (stat(dir, &st) < 0) {
+		int e = errno;
+		snprintf(err, errlen, "store %s: %s", dir, strerror(e));
+		return -e;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		snprintf(err, errlen, "store %s is not a directory", dir);
+		return -ENOTDIR;
+	}
+	if (access(dir, readonly ? R_OK | X_OK : R_OK | W_OK | X_OK) < 0) {
+		int e = errno;
+		snprintf(err, errlen, "store %s is not %s: %s", dir,
+			 readonly ? "readable" : "writable", strerror(e));
+		return -e;
+	}
+	return 0;
+}
+
+/* A directory is a new store when it holds nothing, or only what a failed
+ * first mount may have left (the lock and the log). */
+static bool dir_is_blank(const char *dir)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return false;
+	bool blank = true;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		const char *n = de->d_name;
+		if (!strcmp(n, ".") || !strcmp(n, "..") || !strcmp(n, "lock") ||
+		    !strcmp(n, "arraysim.log"))
+			continue;
+		blank = false;
+		break;
+	}
+	closedir(d);
+	return blank;
+}
+
+static int format_new(struct metastore *ms, MDB_txn *txn)
+{
+	struct ms_format f = {.magic = MS_MAGIC,
+			      .version = MS_FORMAT_VERSION,
+			      .block_size = MS_BLOCK_SIZE};
+	MDB_val k = {sizeof("format") - 1, "format"};
+	MDB_val v = {sizeof(f), &f};
+	int rc = mdb_put(txn, ms->dbi[MS_META], &k, &v, MDB_NOOVERWRITE);
+	if (rc)
+		return metastore_errno(rc);
+	/* ino 1 is the root (FUSE_ROOT_ID); the fs layer creates it. */
+	struct ms_counters c = {.next_ino = 1, .next_pblk = 1};
+	return metastore_counters_put(ms, txn, &c);
+}
+
+static int check_format(struct metastore *ms, MDB_txn *txn, const char *dir,
+			char *err, size_t errlen)
+{
+	MDB_val k = {sizeof("format") - 1, "format"}, v;
+	int rc = mdb_get(txn, ms->dbi[MS_META], &k, &v);
+	if (rc == MDB_NOTFOUND || (rc == 0 && v.mv_size != sizeof(struct ms_format))) {
+		snprintf(err, errlen, "store %s: metadata has no format record",
+			 dir);
+		return -EIO;
+	}
+	if (rc) {
+		snprintf(err, errlen, "store %s: metadata unreadable: %s", dir,
+			 mdb_strerror(rc));
+		return metastore_errno(rc);
+	}
+	struct ms_format f;
+	memcpy(&f, v.mv_data, sizeof(f));
+	if (f.magic != MS_MAGIC) {
+		snprintf(err, errlen, "store %s: not an arraysim store", dir);
+		return -EINVAL;
+	}
+	if (f.version != MS_FORMAT_VERSION || f.block_size != MS_BLOCK_SIZE) {
+		snprintf(err, errlen,
+			 "store %s has format version %u, this arraysim reads "
+			 "version %u",
+			 dir, f.version, MS_FORMAT_VERSION);
+		return -EPROTO;
+	}
+	return 0;
+}
+
+static int open_tables(struct metastore *ms, bool create, const char *dir,
+		       char *err, size_t errlen)
+{
+	MDB_txn *txn;
+	int rc = mdb_txn_begin(ms->env, NULL, ms->readonly ? MDB_RDONLY : 0,
+			       &txn);
+	if (rc) {
+		snprintf(err, errlen, "store %s: metadata: %s", dir,
+			 mdb_strerror(rc));
+		return metastore_errno(rc);
+	}
+	for (int t = 0; t < MS_NTABLES; t++) {
+		unsigned fl = table_flags(t) | (create ? MDB_CREATE : 0);
+		rc = mdb_dbi_open(txn, table_names[t], fl, &ms->dbi[t]);
+		if (rc == MDB_NOTFOUND && !create) {
+			snprintf(err, errlen,
+				 "store %s: metadata has no table '%s'", dir,
+				 table_names[t]);
+			mdb_txn_abort(txn);
+			return -EIO;
+		}
+		if (rc) {
+			snprintf(err, errlen, "store %s: metadata table %s: %s",
+				 dir, table_names[t], mdb_strerror(rc));
+			mdb_txn_abort(txn);
+			return metastore_errno(rc);
+		}
+	}
+	int r = create ? format_new(ms, txn)
+		       : check_format(ms, txn, dir, err, errlen);
+	if (r) {
+		if (create)
+			snprintf(err, errlen, "store %s: cannot format: %s",
+				 dir, strerror(-r));
+		mdb_txn_abort(txn);
+		return r;
+	}
+	rc = mdb_txn_commit(txn);
+	if (rc) {
+		snprintf(err, errlen, "store %s: metadata: %s", dir,
+			 mdb_strerror(rc));
+		return metastore_errno(rc);
+	}
+	return 0;
+}
+
+static int open_env(struct metastore *ms, const char *dir, uint64_t map_bytes,
+		    bool create, char *err, size_t errlen)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/meta", dir);
+	if (create && mkdir(path, 0700) < 0 && errno != EEXIST) {
+		int e = errno;
+		snprintf(err, errlen, "store %s: cannot create %s: %s", dir,
+			 path, strerror(e));
+		return -e;
+	}
+	int rc = mdb_env_create(&ms->env);
+	if (rc) {
+		snprintf(err, errlen, "metadata: %s", mdb_strerror(rc));
+		return -ENOMEM;
+	}
+	mdb_env_set_maxdbs(ms->env, MS_NTABLES);
+	mdb_env_set_maxreaders(ms->env, MS_MAX_READERS);
+	mdb_env_set_mapsize(ms->env, map_bytes ? map_bytes
+					       : MS_DEFAULT_MAP_BYTES);
+	unsigned flags = MDB_NOTLS | MDB_NOSYNC | MDB_NORDAHEAD;
+	if (ms->readonly)
+		flags |= MDB_RDONLY;
+	rc = mdb_env_open(ms->env, path, flags, 0600);
+	if (rc) {
+		if (rc == ENOENT)
+			snprintf(err, errlen,
+				 "store %s is not an arraysim store (no meta/)",
+				 dir);
+		else
+			snprintf(err, errlen,
+				 "store %s: metadata is damaged or unreadable: "
+				 "%s",
+				 dir, mdb_strerror(rc));
+		return rc == ENOENT ? -EINVAL : metastore_errno(rc);
+	}
+	return 0;
+}
+
+int metastore_open(const char *dir, uint64_t map_bytes, bool create,
+		   bool readonly, struct metastore **out, char *err,
+		   size_t errlen)
+{
+	int r = check_dir(dir, readonly, err, errlen);
+	if (r)
+		return r;
+	struct metastore *ms = calloc(1, sizeof(*ms));
+	if (!ms) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	ms->readonly = readonly;
+	ms->lock_fd = take_lock(dir, readonly, err, errlen);
+	if (ms->lock_fd < 0) {
+		r = ms->lock_fd;
+		goto out_free;
+	}
+	char meta[4096];
+	snprintf(meta, sizeof(meta), "%s/meta", dir);
+	bool fresh = access(meta, F_OK) < 0;
+	if (fresh && !(create && dir_is_blank(dir))) {
+		snprintf(err, errlen,
+			 create ? "store %s is not empty and not an arraysim "
+				  "store"
+				: "store %s is not an arraysim store",
+			 dir);
+		r = -EINVAL;
+		goto out_unlock;
+	}
+	r = open_env(ms, dir, map_bytes, fresh, err, errlen);
+	if (r)
+		goto out_unlock;
+	r = open_tables(ms, fresh, dir, err, errlen);
+	if (r)
+		goto out_close_env;
+	*out = ms;
+	return 0;
+
+out_close_env:
+	mdb_env_close(ms->env);
+out_unlock:
+	close(ms->lock_fd);
+out_free:
+	free(ms);
+	return r;
+}
+
+void metastore_close(struct metastore *ms)
+{
+	if (!ms)
+		return;
+	if (!ms->readonly)
+		mdb_env_sync(ms->env, 1);
+	mdb_env_close(ms->env);
+	close(ms->lock_fd);
+	free(ms);
+}
+
+MDB_env *metastore_env(const struct metastore *ms)
+{
+	return ms->env;
+}
+
+MDB_dbi metastore_dbi(const struct metastore *ms, enum ms_table t)
+{
+	return ms->dbi[t];
+}
+
+int metastore_txn_begin(struct metastore *ms, bool write, MDB_txn **out)
+{
+	return metastore_errno(
+		mdb_txn_begin(ms->env, NULL, write ? 0 : MDB_RDONLY, out));
+}
+
+int metastore_txn_commit(MDB_txn *txn)
+{
+	return metastore_errno(mdb_txn_commit(txn));
+}
+
+void metastore_txn_abort(MDB_txn *txn)
+{
+	if (txn)
+		mdb_txn_abort(txn);
+}
+
+int metastore_counters_get(const struct metastore *ms, MDB_txn *txn,
+			   struct ms_counters *out)
+{
+	MDB_val k = {sizeof("counters") - 1, "counters"}, v;
+	int rc = mdb_get(txn, ms->dbi[MS_META], &k, &v);
+	if (rc)
+		return metastore_errno(rc);
+	if (v.mv_size != sizeof(*out))
+		return -EIO;
+	memcpy(out, v.mv_data, sizeof(*out));
+	return 0;
+}
+
+int metastore_counters_put(const struct metastore *ms, MDB_txn *txn,
+			   const struct ms_counters *c)
+{
+	MDB_val k = {sizeof("counters") - 1, "counters"};
+	MDB_val v = {sizeof(*c), (void *)c};
+	return metastore_errno(mdb_put(txn, ms->dbi[MS_META], &k, &v, 0));
+}
+
+/* Move every pending block to the free map. Called with the write
+ * transaction open right after the environment was synced: no writer can
+ * have freed a block in between, so every pending block's freeing is
+ * durable, and no durable state of the store still points at it. */
+static int release_pending(struct metastore *ms, MDB_txn *txn, bool *moved)
+{
+	MDB_cursor *cur;
+	int rc = mdb_cursor_open(txn, ms->dbi[MS_PENDING], &cur);
+	MDB_val k, v, empty = {0, NULL};
+	while (!rc && !(rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST))) {
+		MDB_val fk = {k.mv_size, k.mv_data};
+		rc = mdb_put(txn, ms->dbi[MS_FREEMAP], &fk, &empty, 0);
+		if (!rc)
+			rc = mdb_cursor_del(cur, 0);
+		*moved = true;
+	}
+	return rc == MDB_NOTFOUND ? 0 : metastore_errno(rc);
+}
+
+int metastore_sync(struct metastore *ms)
+{
+	MDB_txn *txn;
+	int r = metastore_txn_begin(ms, true, &txn);
+	if (r)
+		return r;
+	r = metastore_errno(mdb_env_sync(ms->env, 1));
+	bool moved = false;
+	if (!r)
+		r = release_pending(ms, txn, &moved);
+	if (r || !moved) {
+		mdb_txn_abort(txn);
+		return r;
+	}
+	return metastore_txn_commit(txn);
+}

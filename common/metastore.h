@@ -87,7 +87,7 @@ struct ms_inode {
 	int64_t btime_ns;
 	uint64_t parent;      /* directories: ino of the parent (for "..") */
 	uint64_t next_cookie; /* directories: next readdir cookie */
-	uint64_t generation;
+	uint64_t nblocks;     /* regular files: non-hole 4 KiB blocks */
 };
 
 struct ms_dirent_val {

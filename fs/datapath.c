@@ -1,0 +1,723 @@
+/* File data path: block maps, inline dedupe, backing store I/O.
+ *
+ * Block maps are stored in extents of BMAP_EXTENT_BLOCKS physical block
+ * numbers (0 = hole), keyed by (ino, lblk / BMAP_EXTENT_BLOCKS), so a
+ * sequential 1 MiB write touches 4 records, not 256. A write transaction
+ * keeps the one extent it is working on in memory and stores it when it
+ * moves on (or at commit); an extent that becomes all holes is deleted.
+ *
+ * Reads run in a read-only transaction (a snapshot: never blocked by the
+ * writer), then read the blocks and check each one's XXH3. A block may be
+ * freed and, after a sync, reused between the snapshot and the read; the
+ * checksum then fails, and the read is retried on a fresh snapshot before
+ * it is called an error.
+ */
+#include "fs/datapath.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/log.h"
+#include "dedupe/chunker.h"
+#include "dedupe/fingerprint.h"
+#include "dedupe/index.h"
+#include "fs/namespace.h"
+
+#define BS MS_BLOCK_SIZE
+#define EXT BMAP_EXTENT_BLOCKS
+#define READ_RETRIES 2
+
+/* ---- block map extents ------------------------------------------------ */
+
+struct dp_extent {
+	uint64_t ino;
+	uint64_t idx;
+	uint64_t pblk[EXT];
+	bool valid; /* holds (ino, idx) */
+	bool dirty; /* differs from the store */
+};
+
+static void ext_key(uint8_t kb[16], uint64_t ino, uint64_t idx)
+{
+	ms_put_be64(kb, ino);
+	ms_put_be64(kb + 8, idx);
+}
+
+/* Load extent @idx of @ino into @pblk (all holes when absent). */
+static int ext_load(const struct metastore *ms, MDB_txn *txn, uint64_t ino,
+		    uint64_t idx, uint64_t pblk[EXT])
+{
+	uint8_t kb[16];
+	ext_key(kb, ino, idx);
+	MDB_val k = {16, kb}, v;
+	int rc = mdb_get(txn, metastore_dbi(ms, MS_BMAP), &k, &v);
+	if (rc == MDB_NOTFOUND) {
+		memset(pblk, 0, EXT * sizeof(*pblk));
+		return 0;
+	}
+	if (rc)
+		return metastore_errno(rc);
+	if (v.mv_size != EXT * sizeof(*pblk))
+		return -EIO;
+	memcpy(pblk, v.mv_data, EXT * sizeof(*pblk));
+	return 0;
+}
+
+static int ext_store(struct dp_txn *t)
+{
+	struct dp_extent *e = t->ext;
+	if (!e->valid || !e->dirty)
+		return 0;
+	uint8_t kb[16];
+	ext_key(kb, e->ino, e->idx);
+	MDB_val k = {16, kb};
+	MDB_dbi dbi = metastore_dbi(t->fs->ms, MS_BMAP);
+	bool empty = true;
+	for (unsigned i = 0; i < EXT && empty; i++)
+		empty = !e->pblk[i];
+	int rc;
+	if (empty) {
+		rc = mdb_del(t->txn, dbi, &k, NULL);
+		if (rc == MDB_NOTFOUND)
+			rc = 0;
+	} else {
+		MDB_val v = {sizeof(e->pblk), e->pblk};
+		rc = mdb_put(t->txn, dbi, &k, &v, 0);
+	}
+	e->dirty = false;
+	return metastore_errno(rc);
+}
+
+/* Make the extent holding @lblk of @ino the current one. */
+static int ext_seek(struct dp_txn *t, uint64_t ino, uint64_t lblk)
+{
+	struct dp_extent *e = t->ext;
+	uint64_t idx = lblk / EXT;
+	if (e->valid && e->ino == ino && e->idx == idx)
+		return 0;
+	int r = ext_store(t);
+	if (r)
+		return r;
+	e->valid = false;
+	r = ext_load(t->fs->ms, t->txn, ino, idx, e->pblk);
+	if (r)
+		return r;
+	e->ino = ino;
+	e->idx = idx;
+	e->valid = true;
+	return 0;
+}
+
+/* ---- write batch: bytes of new blocks, written before commit ---------- */
+
+struct dp_wbatch {
+	struct backing_io *io;
+	unsigned n, cap;
+	void **scratch; /* blocks the transaction built itself */
+	unsigned nscratch;
+};
+
+/* A block buffer that lives until the transaction ends: the bytes of a
+ * block built inside it (the edge of a truncate or punch) are written at
+ * commit. */
+static uint8_t *wb_scratch(struct dp_wbatch *wb)
+{
+	void **grown = realloc(wb->scratch,
+			       (wb->nscratch + 1) * sizeof(*wb->scratch));
+	if (!grown)
+		return NULL;
+	wb->scratch = grown;
+	uint8_t *b = aligned_alloc(64, MS_BLOCK_SIZE);
+	if (b)
+		wb->scratch[wb->nscratch++] = b;
+	return b;
+}
+
+static int wb_add(struct dp_wbatch *wb, uint64_t pblk, const void *data)
+{
+	if (wb->n == wb->cap) {
+		unsigned cap = wb->cap ? wb->cap * 2 : 64;
+		struct backing_io *io = realloc(wb->io, cap * sizeof(*io));
+		if (!io)
+			return -ENOMEM;
+		wb->io = io;
+		wb->cap = cap;
+	}
+	/* The backing store only reads from a write's buffer. */
+	wb->io[wb->n++] = (struct backing_io){pblk, (void *)data};
+	return 0;
+}
+
+/* Bytes of @pblk if this transaction is about to write them. */
+static const void *wb_find(const struct dp_wbatch *wb, uint64_t pblk)
+{
+	for (unsigned i = wb->n; i-- > 0;)
+		if (wb->io[i].pblk == pblk)
+			return wb->io[i].buf;
+	return NULL;
+}
+
+/* ---- transactions ----------------------------------------------------- */
+
+int dp_begin(struct fs *fs, struct dp_txn *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->fs = fs;
+	t->wb = calloc(1, sizeof(*t->wb));
+	t->ext = calloc(1, sizeof(*t->ext));
+	if (!t->wb || !t->ext) {
+		free(t->wb);
+		free(t->ext);
+		return -ENOMEM;
+	}
+	int r = metastore_txn_begin(fs->ms, true, &t->txn);
+	if (!r)
+		r = metastore_counters_get(fs->ms, t->txn, &t->c);
+	if (r) {
+		metastore_txn_abort(t->txn);
+		free(t->wb);
+		free(t->ext);
+		return r;
+	}
+	t->c0 = t->c;
+	return 0;
+}
+
+static void dp_release(struct dp_txn *t)
+{
+	if (t->wb) {
+		free(t->wb->io);
+		for (unsigned i = 0; i < t->wb->nscratch; i++)
+			free(t->wb->scratch[i]);
+		free(t->wb->scratch);
+	}
+	free(t->wb);
+	free(t->ext);
+	t->wb = NULL;
+	t->ext = NULL;
+	t->txn = NULL;
+}
+
+void dp_abort(struct dp_txn *t)
+{
+	metastore_txn_abort(t->txn);
+	dp_release(t);
+}
+
+static void publish(struct stats *s, const struct dedupe_stats *d)
+{
+	struct dedupe_stats *g = &s->dedupe;
+#define ADD(f) atomic_fetch_add_explicit(&g->f, d->f, memory_order_relaxed)
+	ADD(logical_bytes_written);
+	ADD(blocks_written);
+	ADD(duplicate_hits);
+	ADD(zero_blocks);
+	ADD(unique_writes);
+	ADD(verify_reads);
+	ADD(verify_mismatches);
+	ADD(checksum_errors);
+	ADD(blocks_freed);
+#undef ADD
+}
+
+int dp_commit(struct dp_txn *t)
+{
+	struct fs *fs = t->fs;
+	int r = ext_store(t);
+	if (!r && t->wb->n)
+		r = fs->dev.ops->write(fs->dev.ctx, t->wb->io, t->wb->n);
+	if (!r && memcmp(&t->c, &t->c0, sizeof(t->c)))
+		r = metastore_counters_put(fs->ms, t->txn, &t->c);
+	if (r) {
+		dp_abort(t);
+		return r;
+	}
+	r = metastore_txn_commit(t->txn);
+	if (!r) {
+		publish(&fs->stats, &t->delta);
+		atomic_fetch_add_explicit(&fs->commits, 1,
+					  memory_order_relaxed);
+	}
+	dp_release(t);
+	return r;
+}
+
+/* ---- loading blocks --------------------------------------------------- */
+
+/* Read @n logical blocks from @first of @ino, as of @txn, into @buf (holes
+ * read as zeros). -EBADMSG when a block fails its checksum. */
+static int load_blocks(struct fs *fs, MDB_txn *txn, uint64_t ino,
+		       uint64_t first, unsigned n, uint8_t *buf)
+{
+	struct backing_io stack_io[16];
+	uint64_t stack_sum[16];
+	struct backing_io *io = stack_io;
+	uint64_t *sum = stack_sum, ext[EXT];
+	if (n > 16) {
+		io = malloc(n * sizeof(*io));
+		sum = malloc(n * sizeof(*sum));
+		if (!io || !sum) {
+			free(io);
+			free(sum);
+			return -ENOMEM;
+		}
+	}
+	unsigned nio = 0;
+	uint64_t cur_idx = UINT64_MAX;
+	int r = 0;
+	for (unsigned i = 0; i < n && !r; i++) {
+		uint64_t lblk = first + i;
+		if (lblk / EXT != cur_idx) {
+			cur_idx = lblk / EXT;
+			r = ext_load(fs->ms, txn, ino, cur_idx, ext);
+			if (r)
+				break;
+		}
+		uint64_t pblk = ext[lblk % EXT];
+		uint8_t *dst = buf + (size_t)i * BS;
+		if (!pblk) {
+			memset(dst, 0, BS);
+			continue;
+		}
+		struct ms_block b;
+		r = dedupe_block_get(fs->ms, txn, pblk, &b);
+		if (r == -ENOENT)
+			r = -EIO; /* a map pointing at a free block */
+		io[nio] = (struct backing_io){pblk, dst};
+		sum[nio++] = b.xxh3;
+	}
+	if (!r && nio)
+		r = fs->dev.ops->read(fs->dev.ctx, io, nio);
+	for (unsigned i = 0; i < nio && !r; i++)
+		if (fingerprint_xxh3(io[i].buf) != sum[i])
+			r = -EBADMSG;
+	if (io != stack_io) {
+		free(io);
+		free(sum);
+	}
+	return r;
+}
+
+/* Load with a fresh snapshot each try; a checksum failure that persists
+ * across snapshots is real: counted, logged, -EIO. */
+static int load_blocks_retry(struct fs *fs, uint64_t ino, uint64_t first,
+			     unsigned n, uint8_t *buf, struct ms_inode *in)
+{
+	int r = -EBADMSG;
+	for (int tries = 0; tries < READ_RETRIES && r == -EBADMSG; tries++) {
+		MDB_txn *txn;
+		r = metastore_txn_begin(fs->ms, false, &txn);
+		if (r)
+			return r;
+		if (in)
+			r = ns_inode_get(fs->ms, txn, ino, in);
+		if (!r)
+			r = load_blocks(fs, txn, ino, first, n, buf);
+		metastore_txn_abort(txn);
+	}
+	if (r == -EBADMSG) {
+		atomic_fetch_add_explicit(&fs->stats.dedupe.checksum_errors, 1,
+					  memory_order_relaxed);
+		log_error("datapath",
+			  "inode %llu blocks %llu..%llu: stored block fails "
+			  "its checksum",
+			  (unsigned long long)ino, (unsigned long long)first,
+			  (unsigned long long)(first + n - 1));
+		r = -EIO;
+	}
+	return r;
+}
+
+int datapath_read(struct fs *fs, uint64_t ino, uint64_t off, size_t len,
+		  void *buf, size_t *got)
+{
+	*got = 0;
+	uint64_t first = off / BS;
+	unsigned n = (unsigned)chunker_count(off, len);
+	if (!n)
+		return 0;
+	/* Aligned reads land in the caller's buffer; others go through a
+	 * bounce buffer of whole blocks. */
+	bool aligned = off % BS == 0 && len % BS == 0;
+	uint8_t *blocks = aligned ? buf : malloc((size_t)n * BS);
+	if (!blocks)
+		return -ENOMEM;
+	struct ms_inode in;
+	int r = load_blocks_retry(fs, ino, first, n, blocks, &in);
+	if (!r) {
+		uint64_t end = off + len < in.size ? off + len : in.size;
+		*got = end > off ? (size_t)(end - off) : 0;
+		if (!aligned)
+			memcpy(buf, blocks + off % BS, *got);
+	}
+	if (!aligned)
+		free(blocks);
+	return r;
+}
+
+/* ---- storing blocks --------------------------------------------------- */
+
+/* Are the bytes of existing block @pblk exactly @data? */
+static int same_bytes(struct dp_txn *t, uint64_t pblk, const void *data,
+		      bool *same)
+{
+	const void *pending = wb_find(t->wb, pblk);
+	if (pending) {
+		*same = memcmp(pending, data, BS) == 0;
+		return 0;
+	}
+	uint8_t tmp[BS] __attribute__((aligned(64)));
+	struct backing_io io = {pblk, tmp};
+	t->delta.verify_reads++;
+	int r = t->fs->dev.ops->read(t->fs->dev.ctx, &io, 1);
+	if (r)
+		return r;
+	*same = memcmp(tmp, data, BS) == 0;
+	return 0;
+}
+
+/* The physical block that will hold @data: a hole, a reference to a known
+ * block with the same bytes, or a new block queued for writing. */
+static int resolve_block(struct dp_txn *t, const void *data,
+			 const struct fingerprint *fp, uint64_t *pblk)
+{
+	const struct metastore *ms = t->fs->ms;
+	if (fp->zero) {
+		t->delta.zero_blocks++;
+		*pblk = 0;
+		return 0;
+	}
+	uint64_t cand;
+	int r = dedupe_index_lookup(ms, t->txn, fp->sha1, &cand);
+	if (r && r != -ENOENT)
+		return r;
+	bool found = r == 0, unindexed = false;
+	if (found && t->fs->cfg.verify) {
+		bool same;
+		r = same_bytes(t, cand, data, &same);
+		if (r)
+			return r;
+		if (!same) {
+			char hex[41];
+			fingerprint_hex(fp->sha1, hex);
+			log_warn("dedupe",
+				 "SHA-1 %s: block %llu holds other bytes "
+				 "(collision); storing apart",
+				 hex, (unsigned long long)cand);
+			t->delta.verify_mismatches++;
+			found = false;
+			unindexed = true;
+		}
+	}
+	if (found) {
+		r = dedupe_block_ref(ms, t->txn, cand);
+		if (!r) {
+			t->delta.duplicate_hits++;
+			*pblk = cand;
+		}
+		return r;
+	}
+	r = dedupe_block_new(ms, t->txn, &t->c, fp, unindexed, pblk);
+	if (!r)
+		r = wb_add(t->wb, *pblk, data);
+	if (!r)
+		t->delta.unique_writes++;
+	return r;
+}
+
+/* Point logical block @lblk of @ino at @pblk (0: hole), dropping the ref
+ * of what it pointed at. *delta: change in non-hole blocks (-1, 0, 1). */
+static int map_block(struct dp_txn *t, uint64_t ino, uint64_t lblk,
+		     uint64_t pblk, int *delta)
+{
+	int r = ext_seek(t, ino, lblk);
+	if (r)
+		return r;
+	uint64_t *slot = &t->ext->pblk[lblk % EXT];
+	uint64_t old = *slot;
+	*delta = (pblk != 0) - (old != 0);
+	if (old == pblk && !old)
+		return 0;
+	*slot = pblk;
+	t->ext->dirty = true;
+	if (old) {
+		bool freed;
+		r = dedupe_block_unref(t->fs->ms, t->txn, &t->c, old, &freed);
+		if (r)
+			return r;
+		t->delta.blocks_freed += freed;
+	}
+	t->c.live_blocks += *delta;
+	return 0;
+}
+
+/* Store one whole block @data at @lblk of @ino. */
+static int store_block(struct dp_txn *t, uint64_t ino, uint64_t lblk,
+		       const void *data, const struct fingerprint *fp,
+		       struct ms_inode *in)
+{
+	uint64_t pblk;
+	int delta;
+	int r = resolve_block(t, data, fp, &pblk);
+	if (!r)
+		r = map_block(t, ino, lblk, pblk, &delta);
+	if (!r) {
+		in->nblocks += delta;
+		t->delta.blocks_written++;
+	}
+	return r;
+}
+
+/* Fingerprint then store a block that the transaction itself built (the
+ * edge of a truncate or punch). @data must live until commit. */
+static int store_built_block(struct dp_txn *t, uint64_t ino, uint64_t lblk,
+			     const void *data, struct ms_inode *in)
+{
+	struct fingerprint fp;
+	int r = fingerprint_block(data, &fp);
+	return r ? r : store_block(t, ino, lblk, data, &fp, in);
+}
+
+/* ---- write ------------------------------------------------------------ */
+
+struct write_plan {
+	uint8_t *bounce;          /* whole blocks, when the write is unaligned */
+	const uint8_t *blocks;    /* what gets stored: bounce or the caller's */
+	struct fingerprint *fp;   /* one per block */
+	unsigned n;
+};
+
+static void plan_free(struct write_plan *p)
+{
+	free(p->bounce);
+	free(p->fp);
+}
+
+/* Complete partial edge blocks with the bytes they hold now (the caller
+ * holds the inode's data lock, so they cannot change under us). */
+static int plan_blocks(struct fs *fs, uint64_t ino, uint64_t off,
+		       const void *buf, size_t len, struct write_plan *p)
+{
+	uint64_t first = off / BS;
+	p->n = (unsigned)chunker_count(off, len);
+	p->fp = malloc(p->n * sizeof(*p->fp));
+	if (!p->fp)
+		return -ENOMEM;
+	if (off % BS == 0 && len % BS == 0) {
+		p->blocks = buf;
+		return 0;
+	}
+	p->bounce = malloc((size_t)p->n * BS);
+	if (!p->bounce)
+		return -ENOMEM;
+	int r = 0;
+	if (off % BS)
+		r = load_blocks_retry(fs, ino, first, 1, p->bounce, NULL);
+	if (!r && (off + len) % BS && (p->n > 1 || off % BS == 0))
+		r = load_blocks_retry(fs, ino, first + p->n - 1, 1,
+				      p->bounce + (size_t)(p->n - 1) * BS,
+				      NULL);
+	if (r)
+		return r;
+	memcpy(p->bounce + off % BS, buf, len);
+	p->blocks = p->bounce;
+	return 0;
+}
+
+static int fingerprint_all(struct write_plan *p)
+{
+	for (unsigned i = 0; i < p->n; i++) {
+		int r = fingerprint_block(p->blocks + (size_t)i * BS,
+					  &p->fp[i]);
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+static int write_txn(struct fs *fs, uint64_t ino, uint64_t off, size_t len,
+		     const struct write_plan *p, struct array_io *io)
+{
+	struct dp_txn t;
+	int r = dp_begin(fs, &t);
+	if (r)
+		return r;
+	struct ms_inode in;
+	r = ns_inode_get(fs->ms, t.txn, ino, &in);
+	if (!r && !S_ISREG(in.mode))
+		r = -EINVAL;
+	uint64_t first = off / BS;
+	for (unsigned i = 0; i < p->n && !r; i++)
+		r = store_block(&t, ino, first + i, p->blocks + (size_t)i * BS,
+				&p->fp[i], &in);
+	if (r) {
+		dp_abort(&t);
+		return r;
+	}
+	if (off + len > in.size) {
+		t.c.logical_bytes += off + len - in.size;
+		in.size = off + len;
+	}
+	in.mtime_ns = in.ctime_ns = fs_now_ns();
+	r = ns_inode_put(fs->ms, t.txn, ino, &in);
+	if (r) {
+		dp_abort(&t);
+		return r;
+	}
+	t.delta.logical_bytes_written = len;
+	if (io) {
+		io->blocks_stored = (uint32_t)t.delta.unique_writes;
+		io->blocks_deduped = (uint32_t)t.delta.duplicate_hits;
+	}
+	return dp_commit(&t);
+}
+
+int datapath_write(struct fs *fs, uint64_t ino, uint64_t off,
+		   const void *buf, size_t len, struct array_io *io)
+{
+	if (len == 0)
+		return 0;
+	if (off + len < off)
+		return -EFBIG;
+	struct write_plan p = {0};
+	int r = plan_blocks(fs, ino, off, buf, len, &p);
+	if (!r)
+		r = fingerprint_all(&p);
+	if (!r) {
+		r = write_txn(fs, ino, off, len, &p, io);
+		/* Freed blocks wait in `pending` until a sync makes their
+		 * freeing durable; a full disk may only need that sync. */
+		if (r == -ENOSPC && fs_sync(fs) == 0)
+			r = write_txn(fs, ino, off, len, &p, io);
+	}
+	plan_free(&p);
+	return r;
+}
+
+/* ---- truncate and punch ----------------------------------------------- */
+
+/* Drop the refs of every block of @ino from @from on (to the end). */
+static int drop_blocks_from(struct dp_txn *t, uint64_t ino,
+			    struct ms_inode *in, uint64_t from, uint64_t to)
+{
+	MDB_cursor *cur;
+	MDB_dbi dbi = metastore_dbi(t->fs->ms, MS_BMAP);
+	int r = ext_store(t); /* the cursor must see the current extent */
+	t->ext->valid = false;
+	if (r)
+		return r;
+	int rc = mdb_cursor_open(t->txn, dbi, &cur);
+	if (rc)
+		return metastore_errno(rc);
+	uint8_t kb[16];
+	ext_key(kb, ino, from / EXT);
+	MDB_val k = {16, kb}, v;
+	/* Collect extent indexes first: map_block rewrites the records the
+	 * cursor walks. */
+	uint64_t *idx = NULL;
+	size_t nidx = 0, cap = 0;
+	for (rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE); rc == 0;
+	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+		if (ms_get_be64(k.mv_data) != ino)
+			break;
+		uint64_t x = ms_get_be64((const uint8_t *)k.mv_data + 8);
+		if (x * EXT >= to)
+			break;
+		if (nidx == cap) {
+			cap = cap ? cap * 2 : 16;
+			uint64_t *grown = realloc(idx, cap * sizeof(*idx));
+			if (!grown) {
+				rc = ENOMEM;
+				break;
+			}
+			idx = grown;
+		}
+		idx[nidx++] = x;
+	}
+	mdb_cursor_close(cur);
+	r = rc == MDB_NOTFOUND || rc == 0 ? 0 : metastore_errno(rc);
+	for (size_t i = 0; i < nidx && !r; i++) {
+		uint64_t lo = idx[i] * EXT, hi = lo + EXT;
+		lo = lo < from ? from : lo;
+		hi = hi > to ? to : hi;
+		for (uint64_t l = lo; l < hi && !r; l++) {
+			int delta;
+			r = map_block(t, ino, l, 0, &delta);
+			in->nblocks += delta;
+		}
+	}
+	free(idx);
+	return r;
+}
+
+/* Zero bytes [from, to) inside logical block @lblk, which stays mapped.
+ * The rebuilt block is kept in @keep until commit. */
+static int zero_in_block(struct dp_txn *t, uint64_t ino, struct ms_inode *in,
+			 uint64_t lblk, uint32_t from, uint32_t to,
+			 uint8_t *keep)
+{
+	int r = ext_store(t); /* load_blocks reads the map from the txn */
+	if (!r)
+		r = load_blocks(t->fs, t->txn, ino, lblk, 1, keep);
+	if (r == -EBADMSG) {
+		atomic_fetch_add_explicit(&t->fs->stats.dedupe.checksum_errors,
+					  1, memory_order_relaxed);
+		r = -EIO;
+	}
+	if (r)
+		return r;
+	memset(keep + from, 0, to - from);
+	return store_built_block(t, ino, lblk, keep, in);
+}
+
+int datapath_truncate(struct dp_txn *t, uint64_t ino, struct ms_inode *in,
+		      uint64_t size)
+{
+	int r = 0;
+	if (size < in->size) {
+		uint64_t keep_blocks = (size + BS - 1) / BS;
+		r = drop_blocks_from(t, ino, in, keep_blocks, UINT64_MAX);
+		if (!r && size % BS) {
+			uint8_t *edge = wb_scratch(t->wb);
+			r = edge ? zero_in_block(t, ino, in, size / BS,
+						 size % BS, BS, edge)
+				 : -ENOMEM;
+		}
+	}
+	if (r)
+		return r;
+	if (S_ISREG(in->mode))
+		t->c.logical_bytes += size - in->size;
+	in->size = size;
+	return 0;
+}
+
+int datapath_punch(struct dp_txn *t, uint64_t ino, struct ms_inode *in,
+		   uint64_t off, uint64_t len)
+{
+	uint64_t end = off + len < off ? UINT64_MAX : off + len;
+	if (end > in->size)
+		end = in->size; /* nothing to zero past EOF */
+	if (off >= end)
+		return 0;
+	uint64_t first_whole = (off + BS - 1) / BS, end_whole = end / BS;
+	int r = 0;
+	if (first_whole < end_whole)
+		r = drop_blocks_from(t, ino, in, first_whole, end_whole);
+	/* Partial edges: the head block (and the tail, if another). */
+	if (!r && off % BS) {
+		uint64_t lblk = off / BS;
+		uint32_t to = end / BS == lblk ? (uint32_t)(end % BS) : BS;
+		uint8_t *edge = wb_scratch(t->wb);
+		r = edge ? zero_in_block(t, ino, in, lblk, off % BS, to, edge)
+			 : -ENOMEM;
+	}
+	if (!r && end % BS && (end / BS != off / BS || off % BS == 0)) {
+		uint8_t *edge = wb_scratch(t->wb);
+		r = edge ? zero_in_block(t, ino, in, end / BS, 0, end % BS,
+					 edge)
+			 : -ENOMEM;
+	}
+	return r;
+}

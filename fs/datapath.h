@@ -1,0 +1,63 @@
+/* File data: block maps, inline dedupe and the backing store.
+ *
+ * A write, block by block (4 KiB, aligned; partial blocks are first
+ * completed with the bytes they hold, read-modify-write):
+ *
+ *   bytes --fingerprint--> zero?  ------------------------> hole
+ *                          known SHA-1? --verify bytes--+-> take a ref
+ *                                 |           mismatch  |
+ *                                 v                     v
+ *                          new block: bytes to backing store, refs 1
+ *   then the block map points at the result and the old block loses a ref.
+ *
+ * Fingerprints are computed before the metadata transaction starts, so
+ * SHA-1 runs on every core while the (single-writer) transaction only
+ * does lookups and map updates. New blocks' bytes reach the backing store
+ * before the transaction that points at them commits, so a crash at any
+ * point leaves either the old state or the new one.
+ */
+#ifndef ARRAYSIM_FS_DATAPATH_H
+#define ARRAYSIM_FS_DATAPATH_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+#include "fs/fs.h"
+
+/* A write transaction of the datastore: the LMDB transaction, the
+ * counters it will store, and the block bytes it must write first. */
+struct dp_txn {
+	struct fs *fs;
+	MDB_txn *txn;
+	struct ms_counters c;
+	struct ms_counters c0; /* as read, to publish deltas */
+	struct dp_wbatch *wb;
+	struct dp_extent *ext;
+	struct dedupe_stats delta; /* published to fs->stats on commit */
+};
+
+int dp_begin(struct fs *fs, struct dp_txn *t);
+/* Write queued block bytes, then commit. On error, aborts. */
+int dp_commit(struct dp_txn *t);
+void dp_abort(struct dp_txn *t);
+
+/* Read up to @len bytes at @off of regular file @ino into @buf; *got is
+ * what was read (short at EOF). -EIO when a stored block fails its
+ * checksum (counted), never wrong bytes. */
+int datapath_read(struct fs *fs, uint64_t ino, uint64_t off, size_t len,
+		  void *buf, size_t *got);
+/* Write @len bytes at @off (the caller holds the inode's data lock).
+ * Fills io->blocks_stored / blocks_deduped. 0 or -errno. */
+int datapath_write(struct fs *fs, uint64_t ino, uint64_t off,
+		   const void *buf, size_t len, struct array_io *io);
+/* Set the size of @in (inode @ino) inside @t: blocks past the end lose
+ * their refs and the bytes past the end of a partial last block become
+ * zeros. Updates in->size and in->nblocks; the caller stores @in. */
+int datapath_truncate(struct dp_txn *t, uint64_t ino, struct ms_inode *in,
+		      uint64_t size);
+/* Zero [off, off+len) of @in without changing its size: whole blocks
+ * become holes (their refs dropped), partial ones are rewritten. */
+int datapath_punch(struct dp_txn *t, uint64_t ino, struct ms_inode *in,
+		   uint64_t off, uint64_t len);
+
+#endif

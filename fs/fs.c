@@ -1,0 +1,220 @@
+/* Opening and closing the datastore, syncs, orphans and gauges. */
+#include "fs/fs.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/log.h"
+#include "fs/datapath.h"
+#include "fs/inode_table.h"
+#include "fs/namespace.h"
+
+int64_t fs_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static int init_root(struct fs *fs)
+{
+	struct dp_txn t;
+	int r = dp_begin(fs, &t);
+	if (r)
+		return r;
+	r = ns_ensure_root(fs->ms, t.txn, &t.c, fs->owner, getgid());
+	if (r) {
+		dp_abort(&t);
+		return r;
+	}
+	return dp_commit(&t);
+}
+
+int fs_open(struct fs *fs, const struct fs_config *cfg, char *err,
+	    size_t errlen)
+{
+	memset(fs, 0, sizeof(*fs));
+	fs->cfg = *cfg;
+	snprintf(fs->store, sizeof(fs->store), "%s", cfg->store);
+	fs->cfg.store = fs->store;
+	fs->owner = getuid();
+	pthread_mutex_init(&fs->sync_lock, NULL);
+	int r = metastore_open(fs->store, cfg->meta_map_bytes, true, false,
+			       &fs->ms, err, errlen);
+	if (r)
+		goto out;
+	r = backing_open(fs->store, &fs->backing, err, errlen);
+	if (r)
+		goto out_close_ms;
+	fs->dev = backing_dev(fs->backing);
+	r = array_new("null", cfg->seed, &fs->array);
+	if (r) {
+		snprintf(err, errlen, "array model: %s", strerror(-r));
+		goto out_close_backing;
+	}
+	fs->itab = inode_table_new();
+	if (!fs->itab) {
+		r = -ENOMEM;
+		snprintf(err, errlen, "out of memory");
+		goto out_free_array;
+	}
+	r = init_root(fs);
+	if (!r)
+		r = fs_reap_orphans(fs);
+	if (!r)
+		r = fs_sync(fs); /* release blocks a killed run left pending */
+	if (r) {
+		snprintf(err, errlen, "store %s: cannot initialise: %s",
+			 fs->store, strerror(-r));
+		goto out_free_itab;
+	}
+	return 0;
+
+out_free_itab:
+	inode_table_free(fs->itab);
+out_free_array:
+	array_free(fs->array);
+out_close_backing:
+	backing_close(fs->backing);
+out_close_ms:
+	metastore_close(fs->ms);
+out:
+	pthread_mutex_destroy(&fs->sync_lock);
+	return r;
+}
+
+void fs_close(struct fs *fs)
+{
+	int r = fs_sync(fs);
+	if (r)
+		log_error("fs", "final sync of %s failed: %s", fs->store,
+			  strerror(-r));
+	inode_table_free(fs->itab);
+	array_free(fs->array);
+	backing_close(fs->backing);
+	metastore_close(fs->ms);
+	pthread_mutex_destroy(&fs->sync_lock);
+}
+
+int fs_sync(struct fs *fs)
+{
+	pthread_mutex_lock(&fs->sync_lock);
+	uint64_t commits = atomic_load(&fs->commits);
+	/* Data first: a durable map must never point at bytes that are not. */
+	int r = fs->dev.ops->sync(fs->dev.ctx);
+	if (!r)
+		r = metastore_sync(fs->ms);
+	if (!r)
+		fs->synced_commits = commits;
+	pthread_mutex_unlock(&fs->sync_lock);
+	return r;
+}
+
+/* Delete inode @ino with nlink 0: its blocks lose their refs, its record
+ * and extras go. */
+static int delete_inode(struct fs *fs, uint64_t ino)
+{
+	struct dp_txn t;
+	int r = dp_begin(fs, &t);
+	if (r)
+		return r;
+	struct ms_inode in;
+	r = ns_inode_get(fs->ms, t.txn, ino, &in);
+	if (r == -ENOENT) {
+		r = 0;
+		goto out_unorphan;
+	}
+	if (r)
+		goto out_abort;
+	if (in.nlink) /* linked again since: nothing to reap */
+		goto out_unorphan;
+	if (S_ISREG(in.mode))
+		r = datapath_truncate(&t, ino, &in, 0);
+	if (!r)
+		r = ns_drop_extras(fs->ms, t.txn, ino);
+	if (!r)
+		r = ns_inode_del(fs->ms, t.txn, ino);
+	if (r)
+		goto out_abort;
+	t.c.inodes--;
+out_unorphan: {
+	MDB_val k = {sizeof(ino), &ino};
+	int rc = mdb_del(t.txn, metastore_dbi(fs->ms, MS_ORPHANS), &k, NULL);
+	if (rc && rc != MDB_NOTFOUND) {
+		r = metastore_errno(rc);
+		goto out_abort;
+	}
+}
+	return dp_commit(&t);
+out_abort:
+	dp_abort(&t);
+	return r;
+}
+
+int fs_delete_if_unlinked(struct fs *fs, uint64_t ino)
+{
+	return delete_inode(fs, ino);
+}
+
+int fs_reap_orphans(struct fs *fs)
+{
+	for (;;) {
+		MDB_txn *txn;
+		int r = metastore_txn_begin(fs->ms, false, &txn);
+		if (r)
+			return r;
+		MDB_cursor *cur;
+		MDB_val k, v;
+		uint64_t ino = 0;
+		int rc = mdb_cursor_open(txn, metastore_dbi(fs->ms, MS_ORPHANS),
+					 &cur);
+		if (!rc) {
+			rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST);
+			if (!rc)
+				memcpy(&ino, k.mv_data, sizeof(ino));
+			mdb_cursor_close(cur);
+		}
+		metastore_txn_abort(txn);
+		if (rc == MDB_NOTFOUND)
+			return 0;
+		if (rc)
+			return metastore_errno(rc);
+		log_info("fs", "reaping unlinked inode %llu left open by an "
+			       "earlier run",
+			 (unsigned long long)ino);
+		r = delete_inode(fs, ino);
+		if (r)
+			return r;
+	}
+}
+
+static uint64_t du_bytes(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 ? (uint64_t)st.st_blocks * 512 : 0;
+}
+
+void fs_gauges(struct fs *fs, struct stats_gauges *g)
+{
+	memset(g, 0, sizeof(*g));
+	MDB_txn *txn;
+	struct ms_counters c = {0};
+	if (metastore_txn_begin(fs->ms, false, &txn) == 0) {
+		metastore_counters_get(fs->ms, txn, &c);
+		metastore_txn_abort(txn);
+	}
+	char path[4200];
+	g->logical_bytes_held = c.logical_bytes;
+	g->live_blocks = c.live_blocks;
+	g->unique_blocks = c.unique_blocks;
+	g->physical_bytes_used = c.unique_blocks * MS_BLOCK_SIZE;
+	g->store_bytes_on_disk = backing_bytes_on_disk(fs->backing);
+	snprintf(path, sizeof(path), "%s/meta/data.mdb", fs->store);
+	g->meta_bytes_on_disk = du_bytes(path);
+	g->seed = fs->cfg.seed;
+	g->dedupe_verify = fs->cfg.verify;
+}

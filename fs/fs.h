@@ -1,0 +1,68 @@
+/* The mounted datastore: what every part of fs/ shares.
+ *
+ * fs/ is the front end. A request enters in ops.c (one function per FUSE
+ * low-level op), which works on the namespace (namespace.c: inodes,
+ * directories, symlinks, xattrs) and on file data (datapath.c: block maps,
+ * dedupe, the backing store), all inside metadata-store transactions, and
+ * hands reads and writes to the array model (tiers/array.h) to be completed.
+ */
+#ifndef ARRAYSIM_FS_FS_H
+#define ARRAYSIM_FS_FS_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "common/metastore.h"
+#include "common/stats.h"
+#include "tiers/array.h"
+#include "tiers/backing.h"
+
+struct inode_table;
+
+struct fs_config {
+	const char *store;         /* store directory (absolute) */
+	uint64_t seed;             /* --seed: logged, shown in stats */
+	bool verify;               /* verify-on-match (default on) */
+	bool kernel_cache;         /* let the kernel cache file data */
+	uint64_t sync_interval_ns; /* background sync period; 0: never */
+	uint64_t meta_map_bytes;   /* metadata size bound; 0: default */
+};
+
+struct fs {
+	struct fs_config cfg;
+	char store[4096];
+	struct metastore *ms;
+	struct backing *backing;
+	struct backing_dev dev;
+	struct array *array;
+	struct inode_table *itab;
+	struct stats stats;
+	uid_t owner;
+	/* Bumped by every commit that changed data or metadata; the
+	 * background syncer compares it with what it last made durable. */
+	_Atomic uint64_t commits;
+	uint64_t synced_commits;
+	pthread_mutex_t sync_lock; /* one sync at a time */
+};
+
+/* Open the store and everything on top of it. 0 or -errno, with a
+ * one-line reason in @err. */
+int fs_open(struct fs *fs, const struct fs_config *cfg, char *err,
+	    size_t errlen);
+void fs_close(struct fs *fs);
+/* Make everything committed so far durable: data first, then metadata. */
+int fs_sync(struct fs *fs);
+/* Delete inode @ino if it has no links left (the kernel forgot it). */
+int fs_delete_if_unlinked(struct fs *fs, uint64_t ino);
+/* Delete the inodes left unlinked-but-open by an earlier run. */
+int fs_reap_orphans(struct fs *fs);
+/* Fill the store-derived stats figures. */
+void fs_gauges(struct fs *fs, struct stats_gauges *g);
+
+/* Current time in ns since the epoch (for inode timestamps). */
+int64_t fs_now_ns(void);
+
+#endif

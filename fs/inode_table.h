@@ -1,0 +1,28 @@
+/* What the daemon keeps in memory per inode: the kernel's lookup count
+ * (an inode with nlink 0 lives until the kernel forgets it) and a lock that
+ * serialises changes to one file's data.
+ *
+ * The data locks are striped (a fixed array indexed by a hash of the
+ * inode), so the table never allocates per file for them; two files that
+ * share a stripe only wait for each other's writes.
+ */
+#ifndef ARRAYSIM_FS_INODE_TABLE_H
+#define ARRAYSIM_FS_INODE_TABLE_H
+
+#include <stdint.h>
+
+struct inode_table;
+
+struct inode_table *inode_table_new(void);
+void inode_table_free(struct inode_table *t);
+/* The kernel learned of @ino once more (a reply_entry or reply_create). */
+void inode_table_ref(struct inode_table *t, uint64_t ino);
+/* The kernel forgot @n lookups; returns the lookups still held. */
+uint64_t inode_table_unref(struct inode_table *t, uint64_t ino, uint64_t n);
+/* Lookups the kernel holds on @ino. */
+uint64_t inode_table_lookups(struct inode_table *t, uint64_t ino);
+/* Serialise data changes (write, truncate, punch) of one file. */
+void inode_table_lock(struct inode_table *t, uint64_t ino);
+void inode_table_unlock(struct inode_table *t, uint64_t ino);
+
+#endif
