@@ -458,7 +458,7 @@ static int store_block(struct dp_txn *t, uint64_t ino, uint64_t lblk,
 		       struct ms_inode *in)
 {
 	uint64_t pblk;
-	int delta;
+	int delta = 0;
 	int r = resolve_block(t, data, fp, &pblk);
 	if (!r)
 		r = map_block(t, ino, lblk, pblk, &delta);
@@ -642,7 +642,7 @@ static int drop_blocks_from(struct dp_txn *t, uint64_t ino,
 		lo = lo < from ? from : lo;
 		hi = hi > to ? to : hi;
 		for (uint64_t l = lo; l < hi && !r; l++) {
-			int delta;
+			int delta = 0;
 			r = map_block(t, ino, l, 0, &delta);
 			in->nblocks += delta;
 		}

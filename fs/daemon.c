@@ -1,0 +1,346 @@
+/* The mounted daemon: session setup, detaching, the background syncer and
+ * the control socket.
+ *
+ * Detaching is done by hand rather than with fuse_daemonize(): the child
+ * opens the store, mounts, and only then tells the waiting parent "ok" or
+ * the one-line reason it failed, so `arraysim mount` exits non-zero with
+ * that reason on the terminal, and returns only once the mount is usable.
+ * Everything with threads or an LMDB environment is created after the
+ * fork, in the process that uses it.
+ */
+#include "fs/daemon.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/ctl.h"
+#include "common/log.h"
+#include "fs/ops.h"
+
+struct daemon {
+	struct fs fs;
+	struct fuse_session *se;
+	struct ctl_server *ctl;
+	pthread_t syncer;
+	bool syncer_running;
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	bool stopping;
+};
+
+/* ---- background sync -------------------------------------------------- */
+
+/* Like the kernel's writeback: bound what a host crash can take, and let
+ * freed blocks (pending until a sync) be reused by writers that never
+ * fsync. */
+static void *syncer_main(void *arg)
+{
+	struct daemon *d = arg;
+	uint64_t period = d->fs.cfg.sync_interval_ns;
+	pthread_mutex_lock(&d->lock);
+	while (!d->stopping) {
+		struct timespec ts;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		ts.tv_sec += (time_t)(period / 1000000000);
+		ts.tv_nsec += (long)(period % 1000000000);
+		if (ts.tv_nsec >= 1000000000) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000;
+		}
+		pthread_cond_timedwait(&d->wake, &d->lock, &ts);
+		if (d->stopping)
+			break;
+		pthread_mutex_unlock(&d->lock);
+		if (atomic_load(&d->fs.commits) != d->fs.synced_commits) {
+			int r = fs_sync(&d->fs);
+			if (r)
+				log_error("fs", "background sync: %s",
+					  strerror(-r));
+		}
+		pthread_mutex_lock(&d->lock);
+	}
+	pthread_mutex_unlock(&d->lock);
+	return NULL;
+}
+
+static int syncer_start(struct daemon *d)
+{
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&d->wake, &ca);
+	pthread_condattr_destroy(&ca);
+	pthread_mutex_init(&d->lock, NULL);
+	if (!d->fs.cfg.sync_interval_ns)
+		return 0;
+	int r = pthread_create(&d->syncer, NULL, syncer_main, d);
+	d->syncer_running = r == 0;
+	return -r;
+}
+
+static void syncer_stop(struct daemon *d)
+{
+	pthread_mutex_lock(&d->lock);
+	d->stopping = true;
+	pthread_cond_signal(&d->wake);
+	pthread_mutex_unlock(&d->lock);
+	if (d->syncer_running)
+		pthread_join(d->syncer, NULL);
+	pthread_cond_destroy(&d->wake);
+	pthread_mutex_destroy(&d->lock);
+}
+
+/* ---- control commands ------------------------------------------------- */
+
+static int ctl_handle(void *ctx, const char *line, FILE *out, char *err,
+		      size_t errlen)
+{
+	struct daemon *d = ctx;
+	if (!strcmp(line, "stats") || !strcmp(line, "stats json")) {
+		struct stats_gauges g;
+		fs_gauges(&d->fs, &g);
+		stats_print(out, &d->fs.stats, &g, line[5] == ' ');
+		return 0;
+	}
+	if (!strcmp(line, "stats reset")) {
+		stats_reset(&d->fs.stats);
+		log_info("ctl", "stats reset");
+		return 0;
+	}
+	if (!strcmp(line, "sync")) {
+		int r = fs_sync(&d->fs);
+		if (r)
+			snprintf(err, errlen, "sync failed: %s", strerror(-r));
+		return r;
+	}
+	snprintf(err, errlen,
+		 "unknown command '%.64s' (known: stats [json|reset], sync)",
+		 line);
+	return -EINVAL;
+}
+
+/* ---- detaching -------------------------------------------------------- */
+
+/* Parent side: wait for the child's verdict; the exit code of `mount`. */
+static int wait_for_child(int rfd)
+{
+	char msg[1024];
+	ssize_t n, got = 0;
+	while ((n = read(rfd, msg + got, sizeof(msg) - 1 - got)) > 0)
+		got += n;
+	close(rfd);
+	msg[got] = '\0';
+	if (got == 0) {
+		fprintf(stderr, "arraysim: the mount daemon died while "
+				"starting (see STORE/arraysim.log)\n");
+		return 2;
+	}
+	if (!strcmp(msg, "ok"))
+		return 0;
+	fprintf(stderr, "arraysim: %s\n", msg);
+	return 2;
+}
+
+static void tell_parent(int *wfd, const char *msg)
+{
+	if (*wfd < 0)
+		return;
+	ssize_t n = write(*wfd, msg, strlen(msg));
+	(void)n;
+	close(*wfd);
+	*wfd = -1;
+}
+
+/* One line on the terminal that ran `mount`, and in the log if detached. */
+static void fail(int *wfd, const char *msg)
+{
+	if (*wfd < 0) {
+		fprintf(stderr, "arraysim: %s\n", msg);
+		return;
+	}
+	tell_parent(wfd, msg);
+	log_error("mount", "%s", msg);
+}
+
+/* Once the parent has its answer the daemon has no terminal: stdio goes
+ * to /dev/null and the log to STORE/arraysim.log. */
+static void detach_stdio(void)
+{
+	int fd = open("/dev/null", O_RDWR);
+	if (fd < 0)
+		return;
+	dup2(fd, STDIN_FILENO);
+	dup2(fd, STDOUT_FILENO);
+	dup2(fd, STDERR_FILENO);
+	if (fd > STDERR_FILENO)
+		close(fd);
+}
+
+static FILE *open_log(const char *store)
+{
+	char path[4200];
+	snprintf(path, sizeof(path), "%s/arraysim.log", store);
+	FILE *f = fopen(path, "ae");
+	if (f)
+		setvbuf(f, NULL, _IOLBF, 0);
+	return f;
+}
+
+/* ---- the session ------------------------------------------------------ */
+
+/* fsname shows in /proc/self/mountinfo as the source: "arraysim:STORE",
+ * which is how `arraysim stats MOUNTPOINT` finds the control socket. */
+static int build_args(const struct daemon_opts *o, const char *store,
+		      struct fuse_args *args)
+{
+	char opts[8192];
+	int n = snprintf(opts, sizeof(opts),
+			 "fsname=arraysim:%s,subtype=arraysim,"
+			 "default_permissions,noatime%s%s",
+			 store, o->fuse_opts ? "," : "",
+			 o->fuse_opts ? o->fuse_opts : "");
+	if (n < 0 || (size_t)n >= sizeof(opts) || strchr(store, ','))
+		return -ENAMETOOLONG;
+	if (fuse_opt_add_arg(args, "arraysim") || fuse_opt_add_arg(args, "-o") ||
+	    fuse_opt_add_arg(args, opts))
+		return -ENOMEM;
+	return 0;
+}
+
+static int start_session(struct daemon *d, const struct daemon_opts *o,
+			 char *err, size_t errlen)
+{
+	struct fuse_args args = FUSE_ARGS_INIT(0, NULL);
+	int r = build_args(o, d->fs.store, &args);
+	if (r) {
+		snprintf(err, errlen, "store path %.900s cannot be a mount source "
+				      "(no commas; under 4 KiB)",
+			 d->fs.store);
+		return r;
+	}
+	d->se = fuse_session_new(&args, &fs_ops, sizeof(fs_ops), &d->fs);
+	fuse_opt_free_args(&args);
+	if (!d->se) {
+		snprintf(err, errlen, "bad FUSE options '%s'",
+			 o->fuse_opts ? o->fuse_opts : "");
+		return -EINVAL;
+	}
+	if (fuse_set_signal_handlers(d->se)) {
+		snprintf(err, errlen, "cannot install signal handlers");
+		return -EIO;
+	}
+	if (fuse_session_mount(d->se, o->mountpoint)) {
+		snprintf(err, errlen, "cannot mount on %s (see above or the log)",
+			 o->mountpoint);
+		return -EIO;
+	}
+	return 0;
+}
+
+static void stop_session(struct daemon *d)
+{
+	if (!d->se)
+		return;
+	fuse_session_unmount(d->se);
+	fuse_remove_signal_handlers(d->se);
+	fuse_session_destroy(d->se);
+	d->se = NULL;
+}
+
+static int serve(struct daemon *d)
+{
+	struct fuse_loop_config *lc = fuse_loop_cfg_create();
+	if (!lc)
+		return -ENOMEM;
+	fuse_loop_cfg_set_clone_fd(lc, 0);
+	fuse_loop_cfg_set_idle_threads(lc, 16);
+	fuse_loop_cfg_set_max_threads(lc, 64);
+	int r = fuse_session_loop_mt(d->se, lc);
+	fuse_loop_cfg_destroy(lc);
+	return r;
+}
+
+static int run(const struct daemon_opts *o, int *wfd)
+{
+	struct daemon *d = calloc(1, sizeof(*d));
+	char err[1024];
+	if (!d) {
+		fail(wfd, "out of memory");
+		return 2;
+	}
+	int r = fs_open(&d->fs, &o->cfg, err, sizeof(err));
+	if (r) {
+		fail(wfd, err);
+		free(d);
+		return 2;
+	}
+	log_info("mount", "store %s on %s, seed %llu, dedupe verify %s",
+		 d->fs.store, o->mountpoint, (unsigned long long)o->cfg.seed,
+		 o->cfg.verify ? "on" : "off");
+	int code = 2;
+	r = start_session(d, o, err, sizeof(err));
+	if (!r)
+		r = ctl_server_start(d->fs.store, getuid(), ctl_handle, d,
+				     &d->ctl, err, sizeof(err));
+	if (!r && (r = syncer_start(d)))
+		snprintf(err, sizeof(err), "cannot start syncer: %s",
+			 strerror(-r));
+	if (r) {
+		fail(wfd, err);
+		goto out;
+	}
+	if (*wfd >= 0) {
+		tell_parent(wfd, "ok");
+		detach_stdio();
+	}
+	code = serve(d) ? 1 : 0;
+	log_info("mount", "unmounting %s", o->mountpoint);
+out:
+	syncer_stop(d);
+	ctl_server_stop(d->ctl);
+	stop_session(d);
+	fs_close(&d->fs);
+	free(d);
+	return code;
+}
+
+int fs_daemon_run(const struct daemon_opts *o)
+{
+	if (o->foreground)
+		return run(o, &(int){-1});
+	int pfd[2];
+	if (pipe2(pfd, O_CLOEXEC) < 0) {
+		fprintf(stderr, "arraysim: pipe: %s\n", strerror(errno));
+		return 2;
+	}
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0) {
+		fprintf(stderr, "arraysim: fork: %s\n", strerror(errno));
+		return 2;
+	}
+	if (pid > 0) {
+		close(pfd[1]);
+		return wait_for_child(pfd[0]);
+	}
+	close(pfd[0]);
+	setsid();
+	if (chdir("/") < 0)
+		_exit(2);
+	FILE *logf = open_log(o->cfg.store);
+	if (logf)
+		log_set_stream(logf);
+	int code = run(o, &pfd[1]);
+	if (logf) {
+		log_set_stream(NULL);
+		fclose(logf);
+	}
+	_exit(code);
+}

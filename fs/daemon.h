@@ -1,0 +1,20 @@
+/* Run a mounted arraysim until it is unmounted. */
+#ifndef ARRAYSIM_FS_DAEMON_H
+#define ARRAYSIM_FS_DAEMON_H
+
+#include <stdbool.h>
+
+#include "fs/fs.h"
+
+struct daemon_opts {
+	struct fs_config cfg;   /* cfg.store: absolute path */
+	const char *mountpoint; /* absolute path */
+	bool foreground;        /* -f: stay attached, log to stderr */
+	const char *fuse_opts;  /* -o: passed to FUSE (allow_other, ...) */
+};
+
+/* Mount and serve. Without -f, returns in the parent once the mount is up
+ * (0) or failed (2, reason printed); the child serves and exits. */
+int fs_daemon_run(const struct daemon_opts *o);
+
+#endif

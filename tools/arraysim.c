@@ -1,0 +1,57 @@
+/* The `arraysim` command: one binary, one subcommand per verb. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "tools/commands.h"
+
+struct subcommand {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *summary;
+};
+
+/* Sorted by name: the set of verbs, in one place. */
+static const struct subcommand subcommands[] = {
+	{"fsck", cmd_fsck, "check a store that is not mounted"},
+	{"mount", cmd_mount, "mount a store as a virtual array"},
+	{"stats", cmd_stats, "print the counters of a mounted array"},
+	{"umount", cmd_umount, "unmount and wait for the store to close"},
+};
+
+void tool_error(const char *fmt, ...)
+{
+	va_list ap;
+	fputs("arraysim: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: arraysim COMMAND [OPTIONS] ...\n\ncommands:\n");
+	for (size_t i = 0; i < sizeof(subcommands) / sizeof(*subcommands); i++)
+		fprintf(f, "  %-8s %s\n", subcommands[i].name,
+			subcommands[i].summary);
+	fprintf(f, "\n'arraysim COMMAND --help' describes each.\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		tool_error("no command given (try: arraysim --help)");
+		return 2;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+	    !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(subcommands) / sizeof(*subcommands); i++)
+		if (!strcmp(argv[1], subcommands[i].name))
+			return subcommands[i].run(argc - 1, argv + 1);
+	tool_error("unknown command '%s' (try: arraysim --help)", argv[1]);
+	return 2;
+}

@@ -1,0 +1,135 @@
+/* arraysim mount: options, checks, then the daemon (fs/daemon.c). */
+#include <errno.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "fs/daemon.h"
+#include "tools/commands.h"
+#include "tools/options.h"
+
+struct mount_opts {
+	const char *store;
+	uint64_t seed;
+	bool verify;
+	bool kernel_cache;
+	bool foreground;
+	const char *fuse_opts;
+	uint64_t sync_interval_ns;
+	uint64_t meta_max;
+};
+
+#define O(f) offsetof(struct mount_opts, f)
+static const struct opt_def mount_defs[] = {
+	{"store", 0, OPT_STRING, O(store), "DIR",
+	 "store directory (must exist; empty: a new store is made). "
+	 "Default: ~/.local/share/arraysim/store"},
+	{"seed", 0, OPT_U64, O(seed), "N",
+	 "seed of every random choice the model makes (default 0)"},
+	{"dedupe-verify", 0, OPT_BOOL, O(verify), "on|off",
+	 "compare bytes before taking a dedupe reference (default on)"},
+	{"kernel-cache", 0, OPT_FLAG, O(kernel_cache), NULL,
+	 "let the kernel cache file data (timing no longer sees every I/O)"},
+	{"sync-interval", 0, OPT_DURATION, O(sync_interval_ns), "TIME",
+	 "background sync period, 0 for none (default 5s)"},
+	{"meta-max", 0, OPT_SIZE, O(meta_max), "SIZE",
+	 "largest the metadata store may grow (default 64G)"},
+	{"foreground", 'f', OPT_FLAG, O(foreground), NULL,
+	 "stay in the foreground, log to stderr"},
+	{"options", 'o', OPT_STRING, O(fuse_opts), "OPTS",
+	 "FUSE mount options, e.g. allow_other"},
+	{0},
+};
+#undef O
+
+static const char synopsis[] = "[OPTIONS] MOUNTPOINT";
+
+/* The default store lives under XDG_DATA_HOME and is made on first use;
+ * an explicit --store must already exist, so a typo never makes one. */
+static int default_store(char *buf, size_t len)
+{
+	const char *xdg = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
+	char base[PATH_MAX];
+	if (xdg && *xdg)
+		snprintf(base, sizeof(base), "%s/arraysim", xdg);
+	else if (home && *home)
+		snprintf(base, sizeof(base), "%s/.local/share/arraysim", home);
+	else
+		return -ENOENT;
+	char parent[PATH_MAX];
+	snprintf(parent, sizeof(parent), "%s", base);
+	for (char *p = parent + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		mkdir(parent, 0755);
+		*p = '/';
+	}
+	mkdir(parent, 0700);
+	if ((size_t)snprintf(buf, len, "%.4000s/store", base) >= len)
+		return -ENAMETOOLONG;
+	if (mkdir(buf, 0700) < 0 && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+static int resolve_dir(const char *what, const char *path, char *out)
+{
+	if (!realpath(path, out)) {
+		tool_error("%s %s: %s", what, path, strerror(errno));
+		return -1;
+	}
+	struct stat st;
+	if (stat(out, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		tool_error("%s %s is not a directory", what, path);
+		return -1;
+	}
+	return 0;
+}
+
+int cmd_mount(int argc, char **argv)
+{
+	struct mount_opts o = {.verify = true,
+			       .sync_interval_ns = 5000000000ull};
+	const char *pos[1];
+	int npos;
+	int r = opts_parse("mount", synopsis, mount_defs, &o, argc, argv, pos,
+			   1, &npos);
+	if (r)
+		return r > 0 ? 0 : 2;
+	if (npos != 1) {
+		tool_error("mount: no MOUNTPOINT given (usage: arraysim mount "
+			   "%s)",
+			   synopsis);
+		return 2;
+	}
+	char store[PATH_MAX], mnt[PATH_MAX], def[PATH_MAX];
+	if (!o.store) {
+		if (default_store(def, sizeof(def))) {
+			tool_error("mount: no --store given and no HOME for "
+				   "the default store");
+			return 2;
+		}
+		o.store = def;
+	}
+	if (resolve_dir("store", o.store, store) ||
+	    resolve_dir("mountpoint", pos[0], mnt))
+		return 2;
+	struct daemon_opts d = {
+		.cfg = {.store = store,
+			.seed = o.seed,
+			.verify = o.verify,
+			.kernel_cache = o.kernel_cache,
+			.sync_interval_ns = o.sync_interval_ns,
+			.meta_map_bytes = o.meta_max},
+		.mountpoint = mnt,
+		.foreground = o.foreground,
+		.fuse_opts = o.fuse_opts,
+	};
+	return fs_daemon_run(&d);
+}
