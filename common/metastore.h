@@ -13,7 +13,8 @@
  *   xattrs     ino (BE) + name              value bytes
  *   bmap       ino (BE) + extent index (BE) u64 pblk[BMAP_EXTENT_BLOCKS]; 0=hole
  *   blocks     pblk (u64, native)           struct ms_block (refs, xxh3, sha1)
- *   fpindex    sha1 (20 bytes)              pblk (u64)
+ *   fpindex    sha1 (20 bytes)              pblk (u64, native), one per block
+ *                                           with that SHA-1 (sorted dups)
  *   freemap    pblk (u64, native)           empty: reusable now
  *   pending    pblk (u64, native)           empty: freed, reusable after sync
  *   orphans    ino (u64, native)            empty: nlink 0, still open

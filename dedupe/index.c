@@ -16,18 +16,30 @@ static MDB_val u64_val(uint64_t *v)
 	return (MDB_val){sizeof(*v), v};
 }
 
-int dedupe_index_lookup(const struct metastore *ms, MDB_txn *txn,
-			const uint8_t sha1[FINGERPRINT_SHA1_LEN],
-			uint64_t *pblk)
+int dedupe_index_walk(const struct metastore *ms, MDB_txn *txn,
+		      const uint8_t sha1[FINGERPRINT_SHA1_LEN],
+		      dedupe_candidate_fn fn, void *ctx)
 {
-	MDB_val k = {FINGERPRINT_SHA1_LEN, (void *)sha1}, v;
-	int rc = mdb_get(txn, metastore_dbi(ms, MS_FPINDEX), &k, &v);
+	MDB_cursor *cur;
+	int rc = mdb_cursor_open(txn, metastore_dbi(ms, MS_FPINDEX), &cur);
 	if (rc)
 		return metastore_errno(rc);
-	if (v.mv_size != sizeof(*pblk))
-		return -EIO;
-	memcpy(pblk, v.mv_data, sizeof(*pblk));
-	return 0;
+	MDB_val k = {FINGERPRINT_SHA1_LEN, (void *)sha1}, v;
+	int r = 0;
+	for (rc = mdb_cursor_get(cur, &k, &v, MDB_SET_KEY); rc == 0 && !r;
+	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT_DUP)) {
+		uint64_t pblk;
+		if (v.mv_size != sizeof(pblk)) {
+			r = -EIO;
+			break;
+		}
+		memcpy(&pblk, v.mv_data, sizeof(pblk));
+		r = fn(ctx, pblk);
+	}
+	mdb_cursor_close(cur);
+	if (r)
+		return r;
+	return rc == MDB_NOTFOUND ? 0 : metastore_errno(rc);
 }
 
 int dedupe_block_get(const struct metastore *ms, MDB_txn *txn, uint64_t pblk,
@@ -76,7 +88,7 @@ static int alloc_pblk(const struct metastore *ms, MDB_txn *txn,
 
 int dedupe_block_new(const struct metastore *ms, MDB_txn *txn,
 		     struct ms_counters *c, const struct fingerprint *fp,
-		     bool unindexed, uint64_t *pblk)
+		     uint64_t *pblk)
 {
 	int r = alloc_pblk(ms, txn, c, pblk);
 	if (r)
@@ -86,14 +98,12 @@ int dedupe_block_new(const struct metastore *ms, MDB_txn *txn,
 	r = block_put(ms, txn, *pblk, &b);
 	if (r)
 		return r;
-	if (!unindexed) {
-		MDB_val k = {FINGERPRINT_SHA1_LEN, (void *)fp->sha1};
-		MDB_val v = u64_val(pblk);
-		r = metastore_errno(mdb_put(
-			txn, metastore_dbi(ms, MS_FPINDEX), &k, &v, 0));
-		if (r)
-			return r;
-	}
+	MDB_val k = {FINGERPRINT_SHA1_LEN, (void *)fp->sha1};
+	MDB_val v = u64_val(pblk);
+	r = metastore_errno(
+		mdb_put(txn, metastore_dbi(ms, MS_FPINDEX), &k, &v, 0));
+	if (r)
+		return r;
 	c->unique_blocks++;
 	return 0;
 }
@@ -110,20 +120,14 @@ int dedupe_block_ref(const struct metastore *ms, MDB_txn *txn, uint64_t pblk)
 	return block_put(ms, txn, pblk, &b);
 }
 
-/* Drop the index entry only if it names this block: an unindexed twin
- * (a SHA-1 collision) must not take the indexed block's entry with it. */
+/* Drop this block's own entry; a collision twin keeps its entry. */
 static int unindex(const struct metastore *ms, MDB_txn *txn,
 		   const struct ms_block *b, uint64_t pblk)
 {
-	uint64_t indexed;
-	int r = dedupe_index_lookup(ms, txn, b->sha1, &indexed);
-	if (r == -ENOENT || (r == 0 && indexed != pblk))
-		return 0;
-	if (r)
-		return r;
 	MDB_val k = {FINGERPRINT_SHA1_LEN, (void *)b->sha1};
-	return metastore_errno(
-		mdb_del(txn, metastore_dbi(ms, MS_FPINDEX), &k, NULL));
+	MDB_val v = u64_val(&pblk);
+	int rc = mdb_del(txn, metastore_dbi(ms, MS_FPINDEX), &k, &v);
+	return rc == MDB_NOTFOUND ? -EIO : metastore_errno(rc);
 }
 
 int dedupe_block_unref(const struct metastore *ms, MDB_txn *txn,

@@ -7,10 +7,10 @@
  *      ^                                                               |
  *      +--- metastore_sync(): pending -> freemap <--- pending <--------+
  *
- * fpindex maps a SHA-1 to at most one block. A block whose SHA-1 is taken
- * by a block with other bytes (a collision found by verify-on-match) is
- * stored unindexed: it is never a dedupe target, and freeing it leaves the
- * index alone.
+ * fpindex maps a SHA-1 to every block that has it. Two blocks share a
+ * SHA-1 only when verify-on-match found the same SHA-1 with other bytes (a
+ * collision): both are indexed, and each stays a dedupe target for its own
+ * bytes.
  */
 #ifndef ARRAYSIM_DEDUPE_INDEX_H
 #define ARRAYSIM_DEDUPE_INDEX_H
@@ -21,18 +21,22 @@
 #include "common/metastore.h"
 #include "dedupe/fingerprint.h"
 
-/* The block holding @sha1, if any: 0 or -ENOENT. */
-int dedupe_index_lookup(const struct metastore *ms, MDB_txn *txn,
-			const uint8_t sha1[FINGERPRINT_SHA1_LEN],
-			uint64_t *pblk);
+/* Called for each block indexed under a SHA-1, lowest pblk first; return
+ * 1 to stop, 0 to go on, -errno to fail the walk. */
+typedef int (*dedupe_candidate_fn)(void *ctx, uint64_t pblk);
+/* Walk the blocks holding @sha1: 0 (also when there are none) or -errno,
+ * or what @fn returned if not 0. */
+int dedupe_index_walk(const struct metastore *ms, MDB_txn *txn,
+		      const uint8_t sha1[FINGERPRINT_SHA1_LEN],
+		      dedupe_candidate_fn fn, void *ctx);
 /* The record of block @pblk: 0, -ENOENT (not allocated) or -errno. */
 int dedupe_block_get(const struct metastore *ms, MDB_txn *txn, uint64_t pblk,
 		     struct ms_block *out);
-/* Allocate a block for @fp with refs 1 (reusing the free map first),
- * indexing it unless @unindexed. 0, -ENOSPC or -errno. */
+/* Allocate a block for @fp with refs 1 (reusing the free map first) and
+ * index it. 0, -ENOSPC or -errno. */
 int dedupe_block_new(const struct metastore *ms, MDB_txn *txn,
 		     struct ms_counters *c, const struct fingerprint *fp,
-		     bool unindexed, uint64_t *pblk);
+		     uint64_t *pblk);
 /* refs + 1. 0, -ENOENT or -errno. */
 int dedupe_block_ref(const struct metastore *ms, MDB_txn *txn,
 		     uint64_t pblk);

@@ -377,6 +377,35 @@ static int same_bytes(struct dp_txn *t, uint64_t pblk, const void *data,
 	return 0;
 }
 
+struct match {
+	struct dp_txn *t;
+	const void *data;
+	uint64_t pblk; /* the match; 0: none yet */
+};
+
+/* One block indexed under the SHA-1 of the data: is it the same bytes? */
+static int try_candidate(void *ctx, uint64_t cand)
+{
+	struct match *m = ctx;
+	if (!m->t->fs->cfg.verify) {
+		m->pblk = cand; /* trusting the fingerprint */
+		return 1;
+	}
+	bool same;
+	int r = same_bytes(m->t, cand, m->data, &same);
+	if (r)
+		return r;
+	if (same) {
+		m->pblk = cand;
+		return 1;
+	}
+	m->t->delta.verify_mismatches++;
+	log_warn("dedupe", "block %llu has the SHA-1 of other bytes "
+			   "(a collision): kept apart",
+		 (unsigned long long)cand);
+	return 0;
+}
+
 /* The physical block that will hold @data: a hole, a reference to a known
  * block with the same bytes, or a new block queued for writing. */
 static int resolve_block(struct dp_txn *t, const void *data,
@@ -388,37 +417,19 @@ static int resolve_block(struct dp_txn *t, const void *data,
 		*pblk = 0;
 		return 0;
 	}
-	uint64_t cand;
-	int r = dedupe_index_lookup(ms, t->txn, fp->sha1, &cand);
-	if (r && r != -ENOENT)
+	struct match m = {t, data, 0};
+	int r = dedupe_index_walk(ms, t->txn, fp->sha1, try_candidate, &m);
+	if (r < 0)
 		return r;
-	bool found = r == 0, unindexed = false;
-	if (found && t->fs->cfg.verify) {
-		bool same;
-		r = same_bytes(t, cand, data, &same);
-		if (r)
-			return r;
-		if (!same) {
-			char hex[41];
-			fingerprint_hex(fp->sha1, hex);
-			log_warn("dedupe",
-				 "SHA-1 %s: block %llu holds other bytes "
-				 "(collision); storing apart",
-				 hex, (unsigned long long)cand);
-			t->delta.verify_mismatches++;
-			found = false;
-			unindexed = true;
-		}
-	}
-	if (found) {
-		r = dedupe_block_ref(ms, t->txn, cand);
+	if (m.pblk) {
+		r = dedupe_block_ref(ms, t->txn, m.pblk);
 		if (!r) {
 			t->delta.duplicate_hits++;
-			*pblk = cand;
+			*pblk = m.pblk;
 		}
 		return r;
 	}
-	r = dedupe_block_new(ms, t->txn, &t->c, fp, unindexed, pblk);
+	r = dedupe_block_new(ms, t->txn, &t->c, fp, pblk);
 	if (!r)
 		r = wb_add(t->wb, *pblk, data);
 	if (!r)

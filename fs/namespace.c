@@ -407,7 +407,9 @@ void ns_fill_stat(uint64_t ino, const struct ms_inode *in, struct stat *st)
 	st->st_uid = in->uid;
 	st->st_gid = in->gid;
 	st->st_rdev = in->rdev;
-	st->st_size = (off_t)in->size;
+	/* Directories have no byte size here; 4096 is what tools that size
+	 * directories (du, ls -l, cp -a comparisons) expect of a local fs. */
+	st->st_size = S_ISDIR(in->mode) ? MS_BLOCK_SIZE : (off_t)in->size;
 	st->st_blksize = MS_BLOCK_SIZE;
 	st->st_blocks = (blkcnt_t)(in->nblocks * (MS_BLOCK_SIZE / 512));
 	st->st_atim = ns_to_ts(in->atime_ns);

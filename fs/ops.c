@@ -706,9 +706,34 @@ static void op_readlink(fuse_req_t req, fuse_ino_t ino)
 	fuse_reply_readlink(req, target);
 }
 
+/* libfuse asks for atomic O_TRUNC, so the kernel leaves the truncation of
+ * an O_TRUNC open to us. */
+static int truncate_on_open(struct fs *fs, uint64_t ino)
+{
+	inode_table_lock(fs->itab, ino);
+	struct dp_txn t;
+	struct ms_inode in;
+	int r = dp_begin(fs, &t);
+	if (!r) {
+		r = ns_inode_get(fs->ms, t.txn, ino, &in);
+		if (!r && S_ISREG(in.mode) && in.size) {
+			struct stat a = {.st_size = 0};
+			r = apply_setattr(&t, ino, &in, &a, FUSE_SET_ATTR_SIZE);
+		}
+		r = r ? (dp_abort(&t), r) : dp_commit(&t);
+	}
+	inode_table_unlock(fs->itab, ino);
+	return r;
+}
+
 static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	uint64_t t0 = stats_now_ns();
+	if (fi->flags & O_TRUNC) {
+		int r = truncate_on_open(fs_of(req), ino);
+		if (r)
+			return reply_err(req, STATS_OP_OPEN, t0, r);
+	}
 	set_open_flags(fs_of(req), fi);
 	account(req, STATS_OP_OPEN, t0, 0, 0);
 	fuse_reply_open(req, fi);
@@ -940,11 +965,17 @@ static void op_statfs(fuse_req_t req, fuse_ino_t ino)
 
 /* ---- xattrs ----------------------------------------------------------- */
 
-/* No ACLs here: permission checks are the kernel's, on mode bits alone;
- * storing an ACL nobody enforces would be a lie. */
+/* The namespaces a local filesystem stores. Not system.*: permission
+ * checks are the kernel's, on mode bits alone, and storing an ACL nobody
+ * enforces would be a lie. */
 static int xattr_supported(const char *name)
 {
-	return strncmp(name, "system.", 7) ? 0 : -EOPNOTSUPP;
+	static const char *const prefixes[] = {"user.", "trusted.",
+					       "security."};
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(*prefixes); i++)
+		if (!strncmp(name, prefixes[i], strlen(prefixes[i])))
+			return 0;
+	return -EOPNOTSUPP;
 }
 
 static void op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
