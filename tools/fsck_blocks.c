@@ -33,6 +33,12 @@ static unsigned long long ull(uint64_t v)
 	return (unsigned long long)v;
 }
 
+/* "1 block-map entry points", "2 block-map entries point" */
+static const char *points(uint64_t n)
+{
+	return n == 1 ? "entry points" : "entries point";
+}
+
 static void mark_bad(struct fsck *f, uint64_t pblk)
 {
 	if (pblk < f->npblk) {
@@ -100,9 +106,10 @@ static int check_extent(struct fsck *f, const MDB_val *k, const MDB_val *v,
 				"holes (empty extents are deleted)",
 			     ull(ino), ull(idx));
 	if (past_eof)
-		fsck_problem(f, "ino %llu: %u block-map entries past its size "
-				"%llu (first at block %llu)",
-			     ull(ino), past_eof, ull(fi->in.size),
+		fsck_problem(f, "ino %llu: %u block-map %s past its size %llu "
+				"(first at block %llu)",
+			     ull(ino), past_eof,
+			     past_eof == 1 ? "entry" : "entries", ull(fi->in.size),
 			     ull(first_past));
 	if (fi)
 		fi->mapped += mapped;
@@ -136,16 +143,16 @@ static void check_refs(struct fsck *f, uint64_t pblk, const struct ms_block *b)
 	uint32_t n = f->refs[pblk];
 	if (b->refs == 0)
 		fsck_problem(f, "block %llu: refs 0, but it has a block record "
-				"(%u block-map entries point at it)",
-			     ull(pblk), n);
+				"(%u block-map %s at it)",
+			     ull(pblk), n, points(n));
 	else if (n == 0)
 		fsck_problem(f, "block %llu: refs %u, but no block-map entry "
 				"points at it",
 			     ull(pblk), b->refs);
 	else if (n != b->refs)
-		fsck_problem(f, "block %llu: refs %u, but %u block-map entries "
-				"point at it",
-			     ull(pblk), b->refs, n);
+		fsck_problem(f, "block %llu: refs %u, but %u block-map %s at "
+				"it",
+			     ull(pblk), b->refs, n, points(n));
 }
 
 static int check_indexed(struct fsck *f, struct block_scan *s, uint64_t pblk,
@@ -295,9 +302,9 @@ static void check_unrecorded(struct fsck *f)
 {
 	for (uint64_t p = 1; p < f->npblk; p++) {
 		if (f->refs[p] && !(f->state[p] & FSCK_USED)) {
-			fsck_problem(f, "block %llu: %u block-map entries point "
-					"at it, but it has no block record",
-				     ull(p), f->refs[p]);
+			fsck_problem(f, "block %llu: %u block-map %s at it, "
+					"but it has no block record",
+				     ull(p), f->refs[p], points(f->refs[p]));
 			mark_bad(f, p);
 		}
 	}
@@ -313,6 +320,8 @@ int fsck_check_blocks(struct fsck *f)
 		tool_error("fsck: out of memory");
 		return -ENOMEM;
 	}
+	/* Valgrind does not see io_uring fill the buffer: define it once. */
+	memset(buf, 0, (size_t)FSCK_BATCH * BS);
 	s->buf = buf;
 	int r = fsck_walk(f, MS_BLOCKS, check_block, s);
 	if (!r)

@@ -273,9 +273,9 @@ static void check_file(struct fsck *f, const struct fsck_inode *fi)
 	if (S_ISDIR(in->mode))
 		check_dir_links(f, fi);
 	else if (in->nlink != fi->names)
-		fsck_problem(f, "ino %llu: nlink %u, but %llu directory "
-				"entries name it",
-			     ull(fi->ino), in->nlink, ull(fi->names));
+		fsck_problem(f, "ino %llu: nlink %u, but %llu directory %s it",
+			     ull(fi->ino), in->nlink, ull(fi->names),
+			     fi->names == 1 ? "entry names" : "entries name");
 	if (in->nlink == 0 && !fi->orphan)
 		fsck_problem(f, "ino %llu: nlink 0, but not in orphans (never "
 				"deleted)",

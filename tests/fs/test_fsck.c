@@ -1,0 +1,438 @@
+/* fsck: a small store built table by table is clean; each kind of damage,
+ * made one at a time, gives exit status 1 and the line that names it.
+ *
+ * The store (struct t_store), written straight into the tables so the test
+ * pins the on-disk format, not fs/'s code:
+ *
+ *   ino 1  /      dir, nlink 2, entry "f" at cookie 3
+ *   ino 2  /f     regular, 3 blocks + 100 bytes: A B A, then block 3 = C
+ *   pblk 1 = A (refs 2), pblk 2 = B (refs 1), pblk 3 = C (refs 1)
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "common/metastore.h"
+#include "dedupe/fingerprint.h"
+#include "dedupe/index.h"
+#include "tiers/backing.h"
+#include "tools/commands.h"
+#include "tools/fsck.h"
+
+#define BS MS_BLOCK_SIZE
+#define FILE_INO 2
+#define FILE_SIZE (4 * BS + 100)
+
+/* tools/arraysim.c is not linked: keep the last error line instead. */
+static char t_last_error[1024];
+
+void tool_error(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(t_last_error, sizeof(t_last_error), fmt, ap);
+	va_end(ap);
+}
+
+struct t_store {
+	char dir[64];
+	struct metastore *ms;
+	MDB_txn *txn;
+	uint8_t data[3][BS]; /* A, B, C */
+};
+
+/* ---- building ------------------------------------------------------------ */
+
+static void t_put(struct t_store *s, enum ms_table t, const void *k,
+		  size_t klen, const void *v, size_t vlen)
+{
+	MDB_val key = {klen, (void *)k}, val = {vlen, (void *)v};
+	assert_int_equal(mdb_put(s->txn, metastore_dbi(s->ms, t), &key, &val, 0),
+			 0);
+}
+
+static void t_del(struct t_store *s, enum ms_table t, const void *k,
+		  size_t klen)
+{
+	MDB_val key = {klen, (void *)k};
+	assert_int_equal(mdb_del(s->txn, metastore_dbi(s->ms, t), &key, NULL),
+			 0);
+}
+
+static void t_open(struct t_store *s, bool create)
+{
+	char err[256];
+	int r = metastore_open(s->dir, 1u << 24, create, false, &s->ms, err,
+			       sizeof(err));
+	if (r)
+		fail_msg("metastore_open: %s", err);
+	assert_int_equal(metastore_txn_begin(s->ms, true, &s->txn), 0);
+}
+
+static void t_close(struct t_store *s)
+{
+	assert_int_equal(metastore_txn_commit(s->txn), 0);
+	metastore_close(s->ms);
+	s->ms = NULL;
+}
+
+static void t_inode_put(struct t_store *s, uint64_t ino,
+			const struct ms_inode *in)
+{
+	t_put(s, MS_INODES, &ino, sizeof(ino), in, sizeof(*in));
+}
+
+static void t_inode_get(struct t_store *s, uint64_t ino, struct ms_inode *in)
+{
+	MDB_val k = {sizeof(ino), &ino}, v;
+	assert_int_equal(mdb_get(s->txn, metastore_dbi(s->ms, MS_INODES), &k,
+				 &v),
+			 0);
+	memcpy(in, v.mv_data, sizeof(*in));
+}
+
+static void t_dirent(struct t_store *s, uint64_t parent, const char *name,
+		     uint64_t ino, uint64_t cookie)
+{
+	uint8_t nk[8 + 256], ck[16], cv[8 + 256];
+	size_t len = strlen(name);
+	ms_put_be64(nk, parent);
+	memcpy(nk + 8, name, len);
+	struct ms_dirent_val d = {ino, cookie};
+	t_put(s, MS_DIRNAMES, nk, 8 + len, &d, sizeof(d));
+	ms_put_be64(ck, parent);
+	ms_put_be64(ck + 8, cookie);
+	memcpy(cv, &ino, 8);
+	memcpy(cv + 8, name, len);
+	t_put(s, MS_DIRCOOKIES, ck, 16, cv, 8 + len);
+}
+
+static void t_write_blocks(struct t_store *s)
+{
+	struct backing *b;
+	char err[256];
+	if (backing_open(s->dir, &b, err, sizeof(err)))
+		fail_msg("backing_open: %s", err);
+	struct backing_io io[3];
+	for (unsigned i = 0; i < 3; i++)
+		io[i] = (struct backing_io){i + 1, s->data[i]};
+	struct backing_dev dev = backing_dev(b);
+	assert_int_equal(dev.ops->write(dev.ctx, io, 3), 0);
+	assert_int_equal(dev.ops->sync(dev.ctx), 0);
+	backing_close(b);
+}
+
+/* Blocks A, B, C through the real allocator; the file maps A B A _ C. */
+static void t_build_file(struct t_store *s, struct ms_counters *c)
+{
+	uint64_t pblk[3];
+	for (unsigned i = 0; i < 3; i++) {
+		memset(s->data[i], 'A' + i, BS);
+		struct fingerprint fp;
+		assert_int_equal(fingerprint_block(s->data[i], &fp), 0);
+		assert_int_equal(dedupe_block_new(s->ms, s->txn, c, &fp, false,
+						  &pblk[i]),
+				 0);
+		assert_int_equal(pblk[i], i + 1);
+	}
+	assert_int_equal(dedupe_block_ref(s->ms, s->txn, 1), 0);
+	uint64_t ext[BMAP_EXTENT_BLOCKS] = {1, 2, 1, 0, 3};
+	uint8_t k[16];
+	ms_put_be64(k, FILE_INO);
+	ms_put_be64(k + 8, 0);
+	t_put(s, MS_BMAP, k, 16, ext, sizeof(ext));
+	struct ms_inode f = {.mode = S_IFREG | 0644, .nlink = 1,
+			     .size = FILE_SIZE, .nblocks = 4};
+	t_inode_put(s, FILE_INO, &f);
+	c->live_blocks = 4;
+	c->logical_bytes = FILE_SIZE;
+}
+
+static int t_setup(void **state)
+{
+	struct t_store *s = calloc(1, sizeof(*s));
+	assert_non_null(s);
+	strcpy(s->dir, "/tmp/test_fsck.XXXXXX");
+	assert_non_null(mkdtemp(s->dir));
+	t_open(s, true);
+	struct ms_counters c;
+	assert_int_equal(metastore_counters_get(s->ms, s->txn, &c), 0);
+	struct ms_inode root = {.mode = S_IFDIR | 0755, .nlink = 2,
+				.parent = 1, .next_cookie = 4};
+	t_inode_put(s, 1, &root);
+	t_dirent(s, 1, "f", FILE_INO, 3);
+	t_build_file(s, &c);
+	c.next_ino = 3;
+	c.inodes = 2;
+	assert_int_equal(metastore_counters_put(s->ms, s->txn, &c), 0);
+	t_close(s);
+	t_write_blocks(s);
+	*state = s;
+	return 0;
+}
+
+static int t_rm(const char *path, const struct stat *st, int flag,
+		struct FTW *ftw)
+{
+	return remove(path);
+}
+
+static int t_teardown(void **state)
+{
+	struct t_store *s = *state;
+	if (s->ms)
+		metastore_close(s->ms);
+	nftw(s->dir, t_rm, 16, FTW_DEPTH | FTW_PHYS);
+	free(s);
+	return 0;
+}
+
+/* ---- running ---------------------------------------------------------------- */
+
+/* fsck the store; its output in *out (caller frees). The problem count. */
+static int t_fsck(struct t_store *s, char **out)
+{
+	size_t len;
+	FILE *f = open_memstream(out, &len);
+	assert_non_null(f);
+	int problems = -1;
+	int r = fsck_run(s->dir, f, false, &problems);
+	fclose(f);
+	if (r)
+		fail_msg("fsck_run: %d: %s", r, t_last_error);
+	return problems;
+}
+
+/* fsck finds exactly @want problems, one of them the line @line. */
+static void t_expect(struct t_store *s, int want, const char *line)
+{
+	char *out;
+	int problems = t_fsck(s, &out);
+	bool found = !line;
+	for (char *l = strtok(out, "\n"); l && !found; l = strtok(NULL, "\n"))
+		found = !strcmp(l, line);
+	if (problems != want || !found)
+		fail_msg("want %d problems and \"%s\"; got %d:\n%s", want,
+			 line ? line : "", problems, out);
+	free(out);
+}
+
+static void t_edit_counters(struct t_store *s, size_t field, int64_t delta)
+{
+	struct ms_counters c;
+	t_open(s, false);
+	assert_int_equal(metastore_counters_get(s->ms, s->txn, &c), 0);
+	*(uint64_t *)((char *)&c + field) += (uint64_t)delta;
+	assert_int_equal(metastore_counters_put(s->ms, s->txn, &c), 0);
+	t_close(s);
+}
+
+/* ---- tests ------------------------------------------------------------------ */
+
+static void test_clean(void **state)
+{
+	struct t_store *s = *state;
+	char *out;
+	assert_int_equal(t_fsck(s, &out), 0);
+	assert_string_equal(out, "fsck: 2 inodes, 3 unique blocks, 0 problems\n");
+	free(out);
+}
+
+static void test_wrong_refcount(void **state)
+{
+	struct t_store *s = *state;
+	t_open(s, false);
+	struct ms_block b;
+	assert_int_equal(dedupe_block_get(s->ms, s->txn, 2, &b), 0);
+	b.refs = 3;
+	uint64_t pblk = 2;
+	t_put(s, MS_BLOCKS, &pblk, sizeof(pblk), &b, sizeof(b));
+	t_close(s);
+	t_expect(s, 1, "block 2: refs 3, but 1 block-map entry points at it");
+}
+
+static void test_flipped_byte(void **state)
+{
+	struct t_store *s = *state;
+	char path[128];
+	snprintf(path, sizeof(path), "%s/data/chunk-000000", s->dir);
+	int fd = open(path, O_RDWR);
+	assert_true(fd >= 0);
+	uint8_t x = 'A' ^ 0x01;
+	assert_int_equal(pwrite(fd, &x, 1, 1 * BS + 17), 1);
+	close(fd);
+	char line[160];
+	snprintf(line, sizeof(line),
+		 "block 1: checksum mismatch (xxh3 %016llx stored, ",
+		 (unsigned long long)fingerprint_xxh3(s->data[0]));
+	char *out;
+	assert_int_equal(t_fsck(s, &out), 1);
+	if (!strstr(out, line) ||
+	    !strstr(out, "block 1: referenced by ino 2 at offset 0 (block 0)\n") ||
+	    !strstr(out, "block 1: referenced by ino 2 at offset 8192 "
+			 "(block 2)\n"))
+		fail_msg("missing lines in:\n%s", out);
+	free(out);
+}
+
+static void test_leaked_block(void **state)
+{
+	struct t_store *s = *state;
+	t_edit_counters(s, offsetof(struct ms_counters, next_pblk), 2);
+	t_expect(s, 1,
+		 "blocks 4-5: leaked (not in blocks, freemap or pending)");
+}
+
+static void test_free_block_in_use(void **state)
+{
+	struct t_store *s = *state;
+	t_open(s, false);
+	uint64_t pblk = 3;
+	t_put(s, MS_FREEMAP, &pblk, sizeof(pblk), "", 0);
+	t_close(s);
+	t_expect(s, 1, "block 3: in freemap, but it has a block record "
+		       "(refs in use)");
+}
+
+static void test_dirent_without_inode(void **state)
+{
+	struct t_store *s = *state;
+	t_open(s, false);
+	struct ms_inode root;
+	t_inode_get(s, 1, &root);
+	t_dirent(s, 1, "ghost", 99, root.next_cookie++);
+	t_inode_put(s, 1, &root);
+	t_close(s);
+	t_expect(s, 1, "dirent 1/ghost: points at ino 99, which does not "
+		       "exist");
+}
+
+static void test_dircookie_missing(void **state)
+{
+	struct t_store *s = *state;
+	t_open(s, false);
+	uint8_t ck[16];
+	ms_put_be64(ck, 1);
+	ms_put_be64(ck + 8, 3);
+	t_del(s, MS_DIRCOOKIES, ck, 16);
+	t_close(s);
+	t_expect(s, 1, "dirent 1/f: cookie 3 has no dircookies entry");
+}
+
+static void test_wrong_counters(void **state)
+{
+	struct t_store *s = *state;
+	t_edit_counters(s, offsetof(struct ms_counters, live_blocks), 1);
+	t_expect(s, 1, "counters: live_blocks is 5, but the tables hold 4");
+}
+
+static void test_map_past_size(void **state)
+{
+	struct t_store *s = *state;
+	t_open(s, false);
+	struct ms_inode in;
+	t_inode_get(s, FILE_INO, &in);
+	in.size = 3 * BS; /* block 4 (C) now lies past EOF */
+	t_inode_put(s, FILE_INO, &in);
+	t_close(s);
+	t_edit_counters(s, offsetof(struct ms_counters, logical_bytes),
+			-(int64_t)(BS + 100));
+	t_expect(s, 1, "ino 2: 1 block-map entry past its size 12288 "
+		       "(first at block 4)");
+}
+
+static void test_nlink(void **state)
+{
+	struct t_store *s = *state;
+	t_open(s, false);
+	struct ms_inode in;
+	t_inode_get(s, FILE_INO, &in);
+	in.nlink = 2;
+	t_inode_put(s, FILE_INO, &in);
+	t_close(s);
+	t_expect(s, 1, "ino 2: nlink 2, but 1 directory entry names it");
+}
+
+static void test_fpindex_wrong_block(void **state)
+{
+	struct t_store *s = *state;
+	t_open(s, false);
+	struct ms_block b;
+	assert_int_equal(dedupe_block_get(s->ms, s->txn, 2, &b), 0);
+	uint64_t pblk = 3;
+	t_put(s, MS_FPINDEX, b.sha1, sizeof(b.sha1), &pblk, sizeof(pblk));
+	t_close(s);
+	char hex[41], line[200];
+	fingerprint_hex(b.sha1, hex);
+	snprintf(line, sizeof(line), "fpindex %s: points at block 3, whose "
+		 "SHA-1 is ", hex);
+	char *out;
+	assert_int_equal(t_fsck(s, &out), 1);
+	if (!strstr(out, line))
+		fail_msg("no \"%s\" in:\n%s", line, out);
+	free(out);
+}
+
+/* A store killed with an unlinked file open: legal, only an info line. */
+static void test_orphan_is_info(void **state)
+{
+	struct t_store *s = *state;
+	t_open(s, false);
+	uint64_t ino = 3;
+	struct ms_inode o = {.mode = S_IFREG | 0600};
+	t_inode_put(s, ino, &o);
+	t_put(s, MS_ORPHANS, &ino, sizeof(ino), "", 0);
+	t_close(s);
+	t_edit_counters(s, offsetof(struct ms_counters, inodes), 1);
+	t_edit_counters(s, offsetof(struct ms_counters, next_ino), 1);
+	t_expect(s, 0, "info: ino 3: unlinked while open (an orphan of an "
+		       "unclean stop); the next mount deletes it");
+}
+
+static void test_locked_store(void **state)
+{
+	struct t_store *s = *state;
+	t_open(s, false);
+	int problems = -1;
+	FILE *f = fopen("/dev/null", "w");
+	assert_int_equal(fsck_run(s->dir, f, true, &problems), -EBUSY);
+	fclose(f);
+	assert_non_null(strstr(t_last_error, "is in use"));
+	metastore_txn_abort(s->txn);
+	metastore_close(s->ms);
+	s->ms = NULL;
+}
+
+#define T(fn) cmocka_unit_test_setup_teardown(fn, t_setup, t_teardown)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		T(test_clean),
+		T(test_wrong_refcount),
+		T(test_flipped_byte),
+		T(test_leaked_block),
+		T(test_free_block_in_use),
+		T(test_dirent_without_inode),
+		T(test_dircookie_missing),
+		T(test_wrong_counters),
+		T(test_map_past_size),
+		T(test_nlink),
+		T(test_fpindex_wrong_block),
+		T(test_orphan_is_info),
+		T(test_locked_store),
+	};
+	return cmocka_run_group_tests_name("fsck", tests, NULL, NULL);
+}
