@@ -5,8 +5,9 @@
  *
  *   state     table      refs (map entries)   fpindex
  *   --------  ---------  -------------------  ------------------------------
- *   used      blocks     == record's refs > 0  sha1 -> itself, or -> another
- *                                              block with other bytes
+ *   used      blocks     == record's refs > 0  (its sha1, pblk) once; other
+ *                                              blocks under that sha1 (a
+ *                                              collision) hold other bytes
  *   pending   pending    0                     -
  *   free      freemap    0                     -
  *   (none)    -          -                     "leaked"
@@ -124,18 +125,13 @@ int fsck_check_maps(struct fsck *f)
 
 /* ---- blocks: records, refs, index, bytes ---------------------------------- */
 
-struct pair {
-	uint64_t pblk, indexed; /* indexed holds pblk's SHA-1 in fpindex */
-};
-
 struct block_scan {
 	unsigned n;
 	uint64_t pblk[FSCK_BATCH];
 	struct ms_block rec[FSCK_BATCH];
 	struct backing_io io[FSCK_BATCH];
-	uint8_t *buf; /* FSCK_BATCH blocks */
-	struct pair *pairs; /* SHA-1 shared with an indexed block */
-	size_t npairs, cap;
+	uint8_t *buf;        /* FSCK_BATCH blocks */
+	MDB_cursor *fpindex; /* for (sha1, pblk) lookups */
 };
 
 static void check_refs(struct fsck *f, uint64_t pblk, const struct ms_block *b)
@@ -155,44 +151,25 @@ static void check_refs(struct fsck *f, uint64_t pblk, const struct ms_block *b)
 			     ull(pblk), b->refs, n, points(n));
 }
 
+/* Every block is indexed under its SHA-1 (next to collision twins). */
 static int check_indexed(struct fsck *f, struct block_scan *s, uint64_t pblk,
 			 const struct ms_block *b)
 {
-	uint64_t at;
-	int r = dedupe_index_lookup(f->ms, f->txn, b->sha1, &at);
-	if (r == -ENOENT) {
-		/* Legal after a collision: the unindexed twin outlives the
-		 * indexed block, whose freeing dropped the entry. */
-		char hex[41];
-		fingerprint_hex(b->sha1, hex);
-		fsck_warn(f, "block %llu: SHA-1 %s is not in the fingerprint "
-			     "index (never a dedupe target)",
-			  ull(pblk), hex);
+	MDB_val k = {FINGERPRINT_SHA1_LEN, (void *)b->sha1};
+	MDB_val v = {sizeof(pblk), &pblk};
+	int rc = mdb_cursor_get(s->fpindex, &k, &v, MDB_GET_BOTH);
+	if (rc == 0)
 		return 0;
-	}
-	if (r == -EIO) {
-		fsck_problem(f, "block %llu: its fingerprint index entry is "
-				"damaged", ull(pblk));
-		return 0;
-	}
-	if (r) {
+	if (rc != MDB_NOTFOUND) {
 		tool_error("store %s: table fpindex: %s", f->store,
-			   strerror(-r));
-		return r;
+			   mdb_strerror(rc));
+		return metastore_errno(rc);
 	}
-	if (at == pblk)
-		return 0;
-	if (s->npairs == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 16;
-		struct pair *grown = realloc(s->pairs, cap * sizeof(*grown));
-		if (!grown) {
-			tool_error("fsck: out of memory");
-			return -ENOMEM;
-		}
-		s->pairs = grown;
-		s->cap = cap;
-	}
-	s->pairs[s->npairs++] = (struct pair){pblk, at};
+	char hex[41];
+	fingerprint_hex(b->sha1, hex);
+	fsck_problem(f, "block %llu: not in the fingerprint index under its "
+			"SHA-1 %s (never a dedupe target)",
+		     ull(pblk), hex);
 	return 0;
 }
 
@@ -280,23 +257,6 @@ static int check_block(struct fsck *f, const MDB_val *k, const MDB_val *v,
 	return 0;
 }
 
-/* A SHA-1 indexed to another block is a collision stored apart: legal
- * only when the bytes differ. */
-static void check_pair(struct fsck *f, const struct pair *p, uint8_t *buf)
-{
-	if (p->indexed >= f->npblk || !(f->state[p->indexed] & FSCK_USED))
-		return; /* fpindex check reports the dangling entry */
-	struct backing_io io[2] = {{p->pblk, buf}, {p->indexed, buf + BS}};
-	int r = f->dev.ops->read(f->dev.ctx, io, 2);
-	if (r)
-		return; /* the data check reports unreadable blocks */
-	if (!memcmp(buf, buf + BS, BS))
-		fsck_problem(f, "block %llu: same bytes as block %llu, which "
-				"the fingerprint index names for its SHA-1 "
-				"(a missed dedupe)",
-			     ull(p->pblk), ull(p->indexed));
-}
-
 /* A map entry at a pblk with no record: its bytes are not protected. */
 static void check_unrecorded(struct fsck *f)
 {
@@ -323,14 +283,19 @@ int fsck_check_blocks(struct fsck *f)
 	/* Valgrind does not see io_uring fill the buffer: define it once. */
 	memset(buf, 0, (size_t)FSCK_BATCH * BS);
 	s->buf = buf;
-	int r = fsck_walk(f, MS_BLOCKS, check_block, s);
+	int r = metastore_errno(mdb_cursor_open(
+		f->txn, metastore_dbi(f->ms, MS_FPINDEX), &s->fpindex));
+	if (r)
+		tool_error("store %s: table fpindex: %s", f->store,
+			   strerror(-r));
+	if (!r)
+		r = fsck_walk(f, MS_BLOCKS, check_block, s);
 	if (!r)
 		flush_batch(f, s);
-	for (size_t i = 0; !r && i < s->npairs; i++)
-		check_pair(f, &s->pairs[i], buf);
 	if (!r)
 		check_unrecorded(f);
-	free(s->pairs);
+	if (s->fpindex)
+		mdb_cursor_close(s->fpindex);
 	free(buf);
 	free(s);
 	return r;
@@ -338,9 +303,59 @@ int fsck_check_blocks(struct fsck *f)
 
 /* ---- fpindex ------------------------------------------------------------- */
 
+/* The blocks indexed under one SHA-1: more than one only after a
+ * collision, and then their bytes must differ. */
+struct fp_group {
+	uint8_t sha1[FINGERPRINT_SHA1_LEN];
+	uint64_t *pblk;
+	size_t n, cap;
+};
+
+static void compare_group(struct fsck *f, const struct fp_group *g)
+{
+	uint8_t *buf = calloc(g->n, BS); /* calloc: see fsck_check_blocks */
+	struct backing_io *io = calloc(g->n, sizeof(*io));
+	char hex[41];
+	fingerprint_hex(g->sha1, hex);
+	for (size_t i = 0; buf && io && i < g->n; i++)
+		io[i] = (struct backing_io){g->pblk[i], buf + i * BS};
+	/* Unreadable blocks are the data check's to report. */
+	if (buf && io && f->dev.ops->read(f->dev.ctx, io, (unsigned)g->n) == 0) {
+		for (size_t i = 0; i < g->n; i++)
+			for (size_t j = i + 1; j < g->n; j++)
+				if (!memcmp(buf + i * BS, buf + j * BS, BS))
+					fsck_problem(
+						f,
+						"blocks %llu and %llu: same "
+						"bytes, both indexed under "
+						"SHA-1 %s (a missed dedupe)",
+						ull(g->pblk[i]),
+						ull(g->pblk[j]), hex);
+	}
+	free(io);
+	free(buf);
+}
+
+static int group_add(struct fp_group *g, uint64_t pblk)
+{
+	if (g->n == g->cap) {
+		size_t cap = g->cap ? g->cap * 2 : 4;
+		uint64_t *grown = realloc(g->pblk, cap * sizeof(*grown));
+		if (!grown) {
+			tool_error("fsck: out of memory");
+			return -ENOMEM;
+		}
+		g->pblk = grown;
+		g->cap = cap;
+	}
+	g->pblk[g->n++] = pblk;
+	return 0;
+}
+
 static int check_fp_entry(struct fsck *f, const MDB_val *k, const MDB_val *v,
 			  void *ctx)
 {
+	struct fp_group *g = ctx;
 	char hex[41] = "?";
 	uint64_t pblk;
 	if (k->mv_size == FINGERPRINT_SHA1_LEN)
@@ -351,28 +366,40 @@ static int check_fp_entry(struct fsck *f, const MDB_val *k, const MDB_val *v,
 			     hex, k->mv_size, v->mv_size);
 		return 0;
 	}
+	if (memcmp(g->sha1, k->mv_data, FINGERPRINT_SHA1_LEN)) {
+		if (g->n > 1)
+			compare_group(f, g);
+		memcpy(g->sha1, k->mv_data, FINGERPRINT_SHA1_LEN);
+		g->n = 0;
+	}
 	memcpy(&pblk, v->mv_data, sizeof(pblk));
 	struct ms_block b;
 	if (pblk >= f->npblk || !(f->state[pblk] & FSCK_USED) ||
 	    dedupe_block_get(f->ms, f->txn, pblk, &b)) {
-		fsck_problem(f, "fpindex %s: points at block %llu, which has "
-				"no block record",
+		fsck_problem(f, "fpindex %s: names block %llu, which has no "
+				"block record",
 			     hex, ull(pblk));
 		return 0;
 	}
 	if (memcmp(b.sha1, k->mv_data, FINGERPRINT_SHA1_LEN)) {
 		char got[41];
 		fingerprint_hex(b.sha1, got);
-		fsck_problem(f, "fpindex %s: points at block %llu, whose "
-				"SHA-1 is %s",
+		fsck_problem(f, "fpindex %s: names block %llu, whose SHA-1 is "
+				"%s",
 			     hex, ull(pblk), got);
+		return 0;
 	}
-	return 0;
+	return group_add(g, pblk);
 }
 
 int fsck_check_fpindex(struct fsck *f)
 {
-	return fsck_walk(f, MS_FPINDEX, check_fp_entry, NULL);
+	struct fp_group g = {.n = 0};
+	int r = fsck_walk(f, MS_FPINDEX, check_fp_entry, &g);
+	if (!r && g.n > 1)
+		compare_group(f, &g);
+	free(g.pblk);
+	return r;
 }
 
 /* ---- free space ------------------------------------------------------------ */
