@@ -96,6 +96,12 @@ bad_case() {
 	local rc=0 out=$T/case.out err=$T/case.err why=""
 	local -a pre=()
 	[ "$nobody" -eq 1 ] && pre=(setpriv --reuid=65534 --regid=65534 --clear-groups --)
+	# For `mount`: its last argument must not be newly mounted afterwards.
+	local target="" was_mounted=0
+	if [ "${2:-}" = mount ]; then
+		target=${*: -1}
+		t_is_mounted "$target" && was_mounted=1
+	fi
 	(cd "$T/cwd" && ulimit -c unlimited && timeout -k 5 60 "${pre[@]}" "$@") \
 		>"$out" 2>"$err" || rc=$?
 	local n first
@@ -120,9 +126,9 @@ bad_case() {
 		why="${why:+$why; }left a core file"
 		rm -f "$T"/cwd/core*
 	fi
-	if [ "${2:-}" = mount ] && t_is_mounted "$MNT"; then
-		why="${why:+$why; }$MNT is mounted after a failed mount"
-		bi_unmount "$MNT"
+	if [ -n "$target" ] && [ "$was_mounted" -eq 0 ] && t_is_mounted "$target"; then
+		why="${why:+$why; }$target is mounted after a failed mount"
+		bi_unmount "$target"
 	fi
 	if [ -z "$why" ]; then
 		ok "$name: status $rc: $first"
@@ -173,10 +179,6 @@ if setpriv --reuid=65534 --regid=65534 --clear-groups -- test -x "$A"; then
 	bad_case "--store not writable (as nobody)" nonzero --as-nobody --path "$STORE" \
 		"$A" mount --store "$STORE" "$T/nobody-mnt"
 	[ -z "$(ls -A "$STORE")" ] || bad "nobody's failed mount wrote into the root-owned store"
-	if t_is_mounted "$T/nobody-mnt"; then
-		bad "nobody's failed mount left $T/nobody-mnt mounted"
-		fusermount3 -u "$T/nobody-mnt"
-	fi
 else
 	echo "skip --store not writable: nobody cannot execute $A"
 fi
@@ -212,7 +214,6 @@ new_store busy
 t_mount
 printf 'first mount\n' >"$MNT/f"
 bad_case "second mount of a mounted store" nonzero --path "$STORE" "$A" mount --store "$STORE" "$MNT2"
-t_is_mounted "$MNT2" && { bad "the second mount of $STORE is mounted on $MNT2"; bi_unmount "$MNT2"; }
 bad_case "fsck of a mounted store" 2 "$A" fsck --store "$STORE"
 # The first mount is unharmed.
 pid=$(t_daemon_pid)
@@ -255,7 +256,9 @@ if not found:
     sys.exit("no 'format' key in table meta")
 open(path, "w").write("\n".join(lines))
 EOF
-	mdb_load -s meta -f "$T/meta.dump" "$1/meta"
+	# mdb_load 0.9.24 warns about the db_pagesize header mdb_dump writes.
+	mdb_load -s meta -f "$T/meta.dump" "$1/meta" 2>"$T/mdb_load.err" \
+		|| { cat "$T/mdb_load.err"; return 1; }
 }
 
 new_store version
