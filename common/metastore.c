@@ -331,11 +331,34 @@ static int open_env(struct metastore *ms, const char *dir, uint64_t map_bytes,
 	return 0;
 }
 
+/* Is @dir an existing store (has meta/), or blank enough to become one?
+ * Asked before anything is created in it, so that pointing --store at the
+ * wrong directory leaves that directory as it was. */
+static int check_store(const char *dir, bool create, bool *fresh, char *err,
+		       size_t errlen)
+{
+	char meta[4096];
+	snprintf(meta, sizeof(meta), "%s/meta", dir);
+	*fresh = access(meta, F_OK) < 0;
+	if (*fresh && !(create && dir_is_blank(dir))) {
+		snprintf(err, errlen,
+			 create ? "store %s is not empty and not an arraysim "
+				  "store"
+				: "store %s is not an arraysim store",
+			 dir);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int metastore_open(const char *dir, uint64_t map_bytes, bool create,
 		   bool readonly, struct metastore **out, char *err,
 		   size_t errlen)
 {
+	bool fresh;
 	int r = check_dir(dir, readonly, err, errlen);
+	if (!r)
+		r = check_store(dir, create, &fresh, err, errlen);
 	if (r)
 		return r;
 	struct metastore *ms = calloc(1, sizeof(*ms));
@@ -349,18 +372,10 @@ int metastore_open(const char *dir, uint64_t map_bytes, bool create,
 		r = ms->lock_fd;
 		goto out_free;
 	}
-	char meta[4096];
-	snprintf(meta, sizeof(meta), "%s/meta", dir);
-	bool fresh = access(meta, F_OK) < 0;
-	if (fresh && !(create && dir_is_blank(dir))) {
-		snprintf(err, errlen,
-			 create ? "store %s is not empty and not an arraysim "
-				  "store"
-				: "store %s is not an arraysim store",
-			 dir);
-		r = -EINVAL;
+	/* Again under the lock: another mount may have formatted it. */
+	r = check_store(dir, create, &fresh, err, errlen);
+	if (r)
 		goto out_unlock;
-	}
 	r = open_env(ms, dir, map_bytes, fresh, err, errlen);
 	if (r)
 		goto out_unlock;
@@ -372,7 +387,10 @@ int metastore_open(const char *dir, uint64_t map_bytes, bool create,
 
 out_close_env:
 	mdb_env_close(ms->env);
+	ms->env = NULL;
 out_unlock:
+	if (ms->env)
+		mdb_env_close(ms->env); /* created, but open failed */
 	close(ms->lock_fd);
 out_free:
 	free(ms);

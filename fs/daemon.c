@@ -232,6 +232,7 @@ static int start_session(struct daemon *d, const struct daemon_opts *o,
 			 o->fuse_opts ? o->fuse_opts : "");
 		return -EINVAL;
 	}
+	d->fs.session = d->se;
 	if (fuse_set_signal_handlers(d->se)) {
 		snprintf(err, errlen, "cannot install signal handlers");
 		return -EIO;
@@ -280,6 +281,11 @@ static int run(const struct daemon_opts *o, int *wfd)
 		fail(wfd, err);
 		free(d);
 		return 2;
+	}
+	if (*wfd >= 0) {
+		FILE *logf = open_log(d->fs.store);
+		if (logf)
+			log_set_stream(logf); /* lives as long as the process */
 	}
 	log_info("mount", "store %s on %s, seed %llu, dedupe verify %s",
 		 d->fs.store, o->mountpoint, (unsigned long long)o->cfg.seed,
@@ -334,13 +340,11 @@ int fs_daemon_run(const struct daemon_opts *o)
 	setsid();
 	if (chdir("/") < 0)
 		_exit(2);
-	FILE *logf = open_log(o->cfg.store);
-	if (logf)
-		log_set_stream(logf);
+	/* Until the store is known good (and writable) the parent reports
+	 * errors; the log file is only made in a real store. */
+	FILE *quiet = fopen("/dev/null", "we");
+	if (quiet)
+		log_set_stream(quiet);
 	int code = run(o, &pfd[1]);
-	if (logf) {
-		log_set_stream(NULL);
-		fclose(logf);
-	}
 	_exit(code);
 }

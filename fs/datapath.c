@@ -547,8 +547,19 @@ static int fingerprint_all(struct write_plan *p)
 	return 0;
 }
 
+/* Returns whether a bit was cleared. */
+static bool drop_setid_bits(struct ms_inode *in)
+{
+	uint32_t before = in->mode;
+	in->mode &= ~(uint32_t)S_ISUID;
+	if ((in->mode & (S_ISGID | S_IXGRP)) == (S_ISGID | S_IXGRP))
+		in->mode &= ~(uint32_t)S_ISGID;
+	return in->mode != before;
+}
+
 static int write_txn(struct fs *fs, uint64_t ino, uint64_t off, size_t len,
-		     const struct write_plan *p, struct array_io *io)
+		     const struct write_plan *p, bool *drop_setid,
+		     struct array_io *io)
 {
 	struct dp_txn t;
 	int r = dp_begin(fs, &t);
@@ -571,6 +582,8 @@ static int write_txn(struct fs *fs, uint64_t ino, uint64_t off, size_t len,
 		in.size = off + len;
 	}
 	in.mtime_ns = in.ctime_ns = fs_now_ns();
+	if (*drop_setid)
+		*drop_setid = drop_setid_bits(&in);
 	r = ns_inode_put(fs->ms, t.txn, ino, &in);
 	if (r) {
 		dp_abort(&t);
@@ -585,7 +598,8 @@ static int write_txn(struct fs *fs, uint64_t ino, uint64_t off, size_t len,
 }
 
 int datapath_write(struct fs *fs, uint64_t ino, uint64_t off,
-		   const void *buf, size_t len, struct array_io *io)
+		   const void *buf, size_t len, bool *drop_setid,
+		   struct array_io *io)
 {
 	if (len == 0)
 		return 0;
@@ -596,11 +610,11 @@ int datapath_write(struct fs *fs, uint64_t ino, uint64_t off,
 	if (!r)
 		r = fingerprint_all(&p);
 	if (!r) {
-		r = write_txn(fs, ino, off, len, &p, io);
+		r = write_txn(fs, ino, off, len, &p, drop_setid, io);
 		/* Freed blocks wait in `pending` until a sync makes their
 		 * freeing durable; a full disk may only need that sync. */
 		if (r == -ENOSPC && fs_sync(fs) == 0)
-			r = write_txn(fs, ino, off, len, &p, io);
+			r = write_txn(fs, ino, off, len, &p, drop_setid, io);
 	}
 	plan_free(&p);
 	return r;

@@ -19,8 +19,9 @@
 #ifndef ARRAYSIM_FS_DATAPATH_H
 #define ARRAYSIM_FS_DATAPATH_H
 
-#include <stdint.h>
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "fs/fs.h"
 
@@ -47,9 +48,13 @@ void dp_abort(struct dp_txn *t);
 int datapath_read(struct fs *fs, uint64_t ino, uint64_t off, size_t len,
 		  void *buf, size_t *got);
 /* Write @len bytes at @off (the caller holds the inode's data lock).
+ * *drop_setid in: the writer lacks CAP_FSETID, so set-user-ID (and
+ * set-group-ID with group exec) are cleared, as a local fs does; out:
+ * whether a bit was actually cleared (the kernel's cached mode is stale).
  * Fills io->blocks_stored / blocks_deduped. 0 or -errno. */
 int datapath_write(struct fs *fs, uint64_t ino, uint64_t off,
-		   const void *buf, size_t len, struct array_io *io);
+		   const void *buf, size_t len, bool *drop_setid,
+		   struct array_io *io);
 /* Set the size of @in (inode @ino) inside @t: blocks past the end lose
  * their refs and the bytes past the end of a partial last block become
  * zeros. Updates in->size and in->nblocks; the caller stores @in. */

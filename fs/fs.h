@@ -41,6 +41,9 @@ struct fs {
 	struct inode_table *itab;
 	struct stats stats;
 	uid_t owner;
+	/* The FUSE session (struct fuse_session *), for invalidations the
+	 * kernel must hear about; NULL when no FUSE is involved (tests). */
+	void *session;
 	/* Bumped by every commit that changed data or metadata; the
 	 * background syncer compares it with what it last made durable. */
 	_Atomic uint64_t commits;
