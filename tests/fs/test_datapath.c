@@ -1,0 +1,986 @@
+/* datapath: file data through block maps, inline dedupe and the backing
+ * store, on a datastore opened with fs_open() in a temporary directory (no
+ * FUSE involved).
+ *
+ * What the data path promises, and how each test checks it:
+ *   - bytes read back are the bytes written: every test compares with a
+ *     shadow copy of the file kept in memory;
+ *   - the counters tell the truth: live_blocks is the number of non-zero
+ *     4 KiB blocks of the files (zero blocks are holes), unique_blocks the
+ *     number of distinct non-zero contents (with verify-on-match on);
+ *   - freed blocks wait in `pending` until a sync, then get reused;
+ *   - a stored block that fails its checksum reads as -EIO, never as
+ *     wrong bytes;
+ *   - verify-on-match keeps SHA-1-colliding blocks apart (and, with it off,
+ *     does not: that risk is pinned too).
+ *
+ * Each test gets a fresh store, so the first block stored is pblk 1 and
+ * fs->stats starts at zero.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "common/metastore.h"
+#include "dedupe/index.h"
+#include "fs/datapath.h"
+#include "fs/fs.h"
+#include "fs/namespace.h"
+
+#ifndef TEST_DATA_DIR
+#error "TEST_DATA_DIR must name tests/integration/data"
+#endif
+
+#define BS 4096u
+#define KiB 1024u
+#define MiB (1024u * KiB)
+
+struct t_ctx {
+	char dir[64];
+	struct fs fs;
+	unsigned nfiles;
+};
+
+/* ---- setup ------------------------------------------------------------- */
+
+static int t_rm(const char *path, const struct stat *sb, int flag,
+		struct FTW *ftw)
+{
+	return remove(path);
+}
+
+static int t_open(void **state, bool verify)
+{
+	struct t_ctx *t = calloc(1, sizeof(*t));
+	char err[512] = "";
+
+	if (!t)
+		return -1;
+	snprintf(t->dir, sizeof(t->dir), "/tmp/arraysim-test-dp-XXXXXX");
+	if (!mkdtemp(t->dir)) {
+		free(t);
+		return -1;
+	}
+	struct fs_config cfg = {.store = t->dir, .seed = 1, .verify = verify};
+	if (fs_open(&t->fs, &cfg, err, sizeof(err))) {
+		print_error("fs_open: %s\n", err);
+		nftw(t->dir, t_rm, 16, FTW_DEPTH | FTW_PHYS);
+		free(t);
+		return -1;
+	}
+	*state = t;
+	return 0;
+}
+
+static int t_setup(void **state)
+{
+	return t_open(state, true);
+}
+
+static int t_setup_noverify(void **state)
+{
+	return t_open(state, false);
+}
+
+static int t_teardown(void **state)
+{
+	struct t_ctx *t = *state;
+
+	fs_close(&t->fs);
+	nftw(t->dir, t_rm, 16, FTW_DEPTH | FTW_PHYS);
+	free(t);
+	return 0;
+}
+
+/* ---- helpers ----------------------------------------------------------- */
+
+/* A new empty regular file, linked in the root as "fN". */
+static uint64_t t_new_file(struct t_ctx *t)
+{
+	struct fs *fs = &t->fs;
+	struct dp_txn x;
+	struct ms_inode in, root;
+	uint64_t ino;
+	char name[32];
+
+	snprintf(name, sizeof(name), "f%u", t->nfiles++);
+	assert_int_equal(dp_begin(fs, &x), 0);
+	assert_int_equal(ns_inode_new(fs->ms, x.txn, &x.c, S_IFREG | 0644, 0, 0,
+				      0, 1, &ino, &in),
+			 0);
+	assert_int_equal(ns_inode_get(fs->ms, x.txn, 1, &root), 0);
+	assert_int_equal(ns_dirent_add(fs->ms, x.txn, 1, &root, name, ino), 0);
+	assert_int_equal(ns_inode_put(fs->ms, x.txn, 1, &root), 0);
+	assert_int_equal(dp_commit(&x), 0);
+	return ino;
+}
+
+static struct ms_counters t_counters(struct t_ctx *t)
+{
+	MDB_txn *txn;
+	struct ms_counters c;
+
+	assert_int_equal(metastore_txn_begin(t->fs.ms, false, &txn), 0);
+	assert_int_equal(metastore_counters_get(t->fs.ms, txn, &c), 0);
+	metastore_txn_abort(txn);
+	return c;
+}
+
+static struct ms_inode t_inode(struct t_ctx *t, uint64_t ino)
+{
+	MDB_txn *txn;
+	struct ms_inode in;
+
+	assert_int_equal(metastore_txn_begin(t->fs.ms, false, &txn), 0);
+	assert_int_equal(ns_inode_get(t->fs.ms, txn, ino, &in), 0);
+	metastore_txn_abort(txn);
+	return in;
+}
+
+static size_t t_table_entries(struct t_ctx *t, enum ms_table tab)
+{
+	MDB_txn *txn;
+	MDB_stat st;
+
+	assert_int_equal(metastore_txn_begin(t->fs.ms, false, &txn), 0);
+	assert_int_equal(mdb_stat(txn, metastore_dbi(t->fs.ms, tab), &st), 0);
+	metastore_txn_abort(txn);
+	return st.ms_entries;
+}
+
+/* The pblk logical block @lblk of @ino maps to (0: hole), read straight
+ * from its bmap extent. */
+static uint64_t t_pblk_of(struct t_ctx *t, uint64_t ino, uint64_t lblk)
+{
+	MDB_txn *txn;
+	uint8_t kb[16];
+	uint64_t pblk = 0;
+
+	ms_put_be64(kb, ino);
+	ms_put_be64(kb + 8, lblk / BMAP_EXTENT_BLOCKS);
+	MDB_val k = {sizeof(kb), kb}, v;
+	assert_int_equal(metastore_txn_begin(t->fs.ms, false, &txn), 0);
+	int rc = mdb_get(txn, metastore_dbi(t->fs.ms, MS_BMAP), &k, &v);
+	if (rc == 0) {
+		assert_int_equal(v.mv_size, BMAP_EXTENT_BLOCKS * sizeof(pblk));
+		memcpy(&pblk,
+		       (const uint8_t *)v.mv_data +
+			       (lblk % BMAP_EXTENT_BLOCKS) * sizeof(pblk),
+		       sizeof(pblk));
+	} else {
+		assert_int_equal(rc, MDB_NOTFOUND);
+	}
+	metastore_txn_abort(txn);
+	return pblk;
+}
+
+static uint32_t t_refs(struct t_ctx *t, uint64_t pblk)
+{
+	MDB_txn *txn;
+	struct ms_block b;
+
+	assert_int_equal(metastore_txn_begin(t->fs.ms, false, &txn), 0);
+	int r = dedupe_block_get(t->fs.ms, txn, pblk, &b);
+	metastore_txn_abort(txn);
+	return r == 0 ? b.refs : 0;
+}
+
+static void t_write(struct t_ctx *t, uint64_t ino, uint64_t off,
+		    const void *buf, size_t len)
+{
+	bool drop_setid = false; /* a privileged writer */
+	int r = datapath_write(&t->fs, ino, off, buf, len, &drop_setid, NULL);
+	if (r)
+		fail_msg("datapath_write(ino %llu, off %llu, len %zu) = %d",
+			 (unsigned long long)ino, (unsigned long long)off, len,
+			 r);
+}
+
+/* Read [off, off+len) and compare with @want (@want_len bytes expected:
+ * short at EOF). */
+static void t_expect(struct t_ctx *t, uint64_t ino, uint64_t off, size_t len,
+		     const uint8_t *want, size_t want_len)
+{
+	uint8_t *got = malloc(len ? len : 1);
+	size_t n = (size_t)-1;
+
+	assert_non_null(got);
+	int r = datapath_read(&t->fs, ino, off, len, got, &n);
+	if (r)
+		fail_msg("datapath_read(ino %llu, off %llu, len %zu) = %d",
+			 (unsigned long long)ino, (unsigned long long)off, len,
+			 r);
+	if (n != want_len)
+		fail_msg("datapath_read(ino %llu, off %llu, len %zu): got %zu "
+			 "bytes, want %zu",
+			 (unsigned long long)ino, (unsigned long long)off, len,
+			 n, want_len);
+	for (size_t i = 0; i < want_len; i++)
+		if (got[i] != want[i])
+			fail_msg("ino %llu byte %llu: 0x%02x, want 0x%02x",
+				 (unsigned long long)ino,
+				 (unsigned long long)(off + i), got[i],
+				 want[i]);
+	free(got);
+}
+
+static void t_truncate(struct t_ctx *t, uint64_t ino, uint64_t size)
+{
+	struct dp_txn x;
+	struct ms_inode in;
+
+	assert_int_equal(dp_begin(&t->fs, &x), 0);
+	assert_int_equal(ns_inode_get(t->fs.ms, x.txn, ino, &in), 0);
+	int r = datapath_truncate(&x, ino, &in, size);
+	if (r) {
+		dp_abort(&x);
+		fail_msg("datapath_truncate(%llu) = %d",
+			 (unsigned long long)size, r);
+	}
+	assert_int_equal(ns_inode_put(t->fs.ms, x.txn, ino, &in), 0);
+	assert_int_equal(dp_commit(&x), 0);
+}
+
+static void t_punch(struct t_ctx *t, uint64_t ino, uint64_t off, uint64_t len)
+{
+	struct dp_txn x;
+	struct ms_inode in;
+
+	assert_int_equal(dp_begin(&t->fs, &x), 0);
+	assert_int_equal(ns_inode_get(t->fs.ms, x.txn, ino, &in), 0);
+	int r = datapath_punch(&x, ino, &in, off, len);
+	if (r) {
+		dp_abort(&x);
+		fail_msg("datapath_punch(%llu, %llu) = %d",
+			 (unsigned long long)off, (unsigned long long)len, r);
+	}
+	assert_int_equal(ns_inode_put(t->fs.ms, x.txn, ino, &in), 0);
+	assert_int_equal(dp_commit(&x), 0);
+}
+
+#define T_STAT(t, f) atomic_load(&(t)->fs.stats.dedupe.f)
+
+/* Seeded xorshift64*: every random test reproduces. */
+static uint64_t t_rng;
+static uint64_t t_rand(void)
+{
+	t_rng ^= t_rng >> 12;
+	t_rng ^= t_rng << 25;
+	t_rng ^= t_rng >> 27;
+	return t_rng * 0x2545f4914f6cdd1dull;
+}
+
+/* A block whose every byte is @seed-derived and not all zero. */
+static void t_pattern(uint8_t *b, unsigned seed)
+{
+	for (unsigned i = 0; i < BS; i++)
+		b[i] = (uint8_t)(seed * 131u + i * 7u + (i >> 8) + 1u);
+	b[0] = (uint8_t)(seed | 1u);
+	b[1] = (uint8_t)(seed >> 8);
+}
+
+static bool t_block_zero(const uint8_t *b)
+{
+	for (unsigned i = 0; i < BS; i++)
+		if (b[i])
+			return false;
+	return true;
+}
+
+/* live_blocks and unique_blocks as the shadow says they must be: non-zero
+ * blocks, and distinct non-zero contents. */
+static void t_expected_counts(const uint8_t *shadow, size_t size,
+			      uint64_t *live, uint64_t *unique)
+{
+	size_t nblk = (size + BS - 1) / BS;
+	*live = *unique = 0;
+	for (size_t i = 0; i < nblk; i++) {
+		const uint8_t *b = shadow + i * BS;
+		if (t_block_zero(b))
+			continue;
+		++*live;
+		bool seen = false;
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = memcmp(shadow + j * BS, b, BS) == 0;
+		*unique += !seen;
+	}
+}
+
+static void t_read_data_file(const char *name, uint8_t *out)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/sha1-collision/%s", TEST_DATA_DIR,
+		 name);
+	int fd = open(path, O_RDONLY);
+	if (fd < 0)
+		fail_msg("cannot open %s: %s", path, strerror(errno));
+	ssize_t n = read(fd, out, BS);
+	close(fd);
+	if (n != (ssize_t)BS)
+		fail_msg("%s: read %zd bytes, want %u", path, n, BS);
+}
+
+/* ---- tests ------------------------------------------------------------- */
+
+/* 500 random writes (random offset, length from 1 byte to 5 blocks, random
+ * bytes or one of a few repeated fills or zeros) in a 1 MiB region, against
+ * a shadow buffer; then every byte, random windows, and the counters. */
+static void test_random_writes_match_shadow(void **state)
+{
+	struct t_ctx *t = *state;
+	const size_t region = 1 * MiB;
+	uint8_t *shadow = calloc(1, region);
+	uint8_t *buf = malloc(5 * BS + 1);
+	uint64_t ino = t_new_file(t);
+	size_t size = 0;
+
+	assert_non_null(shadow);
+	assert_non_null(buf);
+	t_rng = 0x5eed0001;
+	for (int w = 0; w < 500; w++) {
+		uint64_t off = t_rand() % region;
+		size_t len = (size_t)(t_rand() % (5 * BS)) + 1;
+		if (off + len > region)
+			len = region - off;
+		unsigned kind = (unsigned)(t_rand() % 8);
+		if (kind < 5) { /* random bytes */
+			for (size_t i = 0; i < len; i++)
+				buf[i] = (uint8_t)t_rand();
+		} else if (kind < 7) { /* a few fills: duplicates */
+			memset(buf, 0x41 + (int)(t_rand() % 3), len);
+		} else { /* zeros: holes in the making */
+			memset(buf, 0, len);
+		}
+		t_write(t, ino, off, buf, len);
+		memcpy(shadow + off, buf, len);
+		if (off + len > size)
+			size = off + len;
+	}
+	assert_int_equal(t_inode(t, ino).size, size);
+
+	/* Every byte, through one big unaligned read and block by block. */
+	t_expect(t, ino, 0, region + 3 * BS, shadow, size);
+	for (size_t off = 0; off < size; off += BS)
+		t_expect(t, ino, off, BS, shadow + off,
+			 size - off < BS ? size - off : BS);
+	/* Random windows. */
+	for (int i = 0; i < 200; i++) {
+		uint64_t off = t_rand() % size;
+		size_t len = (size_t)(t_rand() % (3 * BS)) + 1;
+		size_t want = off + len > size ? size - off : len;
+		t_expect(t, ino, off, len, shadow + off, want);
+	}
+
+	uint64_t live, unique;
+	t_expected_counts(shadow, size, &live, &unique);
+	struct ms_counters c = t_counters(t);
+	assert_int_equal(c.live_blocks, live);
+	assert_int_equal(c.unique_blocks, unique);
+	assert_int_equal(t_inode(t, ino).nblocks, live);
+	assert_int_equal(c.logical_bytes, size);
+	free(buf);
+	free(shadow);
+}
+
+static void test_short_tail_and_eof(void **state)
+{
+	struct t_ctx *t = *state;
+	uint64_t ino = t_new_file(t);
+	uint8_t data[10000];
+	uint8_t buf[BS];
+	size_t got;
+
+	for (size_t i = 0; i < sizeof(data); i++)
+		data[i] = (uint8_t)(i * 13 + 5);
+	t_write(t, ino, 0, data, sizeof(data));
+	assert_int_equal(t_inode(t, ino).size, 10000);
+
+	/* Everything, asked for more. */
+	t_expect(t, ino, 0, 64 * KiB, data, 10000);
+	/* An aligned read of the last, partial block is short. */
+	t_expect(t, ino, 2 * BS, BS, data + 2 * BS, 10000 - 2 * BS);
+	/* An unaligned read straddling EOF. */
+	t_expect(t, ino, 9990, 100, data + 9990, 10);
+	/* The last byte. */
+	t_expect(t, ino, 9999, 1, data + 9999, 1);
+	/* At and past EOF: 0 bytes, no error. */
+	got = 77;
+	assert_int_equal(datapath_read(&t->fs, ino, 10000, 100, buf, &got), 0);
+	assert_int_equal(got, 0);
+	got = 77;
+	assert_int_equal(datapath_read(&t->fs, ino, 3 * BS, BS, buf, &got), 0);
+	assert_int_equal(got, 0);
+	got = 77;
+	assert_int_equal(datapath_read(&t->fs, ino, 1ull << 40, BS, buf, &got),
+			 0);
+	assert_int_equal(got, 0);
+	/* A zero-length read. */
+	got = 77;
+	assert_int_equal(datapath_read(&t->fs, ino, 0, 0, buf, &got), 0);
+	assert_int_equal(got, 0);
+
+	/* A short tail appended in place: the partial block grows. */
+	t_write(t, ino, 10000, "tail", 4);
+	assert_int_equal(t_inode(t, ino).size, 10004);
+	uint8_t around[6] = {data[9998], data[9999], 't', 'a', 'i', 'l'};
+	t_expect(t, ino, 9998, 10, around, sizeof(around));
+	t_expect(t, ino, 0, 10000, data, 10000);
+}
+
+/* Unaligned writes across block boundaries, each a different shape. */
+static void test_unaligned_across_boundaries(void **state)
+{
+	struct t_ctx *t = *state;
+	uint64_t ino = t_new_file(t);
+	static uint8_t shadow[8 * BS];
+	uint8_t buf[3 * BS];
+	static const struct {
+		uint64_t off;
+		size_t len;
+	} w[] = {
+		{BS - 1, 2},              /* one byte either side */
+		{100, 200},               /* inside one block */
+		{2 * BS - 10, BS + 20},   /* head, whole, tail */
+		{3 * BS + 1, BS - 2},     /* inside, touching neither edge */
+		{5 * BS, BS},             /* aligned, between others */
+		{4 * BS + 4000, 2 * BS},  /* over the aligned one */
+		{0, 1},                   /* first byte */
+		{8 * BS - 1, 1},          /* last byte */
+	};
+
+	size_t size = 0;
+
+	memset(shadow, 0, sizeof(shadow));
+	for (size_t i = 0; i < sizeof(w) / sizeof(w[0]); i++) {
+		for (size_t j = 0; j < w[i].len; j++)
+			buf[j] = (uint8_t)(0x10 * (i + 1) + j);
+		t_write(t, ino, w[i].off, buf, w[i].len);
+		memcpy(shadow + w[i].off, buf, w[i].len);
+		if (w[i].off + w[i].len > size)
+			size = w[i].off + w[i].len;
+		assert_int_equal(t_inode(t, ino).size, size);
+		/* After every write: the whole file, and the written range
+		 * with a byte of context either side. */
+		t_expect(t, ino, 0, sizeof(shadow), shadow, size);
+		uint64_t lo = w[i].off ? w[i].off - 1 : 0;
+		uint64_t hi = w[i].off + w[i].len + 1;
+		t_expect(t, ino, lo, hi - lo, shadow + lo,
+			 (hi < size ? hi : size) - lo);
+	}
+	assert_int_equal(t_inode(t, ino).size, sizeof(shadow));
+	t_expect(t, ino, 0, sizeof(shadow), shadow, sizeof(shadow));
+}
+
+static void test_sparse_reads_zero_and_costs_nothing(void **state)
+{
+	struct t_ctx *t = *state;
+	uint64_t ino = t_new_file(t);
+	uint8_t blk[BS], zeros[64 * KiB];
+	const uint64_t far = 100ull * MiB;
+
+	memset(zeros, 0, sizeof(zeros));
+	t_pattern(blk, 1);
+	t_write(t, ino, far, blk, BS);
+	assert_int_equal(t_inode(t, ino).size, far + BS);
+
+	struct ms_counters c = t_counters(t);
+	assert_int_equal(c.live_blocks, 1);
+	assert_int_equal(c.unique_blocks, 1);
+	assert_int_equal(t_inode(t, ino).nblocks, 1);
+	assert_int_equal(c.logical_bytes, far + BS);
+	assert_int_equal(t_table_entries(t, MS_BMAP), 1);
+
+	t_expect(t, ino, 0, sizeof(zeros), zeros, sizeof(zeros));
+	t_expect(t, ino, far / 2 + 123, 5000, zeros, 5000);
+	/* Hole then data in one read. */
+	uint8_t want[2 * BS];
+	memset(want, 0, BS);
+	memcpy(want + BS, blk, BS);
+	t_expect(t, ino, far - BS, 2 * BS, want, 2 * BS);
+	t_expect(t, ino, far - 100, 200, want + BS - 100, 200);
+
+	/* A sparse region between two writes: one byte at 0 and one at 1 MiB
+	 * cost two blocks. */
+	uint64_t ino2 = t_new_file(t);
+	t_write(t, ino2, 0, "x", 1);
+	t_write(t, ino2, MiB, "y", 1);
+	c = t_counters(t);
+	assert_int_equal(c.live_blocks, 3);
+	assert_int_equal(t_inode(t, ino2).nblocks, 2);
+	t_expect(t, ino2, 1, sizeof(zeros), zeros, sizeof(zeros));
+}
+
+static void test_duplicates_share_blocks(void **state)
+{
+	struct t_ctx *t = *state;
+	uint64_t ino = t_new_file(t);
+	static const uint64_t lblks[10] = {0, 3, 7, 63, 64, 65, 200, 201,
+					   1000, 4097};
+	uint8_t p[BS], q[BS];
+
+	t_pattern(p, 7);
+	t_pattern(q, 8);
+	for (int i = 0; i < 10; i++)
+		t_write(t, ino, lblks[i] * BS, p, BS);
+
+	struct ms_counters c = t_counters(t);
+	assert_int_equal(c.unique_blocks, 1);
+	assert_int_equal(c.live_blocks, 10);
+	assert_int_equal(T_STAT(t, duplicate_hits), 9);
+	assert_int_equal(T_STAT(t, unique_writes), 1);
+	uint64_t pp = t_pblk_of(t, ino, lblks[0]);
+	assert_int_not_equal(pp, 0);
+	for (int i = 1; i < 10; i++)
+		assert_int_equal(t_pblk_of(t, ino, lblks[i]), pp);
+	assert_int_equal(t_refs(t, pp), 10);
+	for (int i = 0; i < 10; i++)
+		t_expect(t, ino, lblks[i] * BS, BS, p, BS);
+
+	/* Overwrite one copy: the shared block loses a ref, a new one
+	 * appears; the other nine still read the old bytes. */
+	t_write(t, ino, lblks[6] * BS, q, BS);
+	c = t_counters(t);
+	assert_int_equal(c.unique_blocks, 2);
+	assert_int_equal(c.live_blocks, 10);
+	assert_int_equal(t_refs(t, pp), 9);
+	uint64_t pq = t_pblk_of(t, ino, lblks[6]);
+	assert_int_not_equal(pq, pp);
+	assert_int_equal(t_refs(t, pq), 1);
+	t_expect(t, ino, lblks[6] * BS, BS, q, BS);
+	for (int i = 0; i < 10; i++)
+		if (i != 6)
+			t_expect(t, ino, lblks[i] * BS, BS, p, BS);
+
+	/* A partial overwrite of a shared block (read-modify-write) splits
+	 * that one copy only. */
+	t_write(t, ino, lblks[1] * BS + 100, "zz", 2);
+	uint8_t p2[BS];
+	memcpy(p2, p, BS);
+	memcpy(p2 + 100, "zz", 2);
+	assert_int_equal(t_refs(t, pp), 8);
+	t_expect(t, ino, lblks[1] * BS, BS, p2, BS);
+	t_expect(t, ino, lblks[2] * BS, BS, p, BS);
+	assert_int_equal(t_counters(t).unique_blocks, 3);
+
+	/* Duplicates inside one write, and across files. */
+	uint64_t ino2 = t_new_file(t);
+	uint8_t big[4 * BS];
+	for (int i = 0; i < 4; i++)
+		memcpy(big + i * BS, i % 2 ? q : p, BS);
+	t_write(t, ino2, 0, big, sizeof(big));
+	c = t_counters(t);
+	assert_int_equal(c.unique_blocks, 3);
+	assert_int_equal(c.live_blocks, 14);
+	assert_int_equal(t_refs(t, pp), 10);
+	assert_int_equal(t_refs(t, pq), 3);
+	t_expect(t, ino2, 0, sizeof(big), big, sizeof(big));
+}
+
+/* Within one write, a new block and its duplicate (no earlier copy). */
+static void test_duplicates_within_one_write(void **state)
+{
+	struct t_ctx *t = *state;
+	uint64_t ino = t_new_file(t);
+	uint8_t big[6 * BS];
+
+	for (int i = 0; i < 6; i++)
+		t_pattern(big + i * BS, 40 + i % 2);
+	t_write(t, ino, 0, big, sizeof(big));
+	struct ms_counters c = t_counters(t);
+	assert_int_equal(c.unique_blocks, 2);
+	assert_int_equal(c.live_blocks, 6);
+	assert_int_equal(T_STAT(t, unique_writes), 2);
+	assert_int_equal(T_STAT(t, duplicate_hits), 4);
+	assert_int_equal(t_refs(t, t_pblk_of(t, ino, 0)), 3);
+	t_expect(t, ino, 0, sizeof(big), big, sizeof(big));
+}
+
+static void test_truncate_drops_refs_and_zeroes_tail(void **state)
+{
+	struct t_ctx *t = *state;
+	uint64_t ino = t_new_file(t);
+	uint8_t data[3 * BS], zeros[3 * BS];
+
+	memset(zeros, 0, sizeof(zeros));
+	for (int i = 0; i < 3; i++)
+		t_pattern(data + i * BS, 20 + i);
+	t_write(t, ino, 0, data, sizeof(data));
+	/* Another file shares block 2: truncating must not free it. */
+	uint64_t other = t_new_file(t);
+	t_write(t, other, 0, data + 2 * BS, BS);
+	uint64_t p2 = t_pblk_of(t, ino, 2);
+	assert_int_equal(t_refs(t, p2), 2);
+	struct ms_counters c = t_counters(t);
+	assert_int_equal(c.unique_blocks, 3);
+	assert_int_equal(c.live_blocks, 4);
+
+	/* Down to 5000: block 2 goes (its ref with it), block 1 keeps 904
+	 * bytes and zeros after them. */
+	t_truncate(t, ino, 5000);
+	assert_int_equal(t_inode(t, ino).size, 5000);
+	assert_int_equal(t_inode(t, ino).nblocks, 2);
+	assert_int_equal(t_refs(t, p2), 1);
+	assert_int_equal(t_pblk_of(t, ino, 2), 0);
+	c = t_counters(t);
+	assert_int_equal(c.live_blocks, 3);
+	/* A, the rebuilt B, and the other file's C; the old B is freed. */
+	assert_int_equal(c.unique_blocks, 3);
+	assert_int_equal(c.logical_bytes, 5000 + BS);
+	t_expect(t, ino, 0, sizeof(data), data, 5000);
+
+	/* Growing again shows zeros past the old end, not the old bytes. */
+	t_truncate(t, ino, sizeof(data));
+	assert_int_equal(t_inode(t, ino).size, sizeof(data));
+	t_expect(t, ino, 0, 5000, data, 5000);
+	t_expect(t, ino, 5000, sizeof(data) - 5000, zeros,
+		 sizeof(data) - 5000);
+	assert_int_equal(t_counters(t).live_blocks, 3);
+	/* A write past the zeros reads them back too (RMW of the edge). */
+	t_write(t, ino, 2 * BS + 10, "end", 3);
+	t_expect(t, ino, 5000, 2 * BS + 10 - 5000, zeros, 2 * BS + 10 - 5000);
+	t_expect(t, ino, 2 * BS + 10, 3, (const uint8_t *)"end", 3);
+
+	/* Down to a block boundary: no partial block to rebuild. */
+	t_truncate(t, ino, BS);
+	assert_int_equal(t_inode(t, ino).nblocks, 1);
+	t_expect(t, ino, 0, sizeof(data), data, BS);
+	c = t_counters(t);
+	assert_int_equal(c.live_blocks, 2);
+	assert_int_equal(c.unique_blocks, 2);
+}
+
+static void test_punch_drops_whole_blocks_zeroes_edges(void **state)
+{
+	struct t_ctx *t = *state;
+	uint64_t ino = t_new_file(t);
+	static uint8_t shadow[8 * BS];
+
+	for (int i = 0; i < 8; i++)
+		t_pattern(shadow + i * BS, 60 + i);
+	t_write(t, ino, 0, shadow, sizeof(shadow));
+	uint64_t p2 = t_pblk_of(t, ino, 2), p3 = t_pblk_of(t, ino, 3);
+	assert_int_equal(t_counters(t).live_blocks, 8);
+
+	/* [1 block + 100, 4 blocks + 50): blocks 2 and 3 become holes,
+	 * blocks 1 and 4 get zeroed edges. */
+	uint64_t off = BS + 100, len = 3 * BS - 50;
+	t_punch(t, ino, off, len);
+	memset(shadow + off, 0, len);
+	assert_int_equal(t_inode(t, ino).size, sizeof(shadow));
+	assert_int_equal(t_pblk_of(t, ino, 2), 0);
+	assert_int_equal(t_pblk_of(t, ino, 3), 0);
+	assert_int_equal(t_refs(t, p2), 0);
+	assert_int_equal(t_refs(t, p3), 0);
+	struct ms_counters c = t_counters(t);
+	assert_int_equal(c.live_blocks, 6);
+	assert_int_equal(c.unique_blocks, 6);
+	assert_int_equal(t_inode(t, ino).nblocks, 6);
+	t_expect(t, ino, 0, sizeof(shadow), shadow, sizeof(shadow));
+
+	/* Inside one block, not touching its edges. */
+	t_punch(t, ino, 6 * BS + 10, 20);
+	memset(shadow + 6 * BS + 10, 0, 20);
+	t_expect(t, ino, 0, sizeof(shadow), shadow, sizeof(shadow));
+	/* From a block's start, inside it. */
+	t_punch(t, ino, 7 * BS, 30);
+	memset(shadow + 7 * BS, 0, 30);
+	t_expect(t, ino, 0, sizeof(shadow), shadow, sizeof(shadow));
+	/* Past EOF: clipped, the size does not change. */
+	t_punch(t, ino, 7 * BS + 4000, 10 * BS);
+	memset(shadow + 7 * BS + 4000, 0, 96);
+	assert_int_equal(t_inode(t, ino).size, sizeof(shadow));
+	t_expect(t, ino, 0, sizeof(shadow) + BS, shadow, sizeof(shadow));
+	assert_int_equal(t_counters(t).live_blocks, 6);
+
+	/* Whole shared blocks: the punched copies drop their refs only. */
+	uint64_t ino2 = t_new_file(t);
+	uint8_t p[BS], four[4 * BS];
+	t_pattern(p, 99);
+	for (int i = 0; i < 4; i++)
+		memcpy(four + i * BS, p, BS);
+	t_write(t, ino2, 0, four, sizeof(four));
+	uint64_t pp = t_pblk_of(t, ino2, 0);
+	assert_int_equal(t_refs(t, pp), 4);
+	t_punch(t, ino2, BS, 2 * BS);
+	assert_int_equal(t_refs(t, pp), 2);
+	assert_int_equal(t_inode(t, ino2).nblocks, 2);
+	memset(four + BS, 0, 2 * BS);
+	t_expect(t, ino2, 0, sizeof(four), four, sizeof(four));
+	c = t_counters(t);
+	assert_int_equal(c.live_blocks, 8);
+	assert_int_equal(c.unique_blocks, 7);
+}
+
+static void test_zero_blocks_become_holes(void **state)
+{
+	struct t_ctx *t = *state;
+	uint64_t ino = t_new_file(t);
+	uint8_t zeros[2 * BS], blk[BS];
+
+	memset(zeros, 0, sizeof(zeros));
+	t_write(t, ino, 0, zeros, sizeof(zeros));
+	struct ms_counters c = t_counters(t);
+	assert_int_equal(c.live_blocks, 0);
+	assert_int_equal(c.unique_blocks, 0);
+	assert_int_equal(T_STAT(t, zero_blocks), 2);
+	assert_int_equal(T_STAT(t, unique_writes), 0);
+	assert_int_equal(t_inode(t, ino).size, 2 * BS);
+	assert_int_equal(t_inode(t, ino).nblocks, 0);
+	t_expect(t, ino, 0, sizeof(zeros), zeros, sizeof(zeros));
+
+	/* A data block overwritten with zeros becomes a hole again. */
+	t_pattern(blk, 5);
+	t_write(t, ino, BS, blk, BS);
+	uint64_t pb = t_pblk_of(t, ino, 1);
+	assert_int_equal(t_counters(t).live_blocks, 1);
+	t_write(t, ino, BS, zeros, BS);
+	c = t_counters(t);
+	assert_int_equal(c.live_blocks, 0);
+	assert_int_equal(c.unique_blocks, 0);
+	assert_int_equal(t_pblk_of(t, ino, 1), 0);
+	assert_int_equal(t_refs(t, pb), 0);
+	assert_int_equal(T_STAT(t, zero_blocks), 3);
+	t_expect(t, ino, 0, sizeof(zeros), zeros, sizeof(zeros));
+
+	/* Zeroing the only non-zero bytes of a block, unaligned. */
+	t_write(t, ino, 100, "ab", 2);
+	assert_int_equal(t_counters(t).live_blocks, 1);
+	t_write(t, ino, 100, zeros, 2);
+	assert_int_equal(t_counters(t).live_blocks, 0);
+	assert_int_equal(t_counters(t).unique_blocks, 0);
+	assert_int_equal(t_table_entries(t, MS_BMAP), 0);
+	t_expect(t, ino, 0, sizeof(zeros), zeros, sizeof(zeros));
+}
+
+/* Delete everything: all blocks pending, nothing reused before a sync,
+ * everything reused after it. */
+static void test_delete_all_then_reuse_after_sync(void **state)
+{
+	struct t_ctx *t = *state;
+	enum { N = 20 };
+	uint64_t ino = t_new_file(t);
+	static uint8_t data[N * BS];
+
+	for (int i = 0; i < N; i++)
+		t_pattern(data + i * BS, 100 + i);
+	t_write(t, ino, 0, data, sizeof(data));
+	struct ms_counters c = t_counters(t);
+	assert_int_equal(c.unique_blocks, N);
+	assert_int_equal(c.next_pblk, N + 1);
+
+	t_truncate(t, ino, 0);
+	c = t_counters(t);
+	assert_int_equal(c.unique_blocks, 0);
+	assert_int_equal(c.live_blocks, 0);
+	assert_int_equal(c.logical_bytes, 0);
+	assert_int_equal(t_inode(t, ino).nblocks, 0);
+	assert_int_equal(t_table_entries(t, MS_PENDING), N);
+	assert_int_equal(t_table_entries(t, MS_FREEMAP), 0);
+	assert_int_equal(t_table_entries(t, MS_BLOCKS), 0);
+	assert_int_equal(t_table_entries(t, MS_FPINDEX), 0);
+	assert_int_equal(t_table_entries(t, MS_BMAP), 0);
+	assert_int_equal(T_STAT(t, blocks_freed), N);
+
+	/* Before a sync the freed blocks are off limits. */
+	uint8_t blk[BS];
+	t_pattern(blk, 500);
+	uint64_t ino2 = t_new_file(t);
+	t_write(t, ino2, 0, blk, BS);
+	assert_int_equal(t_pblk_of(t, ino2, 0), N + 1);
+	assert_int_equal(t_counters(t).next_pblk, N + 2);
+
+	assert_int_equal(fs_sync(&t->fs), 0);
+	assert_int_equal(t_table_entries(t, MS_PENDING), 0);
+	assert_int_equal(t_table_entries(t, MS_FREEMAP), N);
+
+	/* New contents take the freed blocks, lowest first; the high-water
+	 * mark stays. */
+	for (int i = 0; i < N; i++)
+		t_pattern(data + i * BS, 200 + i);
+	t_write(t, ino, 0, data, sizeof(data));
+	c = t_counters(t);
+	assert_int_equal(c.next_pblk, N + 2);
+	assert_int_equal(c.unique_blocks, N + 1);
+	assert_int_equal(t_table_entries(t, MS_FREEMAP), 0);
+	for (int i = 0; i < N; i++)
+		assert_int_equal(t_pblk_of(t, ino, (uint64_t)i),
+				 (uint64_t)i + 1);
+	t_expect(t, ino, 0, sizeof(data), data, sizeof(data));
+	t_expect(t, ino2, 0, BS, blk, BS);
+}
+
+/* Flip one byte of @pblk in the backing store, behind the data path. */
+static void t_corrupt(struct t_ctx *t, uint64_t pblk, size_t at)
+{
+	char path[256];
+	uint8_t b;
+
+	/* pblk n lives in chunk n / BACKING_CHUNK_BLOCKS at
+	 * (n % BACKING_CHUNK_BLOCKS) * 4096 (tiers/backing.h). */
+	assert_true(pblk < BACKING_CHUNK_BLOCKS);
+	snprintf(path, sizeof(path), "%s/data/chunk-000000", t->dir);
+	int fd = open(path, O_RDWR);
+	if (fd < 0)
+		fail_msg("open %s: %s", path, strerror(errno));
+	off_t pos = (off_t)(pblk * BS + at);
+	assert_int_equal(pread(fd, &b, 1, pos), 1);
+	b ^= 0x01;
+	assert_int_equal(pwrite(fd, &b, 1, pos), 1);
+	close(fd);
+}
+
+static void test_checksum_mismatch_is_eio(void **state)
+{
+	struct t_ctx *t = *state;
+	uint64_t ino = t_new_file(t);
+	uint8_t data[3 * BS], buf[3 * BS];
+	size_t got;
+
+	for (int i = 0; i < 3; i++)
+		t_pattern(data + i * BS, 30 + i);
+	t_write(t, ino, 0, data, sizeof(data));
+	/* A fresh store: the three blocks are pblks 1, 2, 3. */
+	for (uint64_t l = 0; l < 3; l++)
+		assert_int_equal(t_pblk_of(t, ino, l), l + 1);
+	t_expect(t, ino, 0, sizeof(data), data, sizeof(data));
+
+	t_corrupt(t, t_pblk_of(t, ino, 1), 123);
+
+	got = 77;
+	assert_int_equal(datapath_read(&t->fs, ino, BS, BS, buf, &got), -EIO);
+	assert_int_equal(got, 0);
+	assert_int_equal(T_STAT(t, checksum_errors), 1);
+
+	/* The other blocks read fine and count nothing. */
+	t_expect(t, ino, 0, BS, data, BS);
+	t_expect(t, ino, 2 * BS, BS, data + 2 * BS, BS);
+	t_expect(t, ino, 100, BS - 200, data + 100, BS - 200);
+	assert_int_equal(T_STAT(t, checksum_errors), 1);
+
+	/* Any read touching the bad block fails, unaligned ones too. */
+	got = 77;
+	assert_int_equal(datapath_read(&t->fs, ino, BS - 1, 2, buf, &got),
+			 -EIO);
+	assert_int_equal(got, 0);
+	assert_int_equal(T_STAT(t, checksum_errors), 2);
+
+	/* A partial write into the bad block cannot launder it: its
+	 * read-modify-write fails too, and the map is unchanged. */
+	bool drop_setid = false;
+	assert_int_equal(datapath_write(&t->fs, ino, BS + 10, "x", 1,
+					&drop_setid, NULL),
+			 -EIO);
+	assert_int_equal(T_STAT(t, checksum_errors), 3);
+	assert_int_equal(t_pblk_of(t, ino, 1), 2);
+
+	/* A whole-block overwrite replaces it: readable again. */
+	t_write(t, ino, BS, data + BS, BS);
+	t_expect(t, ino, 0, sizeof(data), data, sizeof(data));
+}
+
+/* Verify-on-match with the SHAttered blocks: same SHA-1, other bytes, so
+ * they must be stored apart. */
+static void test_verify_keeps_collisions_apart(void **state)
+{
+	struct t_ctx *t = *state;
+	uint64_t ino = t_new_file(t);
+	uint8_t a[BS], b[BS];
+
+	t_read_data_file("block-a.bin", a);
+	t_read_data_file("block-b.bin", b);
+	assert_memory_not_equal(a, b, BS);
+
+	t_write(t, ino, 0, a, BS);
+	t_write(t, ino, 5 * BS, b, BS);
+	t_expect(t, ino, 0, BS, a, BS);
+	t_expect(t, ino, 5 * BS, BS, b, BS);
+	assert_true(T_STAT(t, verify_mismatches) >= 1);
+	assert_int_equal(T_STAT(t, duplicate_hits), 0);
+	struct ms_counters c = t_counters(t);
+	assert_int_equal(c.unique_blocks, 2);
+	assert_int_equal(c.live_blocks, 2);
+
+	/* More copies of each dedupe against the right twin. */
+	t_write(t, ino, 9 * BS, a, BS);
+	t_write(t, ino, 10 * BS, b, BS);
+	assert_int_equal(t_pblk_of(t, ino, 9), t_pblk_of(t, ino, 0));
+	assert_int_equal(t_pblk_of(t, ino, 10), t_pblk_of(t, ino, 5));
+	assert_int_equal(T_STAT(t, duplicate_hits), 2);
+	assert_int_equal(t_counters(t).unique_blocks, 2);
+
+	/* Both in one write (the twin is still in the write batch). */
+	uint64_t ino2 = t_new_file(t);
+	uint8_t ab[2 * BS];
+	memcpy(ab, b, BS);
+	memcpy(ab + BS, a, BS);
+	t_write(t, ino2, 0, ab, sizeof(ab));
+	t_expect(t, ino2, 0, sizeof(ab), ab, sizeof(ab));
+
+	/* One overwriting the other. */
+	t_write(t, ino, 0, b, BS);
+	t_expect(t, ino, 0, BS, b, BS);
+	t_expect(t, ino, 9 * BS, BS, a, BS);
+	t_expect(t, ino, 5 * BS, BS, b, BS);
+	t_expect(t, ino, 10 * BS, BS, b, BS);
+	assert_int_equal(t_counters(t).unique_blocks, 2);
+}
+
+/* With verify-on-match off the fingerprint is trusted: block-b dedupes
+ * against block-a and reads back as block-a. This pins the documented risk
+ * of --verify=off, not a behaviour anyone wants. */
+static void test_noverify_trusts_sha1(void **state)
+{
+	struct t_ctx *t = *state;
+	uint64_t ino = t_new_file(t);
+	uint8_t a[BS], b[BS];
+
+	t_read_data_file("block-a.bin", a);
+	t_read_data_file("block-b.bin", b);
+
+	t_write(t, ino, 0, a, BS);
+	t_write(t, ino, 5 * BS, b, BS);
+	struct ms_counters c = t_counters(t);
+	assert_int_equal(c.unique_blocks, 1);
+	assert_int_equal(c.live_blocks, 2);
+	assert_int_equal(T_STAT(t, duplicate_hits), 1);
+	assert_int_equal(T_STAT(t, verify_reads), 0);
+	assert_int_equal(t_pblk_of(t, ino, 5), t_pblk_of(t, ino, 0));
+	t_expect(t, ino, 0, BS, a, BS);
+	t_expect(t, ino, 5 * BS, BS, a, BS); /* not b: the risk */
+}
+
+int main(void)
+{
+#define T(fn) cmocka_unit_test_setup_teardown(fn, t_setup, t_teardown)
+	const struct CMUnitTest tests[] = {
+		T(test_random_writes_match_shadow),
+		T(test_short_tail_and_eof),
+		T(test_unaligned_across_boundaries),
+		T(test_sparse_reads_zero_and_costs_nothing),
+		T(test_duplicates_share_blocks),
+		T(test_duplicates_within_one_write),
+		T(test_truncate_drops_refs_and_zeroes_tail),
+		T(test_punch_drops_whole_blocks_zeroes_edges),
+		T(test_zero_blocks_become_holes),
+		T(test_delete_all_then_reuse_after_sync),
+		T(test_checksum_mismatch_is_eio),
+		T(test_verify_keeps_collisions_apart),
+		cmocka_unit_test_setup_teardown(test_noverify_trusts_sha1,
+						t_setup_noverify, t_teardown),
+	};
+#undef T
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
