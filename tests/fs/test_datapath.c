@@ -394,6 +394,112 @@ static void test_random_writes_match_shadow(void **state)
 	free(shadow);
 }
 
+/* Sum of refs over the `blocks` table: every reference is one non-hole
+ * logical block, so this must equal live_blocks. */
+static uint64_t t_sum_refs(struct t_ctx *t)
+{
+	MDB_txn *txn;
+	MDB_cursor *cur;
+	MDB_val k, v;
+	uint64_t sum = 0;
+	int rc;
+
+	assert_int_equal(metastore_txn_begin(t->fs.ms, false, &txn), 0);
+	assert_int_equal(mdb_cursor_open(txn,
+					 metastore_dbi(t->fs.ms, MS_BLOCKS),
+					 &cur),
+			 0);
+	for (rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); rc == 0;
+	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+		struct ms_block b;
+		assert_int_equal(v.mv_size, sizeof(b));
+		memcpy(&b, v.mv_data, sizeof(b));
+		assert_true(b.refs > 0);
+		sum += b.refs;
+	}
+	assert_int_equal(rc, MDB_NOTFOUND);
+	mdb_cursor_close(cur);
+	metastore_txn_abort(txn);
+	return sum;
+}
+
+/* Every invariant the shadow of one file fixes: its bytes (and EOF), its
+ * size and nblocks, and the store's counters and refcounts. */
+static void t_check_file(struct t_ctx *t, uint64_t ino, const uint8_t *shadow,
+			 size_t size, size_t region)
+{
+	uint64_t live, unique;
+	struct ms_counters c = t_counters(t);
+
+	assert_int_equal(t_inode(t, ino).size, size);
+	t_expect(t, ino, 0, region + BS, shadow, size);
+	t_expected_counts(shadow, size, &live, &unique);
+	assert_int_equal(t_inode(t, ino).nblocks, live);
+	assert_int_equal(c.live_blocks, live);
+	assert_int_equal(c.unique_blocks, unique);
+	assert_int_equal(c.logical_bytes, size);
+	assert_int_equal(t_table_entries(t, MS_BLOCKS), unique);
+	assert_int_equal(t_table_entries(t, MS_FPINDEX), unique);
+	assert_int_equal(t_sum_refs(t), live);
+}
+
+/* Writes, truncates (down and up) and punches at random over 300 KiB (five
+ * bmap extents), with syncs now and then so freed blocks get reused; the
+ * whole file and every counter checked against the shadow after every
+ * operation. */
+static void test_random_ops_keep_invariants(void **state)
+{
+	struct t_ctx *t = *state;
+	const size_t region = 300 * KiB;
+	uint8_t *shadow = calloc(1, region);
+	uint8_t *buf = malloc(8 * BS);
+	uint64_t ino = t_new_file(t);
+	size_t size = 0;
+
+	assert_non_null(shadow);
+	assert_non_null(buf);
+	t_rng = 0x5eed0002;
+	for (int op = 0; op < 300; op++) {
+		unsigned kind = (unsigned)(t_rand() % 10);
+		if (kind < 6 || size == 0) {
+			uint64_t off = t_rand() % region;
+			size_t len = (size_t)(t_rand() % (8 * BS)) + 1;
+			if (off + len > region)
+				len = region - off;
+			/* Few distinct fills, so blocks dedupe and get
+			 * freed while still shared. */
+			unsigned fill = (unsigned)(t_rand() % 5);
+			if (fill < 2)
+				for (size_t i = 0; i < len; i++)
+					buf[i] = (uint8_t)t_rand();
+			else
+				memset(buf, fill == 2 ? 0 : 0x60 + (int)fill,
+				       len);
+			t_write(t, ino, off, buf, len);
+			memcpy(shadow + off, buf, len);
+			if (off + len > size)
+				size = off + len;
+		} else if (kind < 8) {
+			size_t to = (size_t)(t_rand() % (region + 1));
+			if (to < size)
+				memset(shadow + to, 0, size - to);
+			t_truncate(t, ino, to);
+			size = to;
+		} else {
+			uint64_t off = t_rand() % size;
+			uint64_t len = t_rand() % (12 * BS) + 1;
+			t_punch(t, ino, off, len);
+			uint64_t end = off + len < size ? off + len : size;
+			memset(shadow + off, 0, end - off);
+		}
+		if (op % 37 == 36)
+			assert_int_equal(fs_sync(&t->fs), 0);
+		t_check_file(t, ino, shadow, size, region);
+	}
+	free(buf);
+	free(shadow);
+}
+
 static void test_short_tail_and_eof(void **state)
 {
 	struct t_ctx *t = *state;
@@ -966,6 +1072,7 @@ int main(void)
 #define T(fn) cmocka_unit_test_setup_teardown(fn, t_setup, t_teardown)
 	const struct CMUnitTest tests[] = {
 		T(test_random_writes_match_shadow),
+		T(test_random_ops_keep_invariants),
 		T(test_short_tail_and_eof),
 		T(test_unaligned_across_boundaries),
 		T(test_sparse_reads_zero_and_costs_nothing),

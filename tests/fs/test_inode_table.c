@@ -172,6 +172,65 @@ static void test_random_against_model(void **state)
 	}
 }
 
+/* The table at its fullest (767 of 1024 slots: one more would grow it),
+ * emptied in random order with every remaining entry checked after each
+ * removal. At this load probe chains are long and many wrap past the last
+ * slot, which is where a backward shift has the most ways to go wrong. */
+static void test_dense_removals(void **state)
+{
+	enum { N = 767, ROUNDS = 12 };
+	static uint64_t inos[N], counts[N];
+	uint64_t rng = 0x13198a2e03707344ull;
+
+	for (int round = 0; round < ROUNDS; round++) {
+		struct inode_table *t = inode_table_new();
+		assert_non_null(t);
+		for (int i = 0; i < N; i++) {
+			rng ^= rng >> 12;
+			rng ^= rng << 25;
+			rng ^= rng >> 27;
+			/* Distinct and non-zero: i + 1 in the low bits. */
+			inos[i] = (rng * 0x2545f4914f6cdd1dull) << 10 |
+				  (uint64_t)(i + 1);
+			counts[i] = (uint64_t)(i % 3) + 1;
+			for (uint64_t k = 0; k < counts[i]; k++)
+				inode_table_ref(t, inos[i]);
+		}
+		/* Fisher-Yates: removal order. */
+		for (int i = N - 1; i > 0; i--) {
+			rng ^= rng >> 12;
+			rng ^= rng << 25;
+			rng ^= rng >> 27;
+			int j = (int)((rng * 0x2545f4914f6cdd1dull) >> 33) %
+				(i + 1);
+			uint64_t x = inos[i], c = counts[i];
+			inos[i] = inos[j];
+			counts[i] = counts[j];
+			inos[j] = x;
+			counts[j] = c;
+		}
+		for (int r = 0; r < N; r++) {
+			assert_int_equal(
+				inode_table_unref(t, inos[r], counts[r]), 0);
+			assert_int_equal(inode_table_lookups(t, inos[r]), 0);
+			for (int i = r + 1; i < N; i++) {
+				uint64_t want = counts[i];
+				if (inode_table_lookups(t, inos[i]) != want)
+					fail_msg("round %d, after %d removals: "
+						 "ino %#llx has %llu lookups, "
+						 "want %llu",
+						 round, r + 1,
+						 (unsigned long long)inos[i],
+						 (unsigned long long)
+							 inode_table_lookups(
+								 t, inos[i]),
+						 (unsigned long long)want);
+			}
+		}
+		inode_table_free(t);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -181,6 +240,7 @@ int main(void)
 						t_setup, t_teardown),
 		cmocka_unit_test_setup_teardown(test_random_against_model,
 						t_setup, t_teardown),
+		cmocka_unit_test(test_dense_removals),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
