@@ -93,7 +93,24 @@ t_setup() {
 	trap 't_cleanup 130' INT
 	trap 't_cleanup 143' TERM
 	export T STORE MNT
+	# A sanitized daemon's stderr is /dev/null once it detaches: send every
+	# ASan/LSan/UBSan report (daemon and CLI alike) to $T/sanitizer.PID
+	# instead, where t_check_sanitizer finds it. Ignored by plain builds.
+	export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}log_path=$T/sanitizer"
+	export UBSAN_OPTIONS="${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}log_path=$T/sanitizer"
 	t_log "test dir $T"
+}
+
+# t_check_sanitizer: fail if any sanitizer report was written so far.
+t_check_sanitizer() {
+	local f found=0
+	for f in "$T"/sanitizer.*; do
+		[ -s "$f" ] || continue
+		echo "=== sanitizer report $f ===" >&2
+		cat "$f" >&2
+		found=1
+	done
+	return "$found"
 }
 
 # t_cleanup [STATUS]: the trap handler. Unmounts, stops the daemon, removes $T,
@@ -119,6 +136,11 @@ t_cleanup() {
 		kill -TERM "$pid" 2>/dev/null
 		t_wait_pid_exit "$pid" 5 || kill -KILL "$pid" 2>/dev/null
 		t_wait_pid_exit "$pid" 5
+	fi
+
+	if ! t_check_sanitizer; then
+		echo "FAIL: sanitizer report(s) above" >&2
+		[ "$rc" -eq 0 ] && rc=1
 	fi
 
 	if [ "$rc" -ne 0 ] && [ "$rc" -ne 77 ] && [ -f "$STORE/arraysim.log" ]; then
@@ -156,6 +178,7 @@ t_umount() {
 	[ "$rc" -eq 0 ] || t_fail "arraysim umount $MNT exited $rc"
 	t_is_mounted "$MNT" && t_fail "arraysim umount exited 0 but $MNT is still mounted"
 	t_wait_pid_exit "$pid" 30 || t_fail "daemon pid $pid still running 30 s after umount"
+	t_check_sanitizer || t_fail "sanitizer report(s) above, by the time of the umount"
 	return 0
 }
 
