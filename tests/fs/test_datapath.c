@@ -680,6 +680,25 @@ static void test_duplicates_share_blocks(void **state)
 	t_expect(t, ino, lblks[2] * BS, BS, p, BS);
 	assert_int_equal(t_counters(t).unique_blocks, 3);
 
+	/* What a write reports to the array model: blocks stored vs deduped
+	 * (here: one new block for q2, three references to p). */
+	uint8_t q2[BS], mixed[4 * BS];
+	t_pattern(q2, 9);
+	memcpy(mixed, p, BS);
+	memcpy(mixed + BS, q2, BS);
+	memcpy(mixed + 2 * BS, p, BS);
+	memcpy(mixed + 3 * BS, p, BS);
+	struct array_io io = {0};
+	bool drop_setid = false;
+	assert_int_equal(datapath_write(&t->fs, ino, 5000 * BS, mixed,
+					sizeof(mixed), &drop_setid, &io),
+			 0);
+	assert_int_equal(io.blocks_stored, 1);
+	assert_int_equal(io.blocks_deduped, 3);
+	t_truncate(t, ino, (lblks[9] + 1) * BS); /* back as it was */
+	assert_int_equal(t_refs(t, pp), 8);
+	assert_int_equal(t_counters(t).unique_blocks, 3);
+
 	/* Duplicates inside one write, and across files. */
 	uint64_t ino2 = t_new_file(t);
 	uint8_t big[4 * BS];
