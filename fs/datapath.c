@@ -284,6 +284,8 @@ static int load_blocks(struct fs *fs, MDB_txn *txn, uint64_t ino,
 		r = dedupe_block_get(fs->ms, txn, pblk, &b);
 		if (r == -ENOENT)
 			r = -EIO; /* a map pointing at a free block */
+		if (r)
+			break;
 		io[nio] = (struct backing_io){pblk, dst};
 		sum[nio++] = b.xxh3;
 	}
