@@ -22,6 +22,7 @@
 
 #include "common/ctl.h"
 #include "common/log.h"
+#include "fs/channel.h"
 #include "fs/ops.h"
 
 struct daemon {
@@ -242,7 +243,10 @@ static int start_session(struct daemon *d, const struct daemon_opts *o,
 			 o->mountpoint);
 		return -EIO;
 	}
-	return 0;
+	r = channel_attach(d->se);
+	if (r)
+		snprintf(err, errlen, "FUSE channel: %s", strerror(-r));
+	return r;
 }
 
 static void stop_session(struct daemon *d)
