@@ -18,7 +18,7 @@
 #   ARRAYSIM  the arraysim binary [build/tools/arraysim, relative to repo]
 #   ARRAYSIM_MOUNT_OPTS  extra args for `arraysim mount` [none]
 #   ZFS_VDEV_SIZE  sparse vdev file size [8G]
-#   ZFS_FUSE_OPTS  extra args for the zfs-fuse daemon [none]
+#   ZFS_FUSE_OPTS  extra args for the zfs-fuse daemon ["-m 1024": 1 GiB ARC; "" = /etc/zfs/zfsrc only]
 #   DROP_CACHES 1: also drop the host page cache before each row (default: only sync) [0]
 #   KEEP      1: keep the temp dir (data files, vdev, store) [0]
 set -euo pipefail
@@ -39,9 +39,10 @@ fi
 REPEAT=${REPEAT:-3}
 SIZE=${SIZE:-1G}
 SYSTEMS=${SYSTEMS:-raw passthrough_ll zfs arraysim}
+SYSTEMS=$(printf '%s\n' $SYSTEMS | sed 's/^zfs-fuse$/zfs/; s/^pll$/passthrough_ll/' | tr '\n' ' ')
 BENCH_DIR=${BENCH_DIR:-/var/tmp/arraysim-bench}
 ZFS_VDEV_SIZE=${ZFS_VDEV_SIZE:-8G}
-ZFS_FUSE_OPTS=${ZFS_FUSE_OPTS:-}
+ZFS_FUSE_OPTS=${ZFS_FUSE_OPTS--m 1024} # unset: 1 GiB ARC; set it empty for zfsrc (Debian: 100 MiB)
 ARRAYSIM_MOUNT_OPTS=${ARRAYSIM_MOUNT_OPTS:-}
 DROP_CACHES=${DROP_CACHES:-0}
 KEEP=${KEEP:-0}
@@ -282,7 +283,7 @@ run_row() {
 	# shellcheck disable=SC2086
 	if run_child timeout -k 20 "$ROW_TIMEOUT" fio --name="$row" --filename="$f" --size="$SIZE" \
 		--time_based --runtime="$RUNTIME" --ramp_time="$RAMP" --numjobs=1 \
-		--refill_buffers --randrepeat=0 --fsync_on_close=1 --group_reporting \
+		--refill_buffers --randrepeat=0 --fsync_on_close=1 --invalidate=1 --group_reporting \
 		$args --output-format=json --output="$base.json" 2>"$base.err"; then
 		printf '%s\t%s\t%s\tok\t%s\t\n' "$rep" "$row" "$s" "$base.json" >>"$MANIFEST"
 	else
@@ -320,8 +321,9 @@ done
 	echo
 	machine_header
 	echo "- command: ${QUICK:+QUICK=$QUICK }SYSTEMS=\"$SYSTEMS\" REPEAT=$REPEAT RUNTIME=$RUNTIME RAMP=$RAMP SIZE=$SIZE ${ROWS:+ROWS=\"$ROWS\" }$0 $*"
+	[[ " $SYSTEMS " == *" zfs "* ]] && echo "- zfs-fuse config: /etc/zfs/zfsrc: $(grep -v '^#' /etc/zfs/zfsrc 2>/dev/null | grep . | tr '\n' ';' || echo none); ZFS_FUSE_OPTS='$ZFS_FUSE_OPTS'"
 	echo "- host dir: $RUN_DIR (fs: $(stat -f -c %T "$RUN_DIR"))"
-	echo "- fio common: --size=$SIZE --time_based --runtime=$RUNTIME --ramp_time=$RAMP --numjobs=1 --refill_buffers --randrepeat=0 --fsync_on_close=1; page cache dropped before each run: $DROP_CACHES"
+	echo "- fio common: --size=$SIZE --time_based --runtime=$RUNTIME --ramp_time=$RAMP --numjobs=1 --refill_buffers --randrepeat=0 --fsync_on_close=1 --invalidate=1 (fio default); page cache dropped before each run: $DROP_CACHES"
 } >"$OUT_DIR/header.md"
 cat "$OUT_DIR/header.md" >&2
 
