@@ -3,12 +3,24 @@
  * Why LMDB: one writer at a time with fully isolated readers is exactly
  * what a dedupe datastore needs (refcounts and block maps must change
  * together), readers never block the writer, and a committed transaction
- * survives the death of the process even without an fsync, because LMDB
- * writes committed pages with write(2) into the host page cache. We open
- * with MDB_NOSYNC and make things durable on demand (metastore_sync), which
- * is what a client's fsync asks for. MDB_WRITEMAP is deliberately not used:
- * with it, a full host disk turns into SIGBUS on a sparse mmap page instead
- * of an ENOSPC from commit.
+ * survives the death of the process even without an fsync, because its
+ * pages are in the host page cache (a shared mapping) once it commits. We
+ * open with MDB_NOSYNC and make things durable on demand (metastore_sync),
+ * which is what a client's fsync asks for.
+ *
+ * MDB_WRITEMAP: a transaction writes its pages in place in a shared
+ * mapping instead of write(2)-ing each one at commit; a 4 KiB client write
+ * dirties about ten metadata pages, and this halves its cost. The price is
+ * that the map is a sparse file, and a first write to a page the host has
+ * no room for is a SIGBUS, not an error. So the file is kept allocated
+ * (fallocate) well ahead of the last page LMDB uses, and a write
+ * transaction is refused with ENOSPC when that reserve cannot be kept:
+ *
+ *   data.mdb  [ pages in use | reserved, allocated | sparse ...... mapsize ]
+ *                             ^ last page          ^ reserved_bytes
+ *
+ * Every transaction the datastore runs is bounded (a write is at most
+ * 1 MiB, deletions go in batches), far below the smallest reserve.
  */
 #include "common/metastore.h"
 
@@ -21,18 +33,27 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <dirent.h>
+#include <pthread.h>
 #include <sys/wait.h>
 
 #include "common/log.h"
 
 #define MS_DEFAULT_MAP_BYTES (64ull << 30)
 #define MS_MAX_READERS 1024
+#define RESERVE_MIN (8ull << 20)    /* reserve kept ahead, at least */
+#define RESERVE_MAX (128ull << 20)  /* ... and at most */
+#define RESERVE_FLOOR (2ull << 20)  /* below this, writers get ENOSPC */
+#define RELEASE_BATCH 4096          /* pending blocks freed per txn */
 
 struct metastore {
 	MDB_env *env;
 	MDB_dbi dbi[MS_NTABLES];
 	int lock_fd;
 	bool readonly;
+	int data_fd;             /* data.mdb, for fallocate */
+	size_t page_bytes;
+	pthread_mutex_t reserve_lock;
+	uint64_t reserved_bytes; /* allocated from offset 0 */
 };
 
 static const char *const table_names[MS_NTABLES] = {
@@ -380,8 +401,7 @@ static int open_env(struct metastore *ms, const char *dir, uint64_t map_bytes,
 	mdb_env_set_mapsize(ms->env, map_bytes ? map_bytes
 					       : MS_DEFAULT_MAP_BYTES);
 	unsigned flags = MDB_NOTLS | MDB_NOSYNC | MDB_NORDAHEAD;
-	if (ms->readonly)
-		flags |= MDB_RDONLY;
+	flags |= ms->readonly ? MDB_RDONLY : MDB_WRITEMAP;
 	if (!create && verify_in_child(path, map_bytes ? map_bytes
 						     : MS_DEFAULT_MAP_BYTES)) {
 		snprintf(err, errlen,
@@ -403,6 +423,10 @@ static int open_env(struct metastore *ms, const char *dir, uint64_t map_bytes,
 				 dir, mdb_strerror(rc));
 		return rc == ENOENT ? -EINVAL : metastore_errno(rc);
 	}
+	MDB_stat st;
+	mdb_env_get_fd(ms->env, &ms->data_fd);
+	mdb_env_stat(ms->env, &st);
+	ms->page_bytes = st.ms_psize;
 	return 0;
 }
 
@@ -442,6 +466,8 @@ int metastore_open(const char *dir, uint64_t map_bytes, bool create,
 		return -ENOMEM;
 	}
 	ms->readonly = readonly;
+	ms->data_fd = -1;
+	pthread_mutex_init(&ms->reserve_lock, NULL);
 	ms->lock_fd = take_lock(dir, readonly, err, errlen);
 	if (ms->lock_fd < 0) {
 		r = ms->lock_fd;
@@ -468,6 +494,7 @@ out_unlock:
 		mdb_env_close(ms->env); /* created, but open failed */
 	close(ms->lock_fd);
 out_free:
+	pthread_mutex_destroy(&ms->reserve_lock);
 	free(ms);
 	return r;
 }
@@ -480,6 +507,7 @@ void metastore_close(struct metastore *ms)
 		mdb_env_sync(ms->env, 1);
 	mdb_env_close(ms->env);
 	close(ms->lock_fd);
+	pthread_mutex_destroy(&ms->reserve_lock);
 	free(ms);
 }
 
@@ -493,8 +521,37 @@ MDB_dbi metastore_dbi(const struct metastore *ms, enum ms_table t)
 	return ms->dbi[t];
 }
 
+/* Keep the allocated reserve ahead of LMDB's last page (see the top of
+ * this file). 0, or -ENOSPC when even the floor cannot be kept. */
+static int reserve_ahead(struct metastore *ms)
+{
+	MDB_envinfo info;
+	mdb_env_info(ms->env, &info);
+	uint64_t used = ((uint64_t)info.me_last_pgno + 1) * ms->page_bytes;
+	uint64_t ahead = used / 8;
+	ahead = ahead < RESERVE_MIN ? RESERVE_MIN
+				    : ahead > RESERVE_MAX ? RESERVE_MAX : ahead;
+	pthread_mutex_lock(&ms->reserve_lock);
+	int r = 0;
+	if (ms->reserved_bytes < used + ahead) {
+		uint64_t from = ms->reserved_bytes, want = used + ahead;
+		if (fallocate(ms->data_fd, 0, (off_t)from,
+			      (off_t)(want - from)) == 0)
+			ms->reserved_bytes = want;
+		else if (ms->reserved_bytes < used + RESERVE_FLOOR)
+			r = -ENOSPC;
+	}
+	pthread_mutex_unlock(&ms->reserve_lock);
+	return r;
+}
+
 int metastore_txn_begin(struct metastore *ms, bool write, MDB_txn **out)
 {
+	if (write) {
+		int r = reserve_ahead(ms);
+		if (r)
+			return r;
+	}
 	return metastore_errno(
 		mdb_txn_begin(ms->env, NULL, write ? 0 : MDB_RDONLY, out));
 }
@@ -531,38 +588,49 @@ int metastore_counters_put(const struct metastore *ms, MDB_txn *txn,
 	return metastore_errno(mdb_put(txn, ms->dbi[MS_META], &k, &v, 0));
 }
 
-/* Move every pending block to the free map. Called with the write
- * transaction open right after the environment was synced: no writer can
- * have freed a block in between, so every pending block's freeing is
+/* Move up to RELEASE_BATCH pending blocks to the free map. Called with the
+ * write transaction open right after the environment was synced: no writer
+ * can have freed a block in between, so every pending block's freeing is
  * durable, and no durable state of the store still points at it. */
-static int release_pending(struct metastore *ms, MDB_txn *txn, bool *moved)
+static int release_pending(struct metastore *ms, MDB_txn *txn,
+			   unsigned *moved)
 {
 	MDB_cursor *cur;
 	int rc = mdb_cursor_open(txn, ms->dbi[MS_PENDING], &cur);
 	MDB_val k, v, empty = {0, NULL};
-	while (!rc && !(rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST))) {
+	while (!rc && *moved < RELEASE_BATCH &&
+	       !(rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST))) {
 		MDB_val fk = {k.mv_size, k.mv_data};
 		rc = mdb_put(txn, ms->dbi[MS_FREEMAP], &fk, &empty, 0);
 		if (!rc)
 			rc = mdb_cursor_del(cur, 0);
-		*moved = true;
+		(*moved)++;
 	}
 	return rc == MDB_NOTFOUND ? 0 : metastore_errno(rc);
 }
 
+/* The writer lock (a write transaction) is taken directly, not through
+ * metastore_txn_begin: a sync must go through on a full disk, and its
+ * batches are small. */
 int metastore_sync(struct metastore *ms)
 {
-	MDB_txn *txn;
-	int r = metastore_txn_begin(ms, true, &txn);
-	if (r)
-		return r;
-	r = metastore_errno(mdb_env_sync(ms->env, 1));
-	bool moved = false;
-	if (!r)
-		r = release_pending(ms, txn, &moved);
-	if (r || !moved) {
-		mdb_txn_abort(txn);
-		return r;
-	}
-	return metastore_txn_commit(txn);
+	unsigned moved;
+	do {
+		MDB_txn *txn;
+		int r = metastore_errno(mdb_txn_begin(ms->env, NULL, 0, &txn));
+		if (r)
+			return r;
+		r = metastore_errno(mdb_env_sync(ms->env, 1));
+		moved = 0;
+		if (!r)
+			r = release_pending(ms, txn, &moved);
+		if (r || !moved) {
+			mdb_txn_abort(txn);
+			return r;
+		}
+		r = metastore_txn_commit(txn);
+		if (r)
+			return r;
+	} while (moved == RELEASE_BATCH);
+	return 0;
 }

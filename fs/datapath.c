@@ -27,6 +27,7 @@
 #define BS MS_BLOCK_SIZE
 #define EXT BMAP_EXTENT_BLOCKS
 #define READ_RETRIES 2
+#define DROP_EXTENTS 4 /* extents (of 64 blocks) dropped per transaction */
 
 /* ---- block map extents ------------------------------------------------ */
 
@@ -239,8 +240,9 @@ int dp_commit(struct dp_txn *t)
 		atomic_fetch_add_explicit(&fs->commits, 1,
 					  memory_order_relaxed);
 	}
+	uint64_t trim = r ? 0 : t->trim_ino;
 	dp_release(t);
-	return r;
+	return trim ? fs_trim(fs, trim) : r;
 }
 
 /* ---- loading blocks --------------------------------------------------- */
@@ -624,47 +626,47 @@ int datapath_write(struct fs *fs, uint64_t ino, uint64_t off,
 
 /* ---- truncate and punch ----------------------------------------------- */
 
-/* Drop the refs of every block of @ino from @from on (to the end). */
-static int drop_blocks_from(struct dp_txn *t, uint64_t ino,
-			    struct ms_inode *in, uint64_t from, uint64_t to)
+/* Block-map extents of @ino that hold blocks in [@from, @to), at most
+ * @max of them, in order, into @idx. Returns how many, or -errno. */
+static int find_extents(struct dp_txn *t, uint64_t ino, uint64_t from,
+			uint64_t to, uint64_t *idx, int max)
 {
 	MDB_cursor *cur;
-	MDB_dbi dbi = metastore_dbi(t->fs->ms, MS_BMAP);
-	int r = ext_store(t); /* the cursor must see the current extent */
-	t->ext->valid = false;
-	if (r)
-		return r;
-	int rc = mdb_cursor_open(t->txn, dbi, &cur);
+	int rc = mdb_cursor_open(t->txn, metastore_dbi(t->fs->ms, MS_BMAP),
+				 &cur);
 	if (rc)
 		return metastore_errno(rc);
 	uint8_t kb[16];
 	ext_key(kb, ino, from / EXT);
 	MDB_val k = {16, kb}, v;
-	/* Collect extent indexes first: map_block rewrites the records the
-	 * cursor walks. */
-	uint64_t *idx = NULL;
-	size_t nidx = 0, cap = 0;
-	for (rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE); rc == 0;
+	int n = 0;
+	for (rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE); rc == 0 && n < max;
 	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
-		if (ms_get_be64(k.mv_data) != ino)
-			break;
 		uint64_t x = ms_get_be64((const uint8_t *)k.mv_data + 8);
-		if (x * EXT >= to)
+		if (ms_get_be64(k.mv_data) != ino || x * EXT >= to)
 			break;
-		if (nidx == cap) {
-			cap = cap ? cap * 2 : 16;
-			uint64_t *grown = realloc(idx, cap * sizeof(*idx));
-			if (!grown) {
-				rc = ENOMEM;
-				break;
-			}
-			idx = grown;
-		}
-		idx[nidx++] = x;
+		idx[n++] = x;
 	}
 	mdb_cursor_close(cur);
-	r = rc == MDB_NOTFOUND || rc == 0 ? 0 : metastore_errno(rc);
-	for (size_t i = 0; i < nidx && !r; i++) {
+	return rc == 0 || rc == MDB_NOTFOUND ? n : metastore_errno(rc);
+}
+
+/* Drop the refs of the blocks of @ino in [@from, @to), at most
+ * DROP_EXTENTS extents' worth, so that one transaction stays small however
+ * big the file; *more tells whether blocks are left in the range. */
+static int drop_blocks(struct dp_txn *t, uint64_t ino, struct ms_inode *in,
+		       uint64_t from, uint64_t to, bool *more)
+{
+	int r = ext_store(t); /* the cursor must see the current extent */
+	t->ext->valid = false;
+	if (r)
+		return r;
+	uint64_t idx[DROP_EXTENTS + 1];
+	int n = find_extents(t, ino, from, to, idx, DROP_EXTENTS + 1);
+	if (n < 0)
+		return n;
+	*more = n > (int)DROP_EXTENTS;
+	for (int i = 0; i < n && i < (int)DROP_EXTENTS && !r; i++) {
 		uint64_t lo = idx[i] * EXT, hi = lo + EXT;
 		lo = lo < from ? from : lo;
 		hi = hi > to ? to : hi;
@@ -674,7 +676,6 @@ static int drop_blocks_from(struct dp_txn *t, uint64_t ino,
 			in->nblocks += delta;
 		}
 	}
-	free(idx);
 	return r;
 }
 
@@ -698,19 +699,33 @@ static int zero_in_block(struct dp_txn *t, uint64_t ino, struct ms_inode *in,
 	return store_built_block(t, ino, lblk, keep, in);
 }
 
+/* Blocks past the new end that one transaction could not take are left
+ * to further ones (dp_commit runs them); until they are gone the inode is
+ * in `orphans`, so a crash in between is finished at the next mount. */
+static int defer_trim(struct dp_txn *t, uint64_t ino)
+{
+	MDB_val k = {sizeof(ino), &ino}, empty = {0, NULL};
+	t->trim_ino = ino;
+	return metastore_errno(mdb_put(
+		t->txn, metastore_dbi(t->fs->ms, MS_ORPHANS), &k, &empty, 0));
+}
+
 int datapath_truncate(struct dp_txn *t, uint64_t ino, struct ms_inode *in,
 		      uint64_t size)
 {
 	int r = 0;
+	bool more = false;
 	if (size < in->size) {
 		uint64_t keep_blocks = (size + BS - 1) / BS;
-		r = drop_blocks_from(t, ino, in, keep_blocks, UINT64_MAX);
+		r = drop_blocks(t, ino, in, keep_blocks, UINT64_MAX, &more);
 		if (!r && size % BS) {
 			uint8_t *edge = wb_scratch(t->wb);
 			r = edge ? zero_in_block(t, ino, in, size / BS,
 						 size % BS, BS, edge)
 				 : -ENOMEM;
 		}
+		if (!r && more)
+			r = defer_trim(t, ino);
 	}
 	if (r)
 		return r;
@@ -720,9 +735,16 @@ int datapath_truncate(struct dp_txn *t, uint64_t ino, struct ms_inode *in,
 	return 0;
 }
 
-int datapath_punch(struct dp_txn *t, uint64_t ino, struct ms_inode *in,
-		   uint64_t off, uint64_t len)
+int datapath_trim_step(struct dp_txn *t, uint64_t ino, struct ms_inode *in,
+		       uint64_t from_lblk, bool *more)
 {
+	return drop_blocks(t, ino, in, from_lblk, UINT64_MAX, more);
+}
+
+int datapath_punch(struct dp_txn *t, uint64_t ino, struct ms_inode *in,
+		   uint64_t off, uint64_t len, bool *more)
+{
+	*more = false;
 	uint64_t end = off + len < off ? UINT64_MAX : off + len;
 	if (end > in->size)
 		end = in->size; /* nothing to zero past EOF */
@@ -731,7 +753,7 @@ int datapath_punch(struct dp_txn *t, uint64_t ino, struct ms_inode *in,
 	uint64_t first_whole = (off + BS - 1) / BS, end_whole = end / BS;
 	int r = 0;
 	if (first_whole < end_whole)
-		r = drop_blocks_from(t, ino, in, first_whole, end_whole);
+		r = drop_blocks(t, ino, in, first_whole, end_whole, more);
 	/* Partial edges: the head block (and the tail, if another). */
 	if (!r && off % BS) {
 		uint64_t lblk = off / BS;

@@ -35,10 +35,12 @@ struct dp_txn {
 	struct dp_wbatch *wb;
 	struct dp_extent *ext;
 	struct dedupe_stats delta; /* published to fs->stats on commit */
+	uint64_t trim_ino;         /* blocks left to drop after commit */
 };
 
 int dp_begin(struct fs *fs, struct dp_txn *t);
-/* Write queued block bytes, then commit. On error, aborts. */
+/* Write queued block bytes, then commit; then finish a truncation that
+ * was too big for one transaction (fs_trim). On error, aborts. */
 int dp_commit(struct dp_txn *t);
 void dp_abort(struct dp_txn *t);
 
@@ -57,12 +59,20 @@ int datapath_write(struct fs *fs, uint64_t ino, uint64_t off,
 		   struct array_io *io);
 /* Set the size of @in (inode @ino) inside @t: blocks past the end lose
  * their refs and the bytes past the end of a partial last block become
- * zeros. Updates in->size and in->nblocks; the caller stores @in. */
+ * zeros. Updates in->size and in->nblocks; the caller stores @in. A
+ * transaction drops a bounded number of blocks; the rest are dropped by
+ * further transactions after dp_commit. */
 int datapath_truncate(struct dp_txn *t, uint64_t ino, struct ms_inode *in,
 		      uint64_t size);
+/* One bounded step of dropping the blocks of @ino from @from_lblk on;
+ * *more: some are left. */
+int datapath_trim_step(struct dp_txn *t, uint64_t ino, struct ms_inode *in,
+		       uint64_t from_lblk, bool *more);
 /* Zero [off, off+len) of @in without changing its size: whole blocks
- * become holes (their refs dropped), partial ones are rewritten. */
+ * become holes (their refs dropped), partial ones are rewritten. Bounded
+ * like truncate: *more says the caller must punch again (in a new
+ * transaction) to finish. */
 int datapath_punch(struct dp_txn *t, uint64_t ino, struct ms_inode *in,
-		   uint64_t off, uint64_t len);
+		   uint64_t off, uint64_t len, bool *more);
 
 #endif

@@ -114,50 +114,64 @@ int fs_sync(struct fs *fs)
 	return r;
 }
 
-/* Delete inode @ino with nlink 0: its blocks lose their refs, its record
- * and extras go. */
-static int delete_inode(struct fs *fs, uint64_t ino)
+static int unorphan(struct dp_txn *t, uint64_t ino)
+{
+	MDB_val k = {sizeof(ino), &ino};
+	int rc = mdb_del(t->txn, metastore_dbi(t->fs->ms, MS_ORPHANS), &k,
+			 NULL);
+	return rc == MDB_NOTFOUND ? 0 : metastore_errno(rc);
+}
+
+/* The inode is gone for good: its last blocks were dropped already. */
+static int delete_inode(struct dp_txn *t, uint64_t ino,
+			const struct ms_inode *in)
+{
+	int r = ns_drop_extras(t->fs->ms, t->txn, ino);
+	if (!r)
+		r = ns_inode_del(t->fs->ms, t->txn, ino);
+	if (r)
+		return r;
+	t->c.inodes--;
+	if (S_ISREG(in->mode))
+		t->c.logical_bytes -= in->size;
+	return 0;
+}
+
+/* One bounded transaction of fs_trim; *more: call again. */
+static int trim_step(struct fs *fs, uint64_t ino, bool *more)
 {
 	struct dp_txn t;
+	struct ms_inode in;
+	*more = false;
 	int r = dp_begin(fs, &t);
 	if (r)
 		return r;
-	struct ms_inode in;
 	r = ns_inode_get(fs->ms, t.txn, ino, &in);
 	if (r == -ENOENT) {
-		r = 0;
-		goto out_unorphan;
+		r = unorphan(&t, ino);
+		return r ? (dp_abort(&t), r) : dp_commit(&t);
 	}
-	if (r)
-		goto out_abort;
-	if (in.nlink) /* linked again since: nothing to reap */
-		goto out_unorphan;
-	if (S_ISREG(in.mode))
-		r = datapath_truncate(&t, ino, &in, 0);
+	/* No links and no kernel reference: nothing can reach it again. */
+	bool gone = in.nlink == 0 && !inode_table_lookups(fs->itab, ino);
+	uint64_t from = gone ? 0 : (in.size + MS_BLOCK_SIZE - 1) / MS_BLOCK_SIZE;
+	if (!r && S_ISREG(in.mode))
+		r = datapath_trim_step(&t, ino, &in, from, more);
+	if (!r && !*more && (gone || in.nlink))
+		r = unorphan(&t, ino);
 	if (!r)
-		r = ns_drop_extras(fs->ms, t.txn, ino);
-	if (!r)
-		r = ns_inode_del(fs->ms, t.txn, ino);
-	if (r)
-		goto out_abort;
-	t.c.inodes--;
-out_unorphan: {
-	MDB_val k = {sizeof(ino), &ino};
-	int rc = mdb_del(t.txn, metastore_dbi(fs->ms, MS_ORPHANS), &k, NULL);
-	if (rc && rc != MDB_NOTFOUND) {
-		r = metastore_errno(rc);
-		goto out_abort;
-	}
-}
-	return dp_commit(&t);
-out_abort:
-	dp_abort(&t);
-	return r;
+		r = gone && !*more ? delete_inode(&t, ino, &in)
+				   : ns_inode_put(fs->ms, t.txn, ino, &in);
+	return r ? (dp_abort(&t), r) : dp_commit(&t);
 }
 
-int fs_delete_if_unlinked(struct fs *fs, uint64_t ino)
+int fs_trim(struct fs *fs, uint64_t ino)
 {
-	return delete_inode(fs, ino);
+	bool more;
+	int r;
+	do
+		r = trim_step(fs, ino, &more);
+	while (!r && more);
+	return r;
 }
 
 int fs_reap_orphans(struct fs *fs)
@@ -186,7 +200,7 @@ int fs_reap_orphans(struct fs *fs)
 		log_info("fs", "reaping unlinked inode %llu left open by an "
 			       "earlier run",
 			 (unsigned long long)ino);
-		r = delete_inode(fs, ino);
+		r = fs_trim(fs, ino);
 		if (r)
 			return r;
 	}

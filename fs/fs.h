@@ -58,8 +58,10 @@ int fs_open(struct fs *fs, const struct fs_config *cfg, char *err,
 void fs_close(struct fs *fs);
 /* Make everything committed so far durable: data first, then metadata. */
 int fs_sync(struct fs *fs);
-/* Delete inode @ino if it has no links left (the kernel forgot it). */
-int fs_delete_if_unlinked(struct fs *fs, uint64_t ino);
+/* Finish what `orphans` says is left for @ino, a bounded transaction at a
+ * time: drop the blocks past its size, or, when it has no links and the
+ * kernel holds no reference, all of them and then the inode. */
+int fs_trim(struct fs *fs, uint64_t ino);
 /* Delete the inodes left unlinked-but-open by an earlier run. */
 int fs_reap_orphans(struct fs *fs);
 /* Fill the store-derived stats figures. */

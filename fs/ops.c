@@ -179,7 +179,7 @@ static void forget_one(struct fs *fs, uint64_t ino, uint64_t n)
 {
 	if (inode_table_unref(fs->itab, ino, n) || !is_unlinked(fs, ino))
 		return;
-	int r = fs_delete_if_unlinked(fs, ino);
+	int r = fs_trim(fs, ino);
 	if (r)
 		log_error("fs", "inode %llu: cannot delete: %s",
 			  (unsigned long long)ino, strerror(-r));
@@ -492,7 +492,7 @@ static void finish_remove(fuse_req_t req, enum stats_op op, uint64_t t0,
 {
 	struct fs *fs = fs_of(req);
 	if (!r && !inode_table_lookups(fs->itab, victim))
-		r = fs_delete_if_unlinked(fs, victim);
+		r = fs_trim(fs, victim);
 	reply_err(req, op, t0, r);
 }
 
@@ -1086,10 +1086,12 @@ static void op_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
 
 /* ---- fallocate -------------------------------------------------------- */
 
-static int do_fallocate(struct dp_txn *t, uint64_t ino, int mode,
-			uint64_t off, uint64_t len)
+/* One transaction of a fallocate; *more: a punch to finish in another. */
+static int fallocate_step(struct dp_txn *t, uint64_t ino, int mode,
+			  uint64_t off, uint64_t len, bool *more)
 {
 	struct ms_inode in;
+	*more = false;
 	int r = ns_inode_get(t->fs->ms, t->txn, ino, &in);
 	if (r)
 		return r;
@@ -1098,7 +1100,7 @@ static int do_fallocate(struct dp_txn *t, uint64_t ino, int mode,
 	if (off + len < off)
 		return -EFBIG;
 	if (mode == (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE)) {
-		r = datapath_punch(t, ino, &in, off, len);
+		r = datapath_punch(t, ino, &in, off, len, more);
 	} else if (mode == 0 || mode == FALLOC_FL_KEEP_SIZE) {
 		/* Thin provisioning: nothing to reserve; zeros are holes.
 		 * Only the size can change. */
@@ -1121,12 +1123,16 @@ static void op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t off,
 	if (off < 0 || len <= 0)
 		return reply_err(req, STATS_OP_FALLOCATE, t0, -EINVAL);
 	inode_table_lock(fs->itab, ino);
-	struct dp_txn t;
-	int r = dp_begin(fs, &t);
-	if (!r) {
-		r = do_fallocate(&t, ino, mode, off, len);
+	bool more;
+	int r;
+	do {
+		struct dp_txn t;
+		r = dp_begin(fs, &t);
+		if (r)
+			break;
+		r = fallocate_step(&t, ino, mode, off, len, &more);
 		r = r ? (dp_abort(&t), r) : dp_commit(&t);
-	}
+	} while (!r && more);
 	inode_table_unlock(fs->itab, ino);
 	reply_err(req, STATS_OP_FALLOCATE, t0, r);
 }

@@ -18,6 +18,8 @@ struct fsck_inode {
 	uint64_t entries; /* directories: dirents inside it */
 	uint64_t subdirs; /* directories: those of its entries that are dirs */
 	uint64_t mapped;  /* regular files: non-hole map entries */
+	uint64_t past_eof;   /* map entries past the size */
+	uint64_t first_past; /* the first of those, a block number */
 	bool orphan;      /* listed in `orphans` */
 	bool symlink;     /* has a `symlinks` record */
 };

@@ -191,8 +191,9 @@ static int check_orphan(struct fsck *f, const MDB_val *k, const MDB_val *v,
 	}
 	fi->orphan = true;
 	if (fi->in.nlink)
-		fsck_problem(f, "orphan %llu: nlink is %u, not 0", ull(ino),
-			     fi->in.nlink);
+		fsck_info(f, "ino %llu: a truncation cut short by an unclean "
+			     "stop; the next mount finishes it",
+			  ull(ino));
 	else
 		fsck_info(f, "ino %llu: unlinked while open (an orphan of an "
 			     "unclean stop); the next mount deletes it",
@@ -280,6 +281,12 @@ static void check_file(struct fsck *f, const struct fsck_inode *fi)
 		fsck_problem(f, "ino %llu: nlink 0, but not in orphans (never "
 				"deleted)",
 			     ull(fi->ino));
+	if (fi->past_eof && !fi->orphan)
+		fsck_problem(f, "ino %llu: %llu block-map %s past its size %llu "
+				"(first at block %llu)",
+			     ull(fi->ino), ull(fi->past_eof),
+			     fi->past_eof == 1 ? "entry" : "entries",
+			     ull(in->size), ull(fi->first_past));
 	if (S_ISREG(in->mode) && in->nblocks != fi->mapped)
 		fsck_problem(f, "ino %llu: nblocks %llu, but %llu block-map "
 				"entries",

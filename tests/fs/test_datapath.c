@@ -253,21 +253,26 @@ static void t_truncate(struct t_ctx *t, uint64_t ino, uint64_t size)
 	assert_int_equal(dp_commit(&x), 0);
 }
 
+/* A punch goes in bounded transactions, as op_fallocate runs it. */
 static void t_punch(struct t_ctx *t, uint64_t ino, uint64_t off, uint64_t len)
 {
-	struct dp_txn x;
-	struct ms_inode in;
+	bool more;
+	do {
+		struct dp_txn x;
+		struct ms_inode in;
 
-	assert_int_equal(dp_begin(&t->fs, &x), 0);
-	assert_int_equal(ns_inode_get(t->fs.ms, x.txn, ino, &in), 0);
-	int r = datapath_punch(&x, ino, &in, off, len);
-	if (r) {
-		dp_abort(&x);
-		fail_msg("datapath_punch(%llu, %llu) = %d",
-			 (unsigned long long)off, (unsigned long long)len, r);
-	}
-	assert_int_equal(ns_inode_put(t->fs.ms, x.txn, ino, &in), 0);
-	assert_int_equal(dp_commit(&x), 0);
+		assert_int_equal(dp_begin(&t->fs, &x), 0);
+		assert_int_equal(ns_inode_get(t->fs.ms, x.txn, ino, &in), 0);
+		int r = datapath_punch(&x, ino, &in, off, len, &more);
+		if (r) {
+			dp_abort(&x);
+			fail_msg("datapath_punch(%llu, %llu) = %d",
+				 (unsigned long long)off,
+				 (unsigned long long)len, r);
+		}
+		assert_int_equal(ns_inode_put(t->fs.ms, x.txn, ino, &in), 0);
+		assert_int_equal(dp_commit(&x), 0);
+	} while (more);
 }
 
 #define T_STAT(t, f) atomic_load(&(t)->fs.stats.dedupe.f)
@@ -1086,11 +1091,58 @@ static void test_noverify_trusts_sha1(void **state)
 	t_expect(t, ino, 5 * BS, BS, a, BS); /* not b: the risk */
 }
 
+/* Regression: a truncate or punch of more blocks than one transaction
+ * drops (4 extents of 64) must still drop every one of them, and leave no
+ * orphan record behind once done. */
+static bool t_is_orphan(struct t_ctx *t, uint64_t ino)
+{
+	MDB_txn *txn;
+	MDB_val k = {sizeof(ino), &ino}, v;
+	assert_int_equal(metastore_txn_begin(t->fs.ms, false, &txn), 0);
+	int rc = mdb_get(txn, metastore_dbi(t->fs.ms, MS_ORPHANS), &k, &v);
+	metastore_txn_abort(txn);
+	return rc == 0;
+}
+
+static void test_big_truncate_and_punch_span_transactions(void **state)
+{
+	struct t_ctx *t = *state;
+	const unsigned nblk = 10 * 64 + 7; /* more than 2 batches */
+	uint8_t *buf = malloc((size_t)nblk * BS);
+	assert_non_null(buf);
+	for (unsigned i = 0; i < nblk; i++)
+		t_pattern(buf + (size_t)i * BS, i + 1);
+	uint64_t a = t_new_file(t), b = t_new_file(t);
+	t_write(t, a, 0, buf, (size_t)nblk * BS);
+	t_write(t, b, 0, buf, (size_t)nblk * BS);
+	assert_int_equal(t_counters(t).live_blocks, 2 * nblk);
+
+	t_truncate(t, a, 5); /* 5 bytes: one block stays */
+	assert_int_equal(t_counters(t).live_blocks, nblk + 1);
+	assert_false(t_is_orphan(t, a));
+	t_expect(t, a, 0, BS, buf, 5); /* short: the file is 5 bytes */
+
+	t_punch(t, b, BS, (uint64_t)(nblk - 2) * BS);
+	assert_int_equal(t_counters(t).live_blocks, 1 + 2);
+	t_expect(t, b, 0, BS, buf, BS);
+	t_expect(t, b, (uint64_t)(nblk - 1) * BS, BS,
+		 buf + (size_t)(nblk - 1) * BS, BS);
+	uint8_t *zeros = calloc(nblk - 2, BS);
+	assert_non_null(zeros);
+	t_expect(t, b, BS, (size_t)(nblk - 2) * BS, zeros,
+		 (size_t)(nblk - 2) * BS);
+	free(zeros);
+	/* b's first and last blocks, and a's first block cut to 5 bytes. */
+	assert_int_equal(t_counters(t).unique_blocks, 3);
+	free(buf);
+}
+
 int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, t_setup, t_teardown)
 	const struct CMUnitTest tests[] = {
 		T(test_random_writes_match_shadow),
+		T(test_big_truncate_and_punch_span_transactions),
 		T(test_random_ops_keep_invariants),
 		T(test_short_tail_and_eof),
 		T(test_unaligned_across_boundaries),
