@@ -521,6 +521,11 @@ MDB_dbi metastore_dbi(const struct metastore *ms, enum ms_table t)
 	return ms->dbi[t];
 }
 
+const char *metastore_table_name(enum ms_table t)
+{
+	return table_names[t];
+}
+
 /* Keep the allocated reserve ahead of LMDB's last page (see the top of
  * this file). 0, or -ENOSPC when even the floor cannot be kept. */
 static int reserve_ahead(struct metastore *ms)

@@ -121,6 +121,8 @@ int metastore_open(const char *dir, uint64_t map_bytes, bool create,
 void metastore_close(struct metastore *ms);
 MDB_env *metastore_env(const struct metastore *ms);
 MDB_dbi metastore_dbi(const struct metastore *ms, enum ms_table t);
+/* The LMDB name of table @t ("inodes", "bmap", ...). */
+const char *metastore_table_name(enum ms_table t);
 
 /* Make every committed transaction durable, then release pending blocks to
  * the free map. 0 or -errno. */

@@ -254,25 +254,32 @@ static int apply_setattr(struct dp_txn *t, uint64_t ino, struct ms_inode *in,
 	return ns_inode_put(t->fs->ms, t->txn, ino, in);
 }
 
-static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
-		       int to_set, struct fuse_file_info *fi)
+/* One setattr transaction; a size change holds the file's data lock. */
+static int setattr_txn(struct fs *fs, uint64_t ino, const struct stat *attr,
+		       int to_set, struct ms_inode *in)
 {
-	uint64_t t0 = stats_now_ns();
-	struct fs *fs = fs_of(req);
 	bool sized = to_set & FUSE_SET_ATTR_SIZE;
 	if (sized)
 		inode_table_lock(fs->itab, ino);
 	struct dp_txn t;
-	struct ms_inode in;
 	int r = dp_begin(fs, &t);
 	if (!r) {
-		r = ns_inode_get(fs->ms, t.txn, ino, &in);
+		r = ns_inode_get(fs->ms, t.txn, ino, in);
 		if (!r)
-			r = apply_setattr(&t, ino, &in, attr, to_set);
+			r = apply_setattr(&t, ino, in, attr, to_set);
 		r = r ? (dp_abort(&t), r) : dp_commit(&t);
 	}
 	if (sized)
 		inode_table_unlock(fs->itab, ino);
+	return r;
+}
+
+static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
+		       int to_set, struct fuse_file_info *fi)
+{
+	uint64_t t0 = stats_now_ns();
+	struct ms_inode in;
+	int r = setattr_txn(fs_of(req), ino, attr, to_set, &in);
 	if (r)
 		return reply_err(req, STATS_OP_SETATTR, t0, r);
 	reply_attr(req, STATS_OP_SETATTR, t0, ino, &in);
@@ -710,20 +717,9 @@ static void op_readlink(fuse_req_t req, fuse_ino_t ino)
  * an O_TRUNC open to us. */
 static int truncate_on_open(struct fs *fs, uint64_t ino)
 {
-	inode_table_lock(fs->itab, ino);
-	struct dp_txn t;
+	struct stat a = {.st_size = 0};
 	struct ms_inode in;
-	int r = dp_begin(fs, &t);
-	if (!r) {
-		r = ns_inode_get(fs->ms, t.txn, ino, &in);
-		if (!r && S_ISREG(in.mode) && in.size) {
-			struct stat a = {.st_size = 0};
-			r = apply_setattr(&t, ino, &in, &a, FUSE_SET_ATTR_SIZE);
-		}
-		r = r ? (dp_abort(&t), r) : dp_commit(&t);
-	}
-	inode_table_unlock(fs->itab, ino);
-	return r;
+	return setattr_txn(fs, ino, &a, FUSE_SET_ATTR_SIZE, &in);
 }
 
 static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)

@@ -31,20 +31,6 @@
 #include "tools/fsck_i.h"
 #include "tools/options.h"
 
-static const char *const table_names[MS_NTABLES] = {
-	[MS_META] = "meta",
-	[MS_INODES] = "inodes",
-	[MS_DIRNAMES] = "dirnames",
-	[MS_DIRCOOKIES] = "dircookies",
-	[MS_SYMLINKS] = "symlinks",
-	[MS_XATTRS] = "xattrs",
-	[MS_BMAP] = "bmap",
-	[MS_BLOCKS] = "blocks",
-	[MS_FPINDEX] = "fpindex",
-	[MS_FREEMAP] = "freemap",
-	[MS_PENDING] = "pending",
-	[MS_ORPHANS] = "orphans",
-};
 
 /* ---- output ------------------------------------------------------------ */
 
@@ -101,7 +87,7 @@ int fsck_walk(struct fsck *f, enum ms_table t, fsck_record_fn fn, void *ctx)
 	mdb_cursor_close(cur);
 	if (r || rc == MDB_NOTFOUND)
 		return r;
-	tool_error("store %s: table %s: %s", f->store, table_names[t],
+	tool_error("store %s: table %s: %s", f->store, metastore_table_name(t),
 		   mdb_strerror(rc));
 	return metastore_errno(rc);
 }
