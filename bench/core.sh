@@ -39,6 +39,7 @@ fi
 REPEAT=${REPEAT:-3}
 SIZE=${SIZE:-1G}
 SYSTEMS=${SYSTEMS:-raw passthrough_ll zfs arraysim}
+# shellcheck disable=SC2086 # word splitting wanted
 SYSTEMS=$(printf '%s\n' $SYSTEMS | sed 's/^zfs-fuse$/zfs/; s/^pll$/passthrough_ll/' | tr '\n' ' ')
 BENCH_DIR=${BENCH_DIR:-/var/tmp/arraysim-bench}
 ZFS_VDEV_SIZE=${ZFS_VDEV_SIZE:-8G}
@@ -80,7 +81,6 @@ ZFS_PID="" ZFS_POOL="" ZFS_PIDFILE=""
 AS_MNT="" AS_STORE=""
 MANIFEST=""
 CLEANED=0
-CHILD=""            # running fio (under timeout), killed on exit
 
 # ----------------------------------------------------------- teardown -----
 teardown_arraysim() {
@@ -118,6 +118,9 @@ teardown_zfs() {
 		done
 		zpool list -H "$ZFS_POOL" >/dev/null 2>&1 && warn "pool $ZFS_POOL still present; stopping daemon anyway"
 		ZFS_POOL=""
+	fi
+	if [[ -z $ZFS_PID && -n $ZFS_PIDFILE ]]; then # started, but no pid read yet
+		ZFS_PID=$(cat "$ZFS_PIDFILE" 2>/dev/null || pgrep -f -- "--pidfile $ZFS_PIDFILE" | head -1 || true)
 	fi
 	if [[ -n $ZFS_PID ]]; then
 		log "stopping zfs-fuse (pid $ZFS_PID)"
