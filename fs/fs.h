@@ -29,6 +29,7 @@ struct fs_config {
 	bool kernel_cache;         /* let the kernel cache file data */
 	uint64_t sync_interval_ns; /* background sync period; 0: never */
 	uint64_t meta_map_bytes;   /* metadata size bound; 0: default */
+	uint64_t meta_cache_bytes; /* metadata the daemon keeps mapped */
 };
 
 struct fs {

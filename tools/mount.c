@@ -22,6 +22,7 @@ struct mount_opts {
 	const char *fuse_opts;
 	uint64_t sync_interval_ns;
 	uint64_t meta_max;
+	uint64_t meta_cache;
 };
 
 #define O(f) offsetof(struct mount_opts, f)
@@ -39,6 +40,9 @@ static const struct opt_def mount_defs[] = {
 	 "background sync period, 0 for none (default 5s)"},
 	{"meta-max", 0, OPT_SIZE, O(meta_max), "SIZE",
 	 "largest the metadata store may grow (default 64G)"},
+	{"meta-cache", 0, OPT_SIZE, O(meta_cache), "SIZE",
+	 "metadata kept mapped in the daemon, checked at each background "
+	 "sync; 0 for no bound (default 256M)"},
 	{"foreground", 'f', OPT_FLAG, O(foreground), NULL,
 	 "stay in the foreground, log to stderr"},
 	{"options", 'o', OPT_STRING, O(fuse_opts), "OPTS",
@@ -95,7 +99,8 @@ static int resolve_dir(const char *what, const char *path, char *out)
 int cmd_mount(int argc, char **argv)
 {
 	struct mount_opts o = {.verify = true,
-			       .sync_interval_ns = 5000000000ull};
+			       .sync_interval_ns = 5000000000ull,
+			       .meta_cache = 256ull << 20};
 	const char *pos[1];
 	int npos;
 	int r = opts_parse("mount", synopsis, mount_defs, &o, argc, argv, pos,
@@ -126,7 +131,8 @@ int cmd_mount(int argc, char **argv)
 			.verify = o.verify,
 			.kernel_cache = o.kernel_cache,
 			.sync_interval_ns = o.sync_interval_ns,
-			.meta_map_bytes = o.meta_max},
+			.meta_map_bytes = o.meta_max,
+			.meta_cache_bytes = o.meta_cache},
 		.mountpoint = mnt,
 		.foreground = o.foreground,
 		.fuse_opts = o.fuse_opts,
