@@ -83,9 +83,10 @@ static unsigned table_flags(enum ms_table t)
 	case MS_ORPHANS:
 		return MDB_INTEGERKEY;
 	case MS_FPINDEX:
-		/* A SHA-1 names every block that has it: more than one only
+		/* Key sha1[0]; 25-byte items sha1[1..20) + be48 pblk. A
+		 * SHA-1 names every block that has it: more than one only
 		 * after a collision, which verify-on-match keeps apart. */
-		return MDB_DUPSORT | MDB_DUPFIXED | MDB_INTEGERDUP;
+		return MDB_DUPSORT | MDB_DUPFIXED;
 	default:
 		return 0;
 	}

@@ -12,9 +12,10 @@
  *   symlinks   ino (u64, native)            target bytes
  *   xattrs     ino (BE) + name              value bytes
  *   bmap       ino (BE) + extent index (BE) u64 pblk[BMAP_EXTENT_BLOCKS]; 0=hole
- *   blocks     pblk (u64, native)           struct ms_block (refs, xxh3, sha1)
- *   fpindex    sha1 (20 bytes)              pblk (u64, native), one per block
- *                                           with that SHA-1 (sorted dups)
+ *   blocks     pblk / 64 (u64, native)      struct ms_block[MS_BLOCK_EXTENT]:
+ *                                           slot i is pblk key*64+i
+ *   fpindex    sha1[0] (1 byte)             25-byte dups: sha1[1..20) then
+ *                                           pblk (48-bit BE), one per block
  *   freemap    pblk (u64, native)           empty: reusable now
  *   pending    pblk (u64, native)           empty: freed, reusable after sync
  *   orphans    ino (u64, native)            empty: nlink 0, still open
@@ -22,6 +23,24 @@
  * Big-endian prefixes keep one file's or one directory's keys adjacent and
  * in order, so readdir and truncate are cursor walks. pblk 0 is never
  * allocated: it is the hole marker in bmap extents.
+ *
+ * Block records and the fingerprint index are what a store holds per
+ * unique block, so both are packed (16 + 25 bytes a block, against ~100
+ * as one record per pblk and a 20-byte key per SHA-1):
+ *
+ *   blocks: one record per 64 consecutive pblks; refs == 0 marks a free
+ *   slot, a missing record 64 free slots, and the record is deleted when
+ *   its last slot empties. A slot keeps only sha1[0..4) (sha1_head):
+ *   enough to find the block's fpindex item when it is freed.
+ *
+ *   fpindex: DUPSORT|DUPFIXED, 256 keys. An item is sha1[1..20) + pblk
+ *   (6 bytes big-endian, so pblk < 2^48), sorted, so the blocks with one
+ *   SHA-1 are adjacent, lowest pblk first:
+ *     lookup of sha1:  GET_BOTH_RANGE(sha1[0], sha1[1..20) + 6 zeros),
+ *                      then NEXT_DUP while item[0..19) == sha1[1..20);
+ *     unindex of pblk: GET_BOTH_RANGE(head[0], head[1..4) + 22 zeros),
+ *                      then NEXT_DUP while item[0..3) == head[1..4), until
+ *                      the item whose pblk is it.
  *
  * A freed block goes to `pending`, not `freemap`: its old contents may still
  * be what an older durable state of the store points at, so it is only
@@ -39,6 +58,9 @@
 #define MS_FORMAT_VERSION 1
 #define MS_BLOCK_SIZE 4096u
 #define BMAP_EXTENT_BLOCKS 64u
+#define MS_BLOCK_EXTENT 64 /* slots of one `blocks` record */
+#define MS_FP_ITEM_LEN 25  /* fpindex item: sha1[1..20) + be48 pblk */
+#define MS_PBLK_LIMIT (1ull << 48) /* pblks are < this (fpindex items) */
 
 enum ms_table {
 	MS_META,
@@ -96,13 +118,13 @@ struct ms_dirent_val {
 	uint64_t cookie;
 };
 
+/* One slot of a `blocks` record: a pblk's refcount and checksums. */
 struct ms_block {
-	uint32_t refs;    /* logical blocks pointing here */
-	uint32_t flags;   /* reserved, 0 */
-	uint64_t xxh3;    /* XXH3-64 of the 4 KiB, checked on every read */
-	uint8_t sha1[20]; /* fingerprint (also the fpindex key, if indexed) */
-	uint8_t pad[4];
+	uint64_t xxh3;        /* XXH3-64 of the 4 KiB, checked on every read */
+	uint32_t refs;        /* logical blocks pointing here; 0: free slot */
+	uint8_t sha1_head[4]; /* sha1[0..4): finds its fpindex item */
 };
+_Static_assert(sizeof(struct ms_block) == 16, "struct ms_block is 16 bytes");
 
 struct metastore;
 

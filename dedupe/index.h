@@ -33,7 +33,7 @@ int dedupe_index_walk(const struct metastore *ms, MDB_txn *txn,
 int dedupe_block_get(const struct metastore *ms, MDB_txn *txn, uint64_t pblk,
 		     struct ms_block *out);
 /* Allocate a block for @fp with refs 1 (reusing the free map first) and
- * index it. 0, -ENOSPC or -errno. */
+ * index it. 0, -ENOSPC (also past pblk 2^48, see MS_PBLK_LIMIT) or -errno. */
 int dedupe_block_new(const struct metastore *ms, MDB_txn *txn,
 		     struct ms_counters *c, const struct fingerprint *fp,
 		     uint64_t *pblk);
@@ -41,7 +41,7 @@ int dedupe_block_new(const struct metastore *ms, MDB_txn *txn,
 int dedupe_block_ref(const struct metastore *ms, MDB_txn *txn,
 		     uint64_t pblk);
 /* refs - 1; at 0 the block leaves the index and goes to pending, and
- * *freed is set. 0, -ENOENT or -errno. */
+ * *freed is set. 0, -ENOENT, -EIO (its index item is missing) or -errno. */
 int dedupe_block_unref(const struct metastore *ms, MDB_txn *txn,
 		       struct ms_counters *c, uint64_t pblk, bool *freed);
 

@@ -4,9 +4,10 @@
  * check using what the earlier ones gathered:
  *
  *   inodes ──> bmap ──> blocks ──> fpindex ──> freemap/pending ──> namespace
- *   (array)    refs[]   data,      sha1 keys   state[] covers      dirnames,
- *              per      refs vs    vs records  [1, next_pblk)      dircookies,
- *              pblk     refs[]                                     orphans,...
+ *   (array)    refs[]   data,      items vs    state[] covers      dirnames,
+ *              per      refs vs    records     [1, next_pblk)      dircookies,
+ *              pblk     refs[],                                    orphans,...
+ *                       items
  *
  * Per pblk we keep 5 bytes (a reference count and a state byte), per inode
  * one struct fsck_inode: a store of N blocks and M inodes needs about
@@ -207,6 +208,9 @@ static int load_counters(struct fsck *f)
 						  MS_PENDING};
 		for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
 			uint64_t last = last_key(f, t[i]);
+			if (t[i] == MS_BLOCKS) /* a record of 64 slots */
+				last = last * MS_BLOCK_EXTENT +
+				       MS_BLOCK_EXTENT - 1;
 			if (last + 1 > f->npblk)
 				f->npblk = last + 1;
 		}

@@ -5,7 +5,8 @@
  *
  *   state     table      refs (map entries)   fpindex
  *   --------  ---------  -------------------  ------------------------------
- *   used      blocks     == record's refs > 0  (its sha1, pblk) once; other
+ *   used      blocks     == slot's refs > 0    one item (its sha1, pblk),
+ *             (a slot)                         the sha1 of its bytes; other
  *                                              blocks under that sha1 (a
  *                                              collision) hold other bytes
  *   pending   pending    0                     -
@@ -13,7 +14,11 @@
  *   (none)    -          -                     "leaked"
  *
  * Bytes are checked in batches of FSCK_BATCH blocks through the backing
- * device, so adjacent blocks go out as one readv.
+ * device, so adjacent blocks go out as one readv. A slot keeps only the
+ * first 4 bytes of its SHA-1: the full one comes from hashing the bytes,
+ * and is what the block's fpindex item must hold. A block with no usable
+ * bytes (unreadable, damaged, zeros) is only checked to have an item
+ * under those 4 bytes, the one freeing it will remove.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -132,16 +137,35 @@ struct block_scan {
 	struct backing_io io[FSCK_BATCH];
 	uint8_t *buf;        /* FSCK_BATCH blocks */
 	MDB_cursor *fpindex; /* for (sha1, pblk) lookups */
+	int err;             /* an LMDB failure inside a batch: -errno */
 };
+
+static void head_hex(const uint8_t head[4], char hex[9])
+{
+	snprintf(hex, 9, "%02x%02x%02x%02x", head[0], head[1], head[2],
+		 head[3]);
+}
+
+static void put_be48(uint8_t *p, uint64_t v)
+{
+	for (int i = 5; i >= 0; i--) {
+		p[i] = (uint8_t)v;
+		v >>= 8;
+	}
+}
+
+static uint64_t get_be48(const uint8_t *p)
+{
+	uint64_t v = 0;
+	for (int i = 0; i < 6; i++)
+		v = v << 8 | p[i];
+	return v;
+}
 
 static void check_refs(struct fsck *f, uint64_t pblk, const struct ms_block *b)
 {
 	uint32_t n = f->refs[pblk];
-	if (b->refs == 0)
-		fsck_problem(f, "block %llu: refs 0, but it has a block record "
-				"(%u block-map %s at it)",
-			     ull(pblk), n, points(n));
-	else if (n == 0)
+	if (n == 0)
 		fsck_problem(f, "block %llu: refs %u, but no block-map entry "
 				"points at it",
 			     ull(pblk), b->refs);
@@ -151,36 +175,71 @@ static void check_refs(struct fsck *f, uint64_t pblk, const struct ms_block *b)
 			     ull(pblk), b->refs, n, points(n));
 }
 
-/* Every block is indexed under its SHA-1 (next to collision twins). */
-static int check_indexed(struct fsck *f, struct block_scan *s, uint64_t pblk,
-			 const struct ms_block *b)
+static int fpindex_error(struct fsck *f, int rc)
 {
-	MDB_val k = {FINGERPRINT_SHA1_LEN, (void *)b->sha1};
-	MDB_val v = {sizeof(pblk), &pblk};
+	tool_error("store %s: table fpindex: %s", f->store, mdb_strerror(rc));
+	return metastore_errno(rc);
+}
+
+/* Every block is indexed under the SHA-1 of its bytes (next to collision
+ * twins): the item sha1[1..20) + pblk under key sha1[0]. */
+static int check_indexed(struct fsck *f, struct block_scan *s, uint64_t pblk,
+			 const uint8_t sha1[FINGERPRINT_SHA1_LEN])
+{
+	uint8_t item[MS_FP_ITEM_LEN];
+	memcpy(item, sha1 + 1, FINGERPRINT_SHA1_LEN - 1);
+	put_be48(item + FINGERPRINT_SHA1_LEN - 1, pblk);
+	MDB_val k = {1, (void *)sha1}, v = {sizeof(item), item};
 	int rc = mdb_cursor_get(s->fpindex, &k, &v, MDB_GET_BOTH);
 	if (rc == 0)
 		return 0;
-	if (rc != MDB_NOTFOUND) {
-		tool_error("store %s: table fpindex: %s", f->store,
-			   mdb_strerror(rc));
-		return metastore_errno(rc);
-	}
+	if (rc != MDB_NOTFOUND)
+		return fpindex_error(f, rc);
 	char hex[41];
-	fingerprint_hex(b->sha1, hex);
+	fingerprint_hex(sha1, hex);
 	fsck_problem(f, "block %llu: not in the fingerprint index under its "
 			"SHA-1 %s (never a dedupe target)",
 		     ull(pblk), hex);
 	return 0;
 }
 
-/* One block's bytes against its record. */
-static void check_bytes(struct fsck *f, uint64_t pblk,
-			const struct ms_block *b, const uint8_t *data)
+/* A block whose bytes give no SHA-1 to look up (unreadable, damaged, all
+ * zeros): is some item under its sha1_head naming it, as freeing it
+ * needs? */
+static int check_indexed_head(struct fsck *f, struct block_scan *s,
+			      uint64_t pblk, const struct ms_block *b)
+{
+	uint8_t item[MS_FP_ITEM_LEN] = {0};
+	memcpy(item, b->sha1_head + 1, 3);
+	MDB_val k = {1, (void *)b->sha1_head}, v = {sizeof(item), item};
+	int rc;
+	for (rc = mdb_cursor_get(s->fpindex, &k, &v, MDB_GET_BOTH_RANGE);
+	     rc == 0; rc = mdb_cursor_get(s->fpindex, &k, &v, MDB_NEXT_DUP)) {
+		const uint8_t *it = v.mv_data;
+		if (v.mv_size != MS_FP_ITEM_LEN ||
+		    memcmp(it, b->sha1_head + 1, 3))
+			break;
+		if (get_be48(it + FINGERPRINT_SHA1_LEN - 1) == pblk)
+			return 0;
+	}
+	if (rc && rc != MDB_NOTFOUND)
+		return fpindex_error(f, rc);
+	char hex[9];
+	head_hex(b->sha1_head, hex);
+	fsck_problem(f, "block %llu: not in the fingerprint index under its "
+			"SHA-1 head %s (cannot be freed)",
+		     ull(pblk), hex);
+	return 0;
+}
+
+/* One block's bytes against its record and its index item. */
+static int check_bytes(struct fsck *f, struct block_scan *s, uint64_t pblk,
+		       const struct ms_block *b, const uint8_t *data)
 {
 	struct fingerprint fp;
 	if (fingerprint_block(data, &fp)) {
 		fsck_problem(f, "block %llu: cannot fingerprint", ull(pblk));
-		return;
+		return check_indexed_head(f, s, pblk, b);
 	}
 	if (fp.zero) {
 		fsck_warn(f, "block %llu: all zeros, stored as a block (zero "
@@ -193,51 +252,47 @@ static void check_bytes(struct fsck *f, uint64_t pblk,
 				"stored, %016llx read)",
 			     ull(pblk), ull(b->xxh3), ull(fp.xxh3));
 		mark_bad(f, pblk);
-	} else if (!fp.zero && memcmp(fp.sha1, b->sha1, sizeof(fp.sha1))) {
-		char want[41], got[41];
-		fingerprint_hex(b->sha1, want);
+	} else if (!fp.zero &&
+		   memcmp(fp.sha1, b->sha1_head, sizeof(b->sha1_head))) {
+		char want[9], got[41];
+		head_hex(b->sha1_head, want);
 		fingerprint_hex(fp.sha1, got);
-		fsck_problem(f, "block %llu: SHA-1 mismatch (%s stored, %s "
-				"read)",
+		fsck_problem(f, "block %llu: SHA-1 mismatch (head %s stored, "
+				"%s read)",
 			     ull(pblk), want, got);
 		mark_bad(f, pblk);
+	} else if (!fp.zero) {
+		return check_indexed(f, s, pblk, fp.sha1);
 	}
+	return check_indexed_head(f, s, pblk, b);
 }
 
 /* Read the batch; when the device fails it, find the failing blocks one
  * by one, so one bad sector does not hide the rest. */
-static void flush_batch(struct fsck *f, struct block_scan *s)
+static int flush_batch(struct fsck *f, struct block_scan *s)
 {
 	for (unsigned i = 0; i < s->n; i++)
 		s->io[i] = (struct backing_io){s->pblk[i], s->buf + (size_t)i * BS};
 	int r = s->n ? f->dev.ops->read(f->dev.ctx, s->io, s->n) : 0;
-	for (unsigned i = 0; i < s->n; i++) {
+	int err = 0;
+	for (unsigned i = 0; i < s->n && !err; i++) {
 		int ri = r ? f->dev.ops->read(f->dev.ctx, &s->io[i], 1) : 0;
 		if (ri) {
 			fsck_problem(f, "block %llu: unreadable: %s",
 				     ull(s->pblk[i]), strerror(-ri));
 			mark_bad(f, s->pblk[i]);
+			err = check_indexed_head(f, s, s->pblk[i], &s->rec[i]);
 			continue;
 		}
-		check_bytes(f, s->pblk[i], &s->rec[i], s->io[i].buf);
+		err = check_bytes(f, s, s->pblk[i], &s->rec[i], s->io[i].buf);
 	}
 	s->n = 0;
+	return err;
 }
 
-static int check_block(struct fsck *f, const MDB_val *k, const MDB_val *v,
-		       void *ctx)
+static int check_slot(struct fsck *f, struct block_scan *s, uint64_t pblk,
+		      const struct ms_block *b)
 {
-	struct block_scan *s = ctx;
-	uint64_t pblk;
-	if (k->mv_size != sizeof(pblk) || v->mv_size != sizeof(struct ms_block)) {
-		fsck_problem(f, "blocks: record with a %zu-byte key and a "
-				"%zu-byte value (want 8 and %zu)",
-			     k->mv_size, v->mv_size, sizeof(struct ms_block));
-		return 0;
-	}
-	memcpy(&pblk, k->mv_data, sizeof(pblk));
-	struct ms_block b;
-	memcpy(&b, v->mv_data, sizeof(b));
 	f->block_records++;
 	if (pblk == 0 || pblk >= f->npblk) {
 		fsck_problem(f, "block %llu: has a block record, but is %s",
@@ -246,14 +301,43 @@ static int check_block(struct fsck *f, const MDB_val *k, const MDB_val *v,
 		return 0;
 	}
 	f->state[pblk] |= FSCK_USED;
-	check_refs(f, pblk, &b);
-	int r = check_indexed(f, s, pblk, &b);
-	if (r)
-		return r;
+	check_refs(f, pblk, b);
 	s->pblk[s->n] = pblk;
-	s->rec[s->n++] = b;
-	if (s->n == FSCK_BATCH)
-		flush_batch(f, s);
+	s->rec[s->n++] = *b;
+	return s->n == FSCK_BATCH ? flush_batch(f, s) : 0;
+}
+
+/* One `blocks` record: MS_BLOCK_EXTENT slots, refs 0 = free. */
+static int check_block_rec(struct fsck *f, const MDB_val *k, const MDB_val *v,
+			   void *ctx)
+{
+	struct block_scan *s = ctx;
+	const size_t want = MS_BLOCK_EXTENT * sizeof(struct ms_block);
+	uint64_t key;
+	if (k->mv_size != sizeof(key) || v->mv_size != want) {
+		fsck_problem(f, "blocks: record with a %zu-byte key and a "
+				"%zu-byte value (want 8 and %zu)",
+			     k->mv_size, v->mv_size, want);
+		return 0;
+	}
+	memcpy(&key, k->mv_data, sizeof(key));
+	unsigned used = 0;
+	for (unsigned i = 0; i < MS_BLOCK_EXTENT; i++) {
+		struct ms_block b;
+		memcpy(&b, (const uint8_t *)v->mv_data + i * sizeof(b),
+		       sizeof(b));
+		if (!b.refs)
+			continue;
+		used++;
+		int r = check_slot(f, s, key * MS_BLOCK_EXTENT + i, &b);
+		if (r)
+			return r;
+	}
+	if (!used)
+		fsck_problem(f, "blocks: record %llu (blocks %llu-%llu) holds "
+				"only free slots (empty records are deleted)",
+			     ull(key), ull(key * MS_BLOCK_EXTENT),
+			     ull(key * MS_BLOCK_EXTENT + MS_BLOCK_EXTENT - 1));
 	return 0;
 }
 
@@ -289,9 +373,9 @@ int fsck_check_blocks(struct fsck *f)
 		tool_error("store %s: table fpindex: %s", f->store,
 			   strerror(-r));
 	if (!r)
-		r = fsck_walk(f, MS_BLOCKS, check_block, s);
+		r = fsck_walk(f, MS_BLOCKS, check_block_rec, s);
 	if (!r)
-		flush_batch(f, s);
+		r = flush_batch(f, s);
 	if (!r)
 		check_unrecorded(f);
 	if (s->fpindex)
@@ -352,27 +436,31 @@ static int group_add(struct fp_group *g, uint64_t pblk)
 	return 0;
 }
 
+/* One item: key sha1[0], value sha1[1..20) + be48 pblk. Items of one
+ * SHA-1 are adjacent (sorted), so a group is a run of them. */
 static int check_fp_entry(struct fsck *f, const MDB_val *k, const MDB_val *v,
 			  void *ctx)
 {
 	struct fp_group *g = ctx;
-	char hex[41] = "?";
-	uint64_t pblk;
-	if (k->mv_size == FINGERPRINT_SHA1_LEN)
-		fingerprint_hex(k->mv_data, hex);
-	if (k->mv_size != FINGERPRINT_SHA1_LEN || v->mv_size != sizeof(pblk)) {
-		fsck_problem(f, "fpindex %s: record with a %zu-byte key and a "
-				"%zu-byte value (want 20 and 8)",
-			     hex, k->mv_size, v->mv_size);
+	if (k->mv_size != 1 || v->mv_size != MS_FP_ITEM_LEN) {
+		fsck_problem(f, "fpindex: record with a %zu-byte key and a "
+				"%zu-byte value (want 1 and %d)",
+			     k->mv_size, v->mv_size, MS_FP_ITEM_LEN);
 		return 0;
 	}
-	if (memcmp(g->sha1, k->mv_data, FINGERPRINT_SHA1_LEN)) {
+	uint8_t sha1[FINGERPRINT_SHA1_LEN];
+	sha1[0] = *(const uint8_t *)k->mv_data;
+	memcpy(sha1 + 1, v->mv_data, FINGERPRINT_SHA1_LEN - 1);
+	uint64_t pblk =
+		get_be48((const uint8_t *)v->mv_data + FINGERPRINT_SHA1_LEN - 1);
+	char hex[41];
+	fingerprint_hex(sha1, hex);
+	if (memcmp(g->sha1, sha1, FINGERPRINT_SHA1_LEN)) {
 		if (g->n > 1)
 			compare_group(f, g);
-		memcpy(g->sha1, k->mv_data, FINGERPRINT_SHA1_LEN);
+		memcpy(g->sha1, sha1, FINGERPRINT_SHA1_LEN);
 		g->n = 0;
 	}
-	memcpy(&pblk, v->mv_data, sizeof(pblk));
 	struct ms_block b;
 	if (pblk >= f->npblk || !(f->state[pblk] & FSCK_USED) ||
 	    dedupe_block_get(f->ms, f->txn, pblk, &b)) {
@@ -381,17 +469,23 @@ static int check_fp_entry(struct fsck *f, const MDB_val *k, const MDB_val *v,
 			     hex, ull(pblk));
 		return 0;
 	}
-	if (memcmp(b.sha1, k->mv_data, FINGERPRINT_SHA1_LEN)) {
-		char got[41];
-		fingerprint_hex(b.sha1, got);
-		fsck_problem(f, "fpindex %s: names block %llu, whose SHA-1 is "
-				"%s",
+	if (memcmp(b.sha1_head, sha1, sizeof(b.sha1_head))) {
+		char got[9];
+		head_hex(b.sha1_head, got);
+		fsck_problem(f, "fpindex %s: names block %llu, whose SHA-1 "
+				"begins %s",
 			     hex, ull(pblk), got);
 		return 0;
 	}
+	/* The data pass found the item of the block's real SHA-1; a second
+	 * one would outlive the block (freeing removes only one). */
+	if (f->state[pblk] & FSCK_INDEXED)
+		fsck_problem(f, "fpindex %s: names block %llu, which another "
+				"item names too",
+			     hex, ull(pblk));
+	f->state[pblk] |= FSCK_INDEXED;
 	return group_add(g, pblk);
 }
-
 int fsck_check_fpindex(struct fsck *f)
 {
 	struct fp_group g = {.n = 0};

@@ -30,6 +30,7 @@ enum {
 	FSCK_FREE = 2,    /* in `freemap` */
 	FSCK_PENDING = 4, /* in `pending` */
 	FSCK_BAD = 8,     /* unreadable or damaged: list who references it */
+	FSCK_INDEXED = 16, /* an fpindex item names it */
 };
 
 struct fsck {

@@ -9,6 +9,9 @@
  *   new -> refs 1, indexed;  ref/unref;  unref to 0 -> out of `blocks` and
  *   `fpindex`, into `pending` (not `freemap`);  metastore_sync -> `freemap`;
  *   dedupe_block_new takes the lowest free pblk before growing next_pblk.
+ * And the packed format (common/metastore.h): 64 slots a `blocks` record,
+ * deleted when its last slot empties; 25-byte fpindex items under
+ * sha1[0], a freed block's item found by its 4-byte sha1_head.
  */
 #include <errno.h>
 #include <ftw.h>
@@ -167,9 +170,8 @@ static void test_new_block(void **state)
 
 	assert_int_equal(dedupe_block_get(t->ms, t->txn, pblk, &b), 0);
 	assert_int_equal(b.refs, 1);
-	assert_int_equal(b.flags, 0);
 	assert_int_equal(b.xxh3, fp.xxh3);
-	assert_memory_equal(b.sha1, fp.sha1, sizeof(b.sha1));
+	assert_memory_equal(b.sha1_head, fp.sha1, sizeof(b.sha1_head));
 
 	cs = t_walk(t, &fp);
 	assert_int_equal(cs.n, 1);
@@ -442,6 +444,103 @@ static void test_abort_leaves_nothing(void **state)
 	assert_int_equal(dedupe_block_get(t->ms, t->txn, pblk, &b), -ENOENT);
 }
 
+/* 64 pblks share a record: 70 blocks are 2 records (pblk 0's slot stays
+ * free); freeing every block of the second deletes it. */
+static void test_records_pack_64(void **state)
+{
+	struct t_store *t = *state;
+	uint64_t p[70];
+	for (unsigned i = 0; i < 70; i++) {
+		struct fingerprint fp = t_fp((uint8_t)(i + 1), i);
+		assert_int_equal(
+			dedupe_block_new(t->ms, t->txn, &t->c, &fp, &p[i]), 0);
+		assert_int_equal(p[i], i + 1);
+	}
+	assert_int_equal(t_table_entries(t, MS_BLOCKS), 2);
+	assert_int_equal(t_table_entries(t, MS_FPINDEX), 70);
+	assert_int_equal(t_refs(t, 64), 1);
+	struct ms_block b;
+	assert_int_equal(dedupe_block_get(t->ms, t->txn, 0, &b), -ENOENT);
+	assert_int_equal(dedupe_block_get(t->ms, t->txn, 71, &b), -ENOENT);
+	assert_int_equal(dedupe_block_get(t->ms, t->txn, 200, &b), -ENOENT);
+	bool freed;
+	for (uint64_t q = 64; q <= 70; q++) {
+		assert_int_equal(
+			dedupe_block_unref(t->ms, t->txn, &t->c, q, &freed), 0);
+		assert_true(freed);
+	}
+	assert_int_equal(t_table_entries(t, MS_BLOCKS), 1);
+	assert_int_equal(t_table_entries(t, MS_FPINDEX), 63);
+	assert_int_equal(t_refs(t, 63), 1);
+	assert_int_equal(dedupe_block_get(t->ms, t->txn, 64, &b), -ENOENT);
+	assert_int_equal(t->c.unique_blocks, 63);
+}
+
+/* Blocks whose SHA-1s share the first 4 bytes (and the key byte): each
+ * is found by its own SHA-1 only, and freeing one drops only its item. */
+static void test_shared_head(void **state)
+{
+	struct t_store *t = *state;
+	struct fingerprint f[3];
+	uint64_t p[3];
+	for (unsigned i = 0; i < 3; i++) {
+		f[i] = t_fp(0x5a, i);
+		f[i].sha1[FINGERPRINT_SHA1_LEN - 1] = (uint8_t)(9 - i);
+		assert_int_equal(
+			dedupe_block_new(t->ms, t->txn, &t->c, &f[i], &p[i]), 0);
+	}
+	for (unsigned i = 0; i < 3; i++) {
+		struct t_cands cs = t_walk(t, &f[i]);
+		assert_int_equal(cs.n, 1);
+		assert_int_equal(cs.pblk[0], p[i]);
+	}
+	bool freed;
+	assert_int_equal(dedupe_block_unref(t->ms, t->txn, &t->c, p[1], &freed),
+			 0);
+	assert_true(freed);
+	assert_int_equal(t_walk(t, &f[1]).n, 0);
+	assert_int_equal(t_walk(t, &f[0]).pblk[0], p[0]);
+	assert_int_equal(t_walk(t, &f[2]).pblk[0], p[2]);
+	assert_int_equal(t_table_entries(t, MS_FPINDEX), 2);
+}
+
+/* A block whose item is gone cannot be freed: the tables disagree. */
+static void test_unindexed_block_is_eio(void **state)
+{
+	struct t_store *t = *state;
+	struct fingerprint fp = t_fp(0x77, 1);
+	uint64_t pblk;
+	assert_int_equal(dedupe_block_new(t->ms, t->txn, &t->c, &fp, &pblk), 0);
+	uint8_t item[MS_FP_ITEM_LEN] = {0};
+	memcpy(item, fp.sha1 + 1, FINGERPRINT_SHA1_LEN - 1);
+	item[MS_FP_ITEM_LEN - 1] = (uint8_t)pblk;
+	MDB_val k = {1, fp.sha1}, v = {sizeof(item), item};
+	assert_int_equal(mdb_del(t->txn, metastore_dbi(t->ms, MS_FPINDEX), &k,
+				 &v),
+			 0);
+	bool freed;
+	assert_int_equal(dedupe_block_unref(t->ms, t->txn, &t->c, pblk, &freed),
+			 -EIO);
+	assert_false(freed);
+}
+
+/* fpindex items hold 48-bit pblks: the allocator stops there. */
+static void test_pblk_limit(void **state)
+{
+	struct t_store *t = *state;
+	struct fingerprint fp = t_fp(0x42, 1);
+	uint64_t pblk;
+	t->c.next_pblk = MS_PBLK_LIMIT - 1;
+	assert_int_equal(dedupe_block_new(t->ms, t->txn, &t->c, &fp, &pblk), 0);
+	assert_int_equal(pblk, MS_PBLK_LIMIT - 1);
+	struct t_cands cs = t_walk(t, &fp);
+	assert_int_equal(cs.n, 1);
+	assert_int_equal(cs.pblk[0], MS_PBLK_LIMIT - 1);
+	assert_int_equal(dedupe_block_new(t->ms, t->txn, &t->c, &fp, &pblk),
+			 -ENOSPC);
+	assert_int_equal(t->c.next_pblk, MS_PBLK_LIMIT);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -462,6 +561,14 @@ int main(void)
 						t_teardown),
 		cmocka_unit_test_setup_teardown(test_abort_leaves_nothing,
 						t_setup, t_teardown),
+		cmocka_unit_test_setup_teardown(test_records_pack_64, t_setup,
+						t_teardown),
+		cmocka_unit_test_setup_teardown(test_shared_head, t_setup,
+						t_teardown),
+		cmocka_unit_test_setup_teardown(test_unindexed_block_is_eio,
+						t_setup, t_teardown),
+		cmocka_unit_test_setup_teardown(test_pblk_limit, t_setup,
+						t_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -7,6 +7,10 @@
  *   ino 1  /      dir, nlink 2, entry "f" at cookie 3
  *   ino 2  /f     regular, 3 blocks + 100 bytes: A B A, then block 3 = C
  *   pblk 1 = A (refs 2), pblk 2 = B (refs 1), pblk 3 = C (refs 1)
+ *
+ * The blocks go in through dedupe_block_new; damage is written with
+ * t_block_put (a slot of a 64-slot `blocks` record) and t_fp_item (an
+ * fpindex item: key sha1[0], value sha1[1..20) + 48-bit BE pblk).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -69,6 +73,42 @@ static void t_del(struct t_store *s, enum ms_table t, const void *k,
 	MDB_val key = {klen, (void *)k};
 	assert_int_equal(mdb_del(s->txn, metastore_dbi(s->ms, t), &key, NULL),
 			 0);
+}
+
+/* Slot @pblk of its `blocks` record := @b. */
+static void t_block_put(struct t_store *s, uint64_t pblk,
+			const struct ms_block *b)
+{
+	struct ms_block rec[MS_BLOCK_EXTENT] = {{0}};
+	uint64_t key = pblk / MS_BLOCK_EXTENT;
+	MDB_val k = {sizeof(key), &key}, v;
+	int rc = mdb_get(s->txn, metastore_dbi(s->ms, MS_BLOCKS), &k, &v);
+	if (rc == 0) {
+		assert_int_equal(v.mv_size, sizeof(rec));
+		memcpy(rec, v.mv_data, sizeof(rec));
+	} else {
+		assert_int_equal(rc, MDB_NOTFOUND);
+	}
+	rec[pblk % MS_BLOCK_EXTENT] = *b;
+	t_put(s, MS_BLOCKS, &key, sizeof(key), rec, sizeof(rec));
+}
+
+/* The fpindex item naming @pblk under @sha1. */
+static void t_fp_item(const uint8_t sha1[FINGERPRINT_SHA1_LEN], uint64_t pblk,
+		      uint8_t item[MS_FP_ITEM_LEN])
+{
+	memcpy(item, sha1 + 1, FINGERPRINT_SHA1_LEN - 1);
+	for (int i = 5; i >= 0; i--, pblk >>= 8)
+		item[FINGERPRINT_SHA1_LEN - 1 + i] = (uint8_t)pblk;
+}
+
+/* The SHA-1 of data block @i (0 = A). */
+static void t_sha1(struct t_store *s, unsigned i,
+		   uint8_t sha1[FINGERPRINT_SHA1_LEN])
+{
+	struct fingerprint fp;
+	assert_int_equal(fingerprint_block(s->data[i], &fp), 0);
+	memcpy(sha1, fp.sha1, FINGERPRINT_SHA1_LEN);
 }
 
 static void t_open(struct t_store *s, bool create)
@@ -257,8 +297,7 @@ static void test_wrong_refcount(void **state)
 	struct ms_block b;
 	assert_int_equal(dedupe_block_get(s->ms, s->txn, 2, &b), 0);
 	b.refs = 3;
-	uint64_t pblk = 2;
-	t_put(s, MS_BLOCKS, &pblk, sizeof(pblk), &b, sizeof(b));
+	t_block_put(s, 2, &b);
 	t_close(s);
 	t_expect(s, 1, "block 2: refs 3, but 1 block-map entry points at it");
 }
@@ -369,39 +408,94 @@ static void test_fpindex_wrong_block(void **state)
 {
 	struct t_store *s = *state;
 	t_open(s, false);
-	struct ms_block b, c;
-	assert_int_equal(dedupe_block_get(s->ms, s->txn, 2, &b), 0);
-	assert_int_equal(dedupe_block_get(s->ms, s->txn, 3, &c), 0);
-	uint64_t pblk = 3;
-	t_put(s, MS_FPINDEX, b.sha1, sizeof(b.sha1), &pblk, sizeof(pblk));
+	uint8_t sb[FINGERPRINT_SHA1_LEN], sc[FINGERPRINT_SHA1_LEN];
+	uint8_t item[MS_FP_ITEM_LEN];
+	t_sha1(s, 1, sb);
+	t_sha1(s, 2, sc);
+	t_fp_item(sb, 3, item);
+	t_put(s, MS_FPINDEX, sb, 1, item, sizeof(item));
 	t_close(s);
 	char hb[41], hc[41], line[200];
-	fingerprint_hex(b.sha1, hb);
-	fingerprint_hex(c.sha1, hc);
+	fingerprint_hex(sb, hb);
+	fingerprint_hex(sc, hc);
+	hc[8] = '\0';
 	snprintf(line, sizeof(line),
-		 "fpindex %s: names block 3, whose SHA-1 is %s", hb, hc);
+		 "fpindex %s: names block 3, whose SHA-1 begins %s", hb, hc);
 	t_expect(s, 1, line);
+}
+
+/* A second item for block 2 under its 4-byte head but another tail: it
+ * would outlive the block. */
+static void test_fpindex_second_item(void **state)
+{
+	struct t_store *s = *state;
+	t_open(s, false);
+	uint8_t sb[FINGERPRINT_SHA1_LEN], item[MS_FP_ITEM_LEN];
+	t_sha1(s, 1, sb);
+	sb[FINGERPRINT_SHA1_LEN - 1] ^= 0xff;
+	t_fp_item(sb, 2, item);
+	t_put(s, MS_FPINDEX, sb, 1, item, sizeof(item));
+	t_close(s);
+	char hex[41], line[200];
+	fingerprint_hex(sb, hex);
+	snprintf(line, sizeof(line),
+		 "fpindex %s: names block 2, which another item names too",
+		 hex);
+	char *out;
+	int problems = t_fsck(s, &out);
+	/* The item sorts before or after the real one: either is named. */
+	char hex0[41];
+	uint8_t s0[FINGERPRINT_SHA1_LEN];
+	t_sha1(s, 1, s0);
+	fingerprint_hex(s0, hex0);
+	char line0[200];
+	snprintf(line0, sizeof(line0),
+		 "fpindex %s: names block 2, which another item names too",
+		 hex0);
+	if (problems != 1 || (!strstr(out, line) && !strstr(out, line0)))
+		fail_msg("want 1 problem, a second item; got %d:\n%s",
+			 problems, out);
+	free(out);
 }
 
 static void test_block_not_indexed(void **state)
 {
 	struct t_store *s = *state;
 	t_open(s, false);
-	struct ms_block b;
-	assert_int_equal(dedupe_block_get(s->ms, s->txn, 2, &b), 0);
-	uint64_t pblk = 2;
-	MDB_val k = {sizeof(b.sha1), b.sha1}, v = {sizeof(pblk), &pblk};
+	uint8_t sb[FINGERPRINT_SHA1_LEN], item[MS_FP_ITEM_LEN];
+	t_sha1(s, 1, sb);
+	t_fp_item(sb, 2, item);
+	MDB_val k = {1, sb}, v = {sizeof(item), item};
 	assert_int_equal(mdb_del(s->txn, metastore_dbi(s->ms, MS_FPINDEX), &k,
 				 &v),
 			 0);
 	t_close(s);
 	char hex[41], line[200];
-	fingerprint_hex(b.sha1, hex);
+	fingerprint_hex(sb, hex);
 	snprintf(line, sizeof(line),
 		 "block 2: not in the fingerprint index under its SHA-1 %s "
 		 "(never a dedupe target)",
 		 hex);
 	t_expect(s, 1, line);
+}
+
+/* A record whose 64 slots are all free should have been deleted. */
+static void test_empty_block_record(void **state)
+{
+	struct t_store *s = *state;
+	t_open(s, false);
+	struct ms_counters c;
+	assert_int_equal(metastore_counters_get(s->ms, s->txn, &c), 0);
+	c.next_pblk = 2 * MS_BLOCK_EXTENT;
+	struct ms_block rec[MS_BLOCK_EXTENT] = {{0}};
+	uint64_t key = 1;
+	t_put(s, MS_BLOCKS, &key, sizeof(key), rec, sizeof(rec));
+	for (uint64_t p = 4; p < 2 * MS_BLOCK_EXTENT; p++)
+		t_put(s, MS_FREEMAP, &p, sizeof(p), "", 0);
+	assert_int_equal(metastore_counters_put(s->ms, s->txn, &c), 0);
+	t_close(s);
+	t_expect(s, 1, "blocks: record 1 (blocks 64-127) holds only free "
+		       "slots (empty records are deleted)");
 }
 
 /* Two blocks under one SHA-1 are a collision kept apart: legal only when
@@ -492,7 +586,9 @@ int main(void)
 		T(test_map_past_size),
 		T(test_nlink),
 		T(test_fpindex_wrong_block),
+		T(test_fpindex_second_item),
 		T(test_block_not_indexed),
+		T(test_empty_block_record),
 		T(test_missed_dedupe),
 		T(test_orphan_is_info),
 		T(test_locked_store),
