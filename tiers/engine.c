@@ -1,0 +1,321 @@
+/* The timing engine: a queueing model solved one request at a time.
+ *
+ * What is modelled. A request walks an ordered list of stages; each stage
+ * is served by one resource (link, controller, drive):
+ *
+ *   arrive ──> wait for the earliest-free slot ──> ops/s gate ──> service
+ *          ──> wait for the wire ──> transfer (bytes / bandwidth) ──> end
+ *                                                                     │
+ *   the next stage arrives at the end of this one  <──────────────────┘
+ *
+ *   slots      P parallel service units; a stage takes the slot that frees
+ *              first, and holds it through service and transfer;
+ *   service    per op kind: fixed, or sampled from percentile points
+ *              (inverse CDF, one seeded splitmix64 stream per resource),
+ *              or, for an HDD, overhead + seek(distance) + half a rotation;
+ *   ops/s cap  a gate spacing operation starts 1/cap apart (all slots);
+ *   bandwidth  one wire per resource shared by all slots: transfers are
+ *              serialised on it and take bytes / bandwidth.
+ *
+ * What is not. No preemption or priorities; no reordering (NCQ, elevator):
+ * stages are granted slots, the gate and the wire in submission order,
+ * so FIFO holds when requests are submitted in non-decreasing arrival
+ * time (the data path does; a later stage of an earlier request may
+ * still be granted before an earlier stage of a later one). A wire that
+ * a request reserved ahead is not lent to others for the gap before it.
+ * No full-duplex links: reads and writes share one wire. Caches, RAID and
+ * tier residency are the callers' business: they choose the stages.
+ *
+ * Why closed form per request instead of an event loop. Because grants
+ * follow submission order, a request's completion time depends only on
+ * state that is final when it is submitted (each slot's free time, the
+ * wire's, the gate's, the head position). So engine_submit() can return
+ * the completion time at once, in O(stages x slots), and the caller hands
+ * it to the completer thread: no event queue, no simulated clock to
+ * advance, no thread of its own, and results are a pure function of the
+ * seed and the submission sequence (the --seed guarantee).
+ */
+#include "tiers/engine.h"
+
+#include <assert.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NS_PER_S 1000000000ull
+
+struct resource {
+	struct engine_resource_conf conf; /* conf.name points at name */
+	char *name;
+	uint64_t *slot_free_ns;  /* when each slot is next free */
+	uint64_t wire_free_ns;   /* when the wire is next free */
+	double gate_ns;          /* earliest start allowed by the ops/s cap */
+	uint64_t head_bytes;     /* HDD: where the previous operation ended */
+	struct engine_rng rng;   /* this resource's service-time stream */
+	struct engine_resource_stats stats;
+};
+
+struct engine {
+	uint64_t seed;
+	struct resource *res;
+	unsigned n_res;
+};
+
+/* ---- PRNG ----------------------------------------------------------------- */
+
+void engine_rng_seed(struct engine_rng *r, uint64_t seed)
+{
+	r->state = seed;
+}
+
+/* splitmix64 (Steele, Lea, Flood 2014): a 64-bit counter through a
+ * bijective mixer; every seed gives a full-period, well-mixed stream. */
+uint64_t engine_rng_next(struct engine_rng *r)
+{
+	uint64_t z = (r->state += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+double engine_rng_unit(struct engine_rng *r)
+{
+	return (double)(engine_rng_next(r) >> 11) * 0x1.0p-53;
+}
+
+/* ---- distributions ---------------------------------------------------- */
+
+int engine_dist_check(const struct engine_dist *d)
+{
+	if (d->n_points > ENGINE_DIST_MAX_POINTS)
+		return -EINVAL;
+	for (unsigned i = 0; i < d->n_points; i++) {
+		const struct engine_dist_point *p = &d->points[i];
+
+		if (!(p->pct >= 0.0 && p->pct <= 100.0))
+			return -EINVAL;
+		/* Strictly ascending pct keeps the interpolation finite. */
+		if (i > 0 && (p->pct <= p[-1].pct || p->ns < p[-1].ns))
+			return -EINVAL;
+	}
+	return 0;
+}
+
+uint64_t engine_dist_sample(const struct engine_dist *d, struct engine_rng *r)
+{
+	const struct engine_dist_point *pt = d->points;
+	double pct;
+	unsigned i;
+
+	if (d->n_points == 0)
+		return d->fixed_ns;
+	pct = engine_rng_unit(r) * 100.0;
+	for (i = 0; i < d->n_points && pt[i].pct < pct; i++)
+		;
+	if (i == 0)
+		return pt[0].ns;
+	if (i == d->n_points)
+		return pt[i - 1].ns;
+	/* pt[i-1].pct < pct <= pt[i].pct: interpolate linearly. */
+	return pt[i - 1].ns + (uint64_t)(0.5 +
+		(double)(pt[i].ns - pt[i - 1].ns) * (pct - pt[i - 1].pct) /
+		(pt[i].pct - pt[i - 1].pct));
+}
+
+/* ---- engine ------------------------------------------------------------- */
+
+int engine_new(uint64_t seed, struct engine **out)
+{
+	struct engine *e = calloc(1, sizeof(*e));
+
+	*out = NULL;
+	if (!e)
+		return -ENOMEM;
+	e->seed = seed;
+	*out = e;
+	return 0;
+}
+
+void engine_free(struct engine *e)
+{
+	if (!e)
+		return;
+	for (unsigned i = 0; i < e->n_res; i++) {
+		free(e->res[i].name);
+		free(e->res[i].slot_free_ns);
+	}
+	free(e->res);
+	free(e);
+}
+
+static int conf_check(const struct engine_resource_conf *c)
+{
+	if (c->slots == 0)
+		return -EINVAL;
+	for (int op = 0; op < ENGINE_OP_COUNT; op++)
+		if (engine_dist_check(&c->service[op]) < 0)
+			return -EINVAL;
+	if (c->hdd.rpm != 0 && (c->hdd.span_bytes == 0 ||
+				c->hdd.full_seek_ns < c->hdd.track_seek_ns))
+		return -EINVAL;
+	return 0;
+}
+
+int engine_add_resource(struct engine *e,
+			const struct engine_resource_conf *conf)
+{
+	struct resource *grown, *r;
+	struct engine_rng mix;
+	int rc;
+
+	rc = conf_check(conf);
+	if (rc < 0)
+		return rc;
+	grown = realloc(e->res, (e->n_res + 1) * sizeof(*grown));
+	if (!grown)
+		return -ENOMEM;
+	e->res = grown;
+	r = &e->res[e->n_res];
+	memset(r, 0, sizeof(*r));
+	r->conf = *conf;
+	r->name = strdup(conf->name ? conf->name : "");
+	r->slot_free_ns = calloc(conf->slots, sizeof(*r->slot_free_ns));
+	if (!r->name || !r->slot_free_ns)
+		goto out_free_res;
+	r->conf.name = r->name;
+	/* A stream per resource, derived from (seed, id): one drive's
+	 * latencies do not shift when another resource draws more samples. */
+	engine_rng_seed(&mix, e->seed ^ (0x6a09e667f3bcc909ull * (e->n_res + 1)));
+	engine_rng_seed(&r->rng, engine_rng_next(&mix));
+	return (int)e->n_res++;
+
+out_free_res:
+	free(r->name);
+	free(r->slot_free_ns);
+	return -ENOMEM;
+}
+
+/* floor(sqrt(x)), bit by bit: integers keep the seek model exact and
+ * free of libm. */
+static uint64_t isqrt128(unsigned __int128 x)
+{
+	unsigned __int128 root = 0, bit = (unsigned __int128)1 << 126;
+
+	while (bit > x)
+		bit >>= 2;
+	while (bit) {
+		if (x >= root + bit) {
+			x -= root + bit;
+			root = (root >> 1) + bit;
+		} else {
+			root >>= 1;
+		}
+		bit >>= 2;
+	}
+	return (uint64_t)root;
+}
+
+/* HDD service time; see struct engine_hdd. Moves the head. */
+static uint64_t hdd_service_ns(struct resource *r,
+			       const struct engine_stage *s)
+{
+	const struct engine_hdd *h = &r->conf.hdd;
+	uint64_t d, frac, ns = h->overhead_ns;
+
+	d = s->offset_bytes > r->head_bytes ? s->offset_bytes - r->head_bytes
+					    : r->head_bytes - s->offset_bytes;
+	r->head_bytes = s->offset_bytes + s->bytes;
+	if (d == 0)
+		return ns;
+	if (d > h->span_bytes)
+		d = h->span_bytes;
+	/* sqrt(d / span) in 32.32 fixed point: 0 .. 1 << 32. */
+	frac = isqrt128(((unsigned __int128)d << 64) / h->span_bytes);
+	ns += h->track_seek_ns +
+	      (uint64_t)(((unsigned __int128)(h->full_seek_ns -
+					      h->track_seek_ns) * frac +
+			  (1ull << 31)) >> 32);
+	/* Average rotational latency: half a revolution, 60e9/rpm/2 ns. */
+	ns += (30 * NS_PER_S + h->rpm / 2) / h->rpm;
+	return ns;
+}
+
+/* One stage arriving at @arrive_ns; returns when it ends. */
+static uint64_t stage_run(struct resource *r, const struct engine_stage *s,
+			  uint64_t arrive_ns)
+{
+	const struct engine_resource_conf *c = &r->conf;
+	uint64_t start_ns, end_ns, service_ns, bw, cap;
+	unsigned slot = 0;
+
+	for (unsigned i = 1; i < c->slots; i++)
+		if (r->slot_free_ns[i] < r->slot_free_ns[slot])
+			slot = i;
+	start_ns = r->slot_free_ns[slot] > arrive_ns ? r->slot_free_ns[slot]
+						     : arrive_ns;
+	cap = c->max_ops_per_s[s->op];
+	if (cap) {
+		/* Starts are spaced 1/cap apart. The gate is a double so that
+		 * fractional intervals (1e9/3000 ns) add up without drift; ns
+		 * fit its 53 bits for 100 days. */
+		double from_ns = r->gate_ns > (double)start_ns
+					 ? r->gate_ns : (double)start_ns;
+
+		start_ns = (uint64_t)from_ns;
+		if ((double)start_ns < from_ns)
+			start_ns++; /* ceil without libm */
+		r->gate_ns = from_ns + (double)NS_PER_S / (double)cap;
+	}
+	service_ns = c->hdd.rpm ? hdd_service_ns(r, s)
+				: engine_dist_sample(&c->service[s->op], &r->rng);
+	end_ns = start_ns + service_ns;
+	bw = c->bandwidth_bytes_per_s[s->op];
+	if (bw && s->bytes) {
+		uint64_t xfer_ns = (uint64_t)(((unsigned __int128)s->bytes *
+					       NS_PER_S + bw - 1) / bw);
+
+		if (r->wire_free_ns > end_ns)
+			end_ns = r->wire_free_ns;
+		end_ns += xfer_ns;
+		r->wire_free_ns = end_ns;
+	}
+	r->slot_free_ns[slot] = end_ns;
+
+	r->stats.ops[s->op]++;
+	r->stats.bytes[s->op] += s->bytes;
+	r->stats.busy_ns += end_ns - start_ns;
+	r->stats.wait_ns += start_ns - arrive_ns;
+	if (end_ns > r->stats.last_end_ns)
+		r->stats.last_end_ns = end_ns;
+	return end_ns;
+}
+
+uint64_t engine_submit(struct engine *e, uint64_t now_ns,
+		       const struct engine_stage *stages, unsigned n)
+{
+	uint64_t t_ns = now_ns;
+
+	for (unsigned i = 0; i < n; i++) {
+		assert(stages[i].res >= 0 && (unsigned)stages[i].res < e->n_res);
+		assert(stages[i].op < ENGINE_OP_COUNT);
+		t_ns = stage_run(&e->res[stages[i].res], &stages[i], t_ns);
+	}
+	return t_ns;
+}
+
+int engine_resource_stats(const struct engine *e, int res,
+			  struct engine_resource_stats *st)
+{
+	if (res < 0 || (unsigned)res >= e->n_res)
+		return -EINVAL;
+	*st = e->res[res].stats;
+	return 0;
+}
+
+const char *engine_resource_name(const struct engine *e, int res)
+{
+	if (res < 0 || (unsigned)res >= e->n_res)
+		return NULL;
+	return e->res[res].name;
+}

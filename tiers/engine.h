@@ -1,0 +1,124 @@
+/* The timing engine: when a request completes, in emulated time.
+ *
+ * A request is an ordered list of stages, each (resource, op, bytes,
+ * offset); a resource is anything that serves operations with a limited
+ * number of parallel slots (a front-end link, a controller, a drive).
+ * engine_submit() returns the request's emulated completion time in ns;
+ * it is a pure function of the configuration, the seed and the sequence
+ * of submissions (no clock reads, no threads). See engine.c for the model.
+ */
+#ifndef ARRAYSIM_TIERS_ENGINE_H
+#define ARRAYSIM_TIERS_ENGINE_H
+
+#include <stdint.h>
+
+enum engine_op { ENGINE_OP_READ, ENGINE_OP_WRITE, ENGINE_OP_COUNT };
+
+/* ---- PRNG: splitmix64, explicit state ---------------------------------- */
+
+struct engine_rng {
+	uint64_t state;
+};
+
+/* Start the stream of @seed; the same seed gives the same stream. */
+void engine_rng_seed(struct engine_rng *r, uint64_t seed);
+/* The next 64 random bits. */
+uint64_t engine_rng_next(struct engine_rng *r);
+/* A uniform double in [0, 1), 53 bits. */
+double engine_rng_unit(struct engine_rng *r);
+
+/* ---- service-time distributions --------------------------------------- */
+
+#define ENGINE_DIST_MAX_POINTS 8
+
+/* A service time: fixed (n_points == 0: always fixed_ns), or given by
+ * percentile points and sampled by inverse-CDF linear interpolation.
+ * Points ascend in pct (0..100) with non-decreasing ns. A point at pct 0
+ * is the minimum; without one, samples below the first point equal it.
+ * Samples above the last point equal it (give pct 100 for a maximum). */
+struct engine_dist {
+	uint64_t fixed_ns; /* used when n_points == 0 */
+	unsigned n_points;
+	struct engine_dist_point {
+		double pct;      /* percentile, 0..100 */
+		uint64_t ns;     /* service time at that percentile */
+	} points[ENGINE_DIST_MAX_POINTS];
+};
+
+/* 0, or -EINVAL if @d's points are out of order or out of range. */
+int engine_dist_check(const struct engine_dist *d);
+/* One sample of @d, in ns, drawing from @r. */
+uint64_t engine_dist_sample(const struct engine_dist *d, struct engine_rng *r);
+
+/* ---- resources ---------------------------------------------------------- */
+
+/* HDD positioning, replacing the service distribution when rpm != 0:
+ *   service = overhead_ns                                   distance 0
+ *   service = overhead_ns + seek(d) + 30e9 / rpm            distance d > 0
+ *   seek(d) = track_seek_ns
+ *             + (full_seek_ns - track_seek_ns) * sqrt(min(d, span) / span)
+ * d = |offset - head|, head = end of the previous operation (bytes), so a
+ * sequential stream pays neither seek nor rotation (the next sector is
+ * under the head). sqrt is taken in 32.32 fixed point, the product
+ * rounded to ns: integer arithmetic, exact for d = span / 4^k. */
+struct engine_hdd {
+	uint32_t rpm;            /* 0: no HDD model */
+	uint64_t overhead_ns;    /* command processing, every operation */
+	uint64_t track_seek_ns;  /* seek to the nearest other position */
+	uint64_t full_seek_ns;   /* seek across span_bytes */
+	uint64_t span_bytes;     /* full-stroke distance (the capacity) */
+};
+
+struct engine_resource_conf {
+	const char *name;         /* for stats and logs; copied */
+	unsigned slots;           /* parallel service units, >= 1 */
+	struct engine_dist service[ENGINE_OP_COUNT];
+	/* Transfer rate of the one wire all slots share; 0 = unlimited. */
+	uint64_t bandwidth_bytes_per_s[ENGINE_OP_COUNT];
+	/* Operation starts per second, all slots together; 0 = unlimited. */
+	uint64_t max_ops_per_s[ENGINE_OP_COUNT];
+	struct engine_hdd hdd;
+};
+
+/* What a resource has done so far. */
+struct engine_resource_stats {
+	uint64_t ops[ENGINE_OP_COUNT];
+	uint64_t bytes[ENGINE_OP_COUNT];
+	uint64_t busy_ns;   /* sum over operations of slot holding time */
+	uint64_t wait_ns;   /* sum of time queued (for a slot or the ops/s gate) */
+	uint64_t last_end_ns; /* latest completion seen */
+};
+
+/* ---- the engine --------------------------------------------------------- */
+
+struct engine;
+
+/* One stage of a request: served by resource @res (an id from
+ * engine_add_resource) after the previous stage ends. */
+struct engine_stage {
+	int res;
+	enum engine_op op;
+	uint64_t bytes;         /* transferred on the resource's wire */
+	uint64_t offset_bytes;  /* position on the device (HDD model) */
+};
+
+/* A new engine drawing from @seed. 0 or -ENOMEM. */
+int engine_new(uint64_t seed, struct engine **out);
+/* Free @e; NULL is a no-op. */
+void engine_free(struct engine *e);
+/* Add a resource (conf is copied): its id >= 0, or -EINVAL for a bad
+ * conf (no slots, bad distribution, hdd without span), or -ENOMEM. */
+int engine_add_resource(struct engine *e,
+			const struct engine_resource_conf *conf);
+/* Run a request arriving at @now_ns through @n stages in order; returns
+ * its completion time (ns, >= now_ns). Requests are served in the order
+ * they are submitted: submit in non-decreasing now_ns for FIFO queues. */
+uint64_t engine_submit(struct engine *e, uint64_t now_ns,
+		       const struct engine_stage *stages, unsigned n);
+/* Copy resource @res's counters into @st. 0 or -EINVAL (no such id). */
+int engine_resource_stats(const struct engine *e, int res,
+			  struct engine_resource_stats *st);
+/* Resource @res's name, or NULL (no such id). */
+const char *engine_resource_name(const struct engine *e, int res);
+
+#endif
