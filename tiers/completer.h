@@ -1,0 +1,30 @@
+/* The completer: a thread that calls io->complete(io) at a deadline.
+ *
+ * The timing engine decides when a request completes (tiers/engine.h); the
+ * data path converts that to a CLOCK_MONOTONIC deadline (stats_now_ns()
+ * clock) and hands the request here. One thread sleeps on a timerfd armed
+ * to the earliest deadline and completes requests as they fall due; a
+ * FUSE worker never waits.
+ */
+#ifndef ARRAYSIM_TIERS_COMPLETER_H
+#define ARRAYSIM_TIERS_COMPLETER_H
+
+#include <stdint.h>
+
+struct array_io;
+struct completer;
+
+/* Start a completer thread. 0 or -errno (timerfd, eventfd, thread). */
+int completer_new(struct completer **out);
+/* Complete @io at CLOCK_MONOTONIC @deadline_ns (at once if past), from the
+ * completer thread; safe from any thread. Once stopping, completes @io at
+ * once in the caller. 0, or -ENOMEM: @io was not queued (caller's). */
+int completer_submit(struct completer *c, uint64_t deadline_ns,
+		     struct array_io *io);
+/* Requests queued and not yet completed. */
+unsigned completer_pending(struct completer *c);
+/* Stop: complete everything still queued at once, join the thread, free.
+ * NULL is a no-op. */
+void completer_free(struct completer *c);
+
+#endif
