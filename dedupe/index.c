@@ -10,7 +10,7 @@
  *
  *   blocks   key pblk/64 -> ms_block[64]   a slot is changed by rewriting
  *                                          its 1 KiB record
- *   fpindex  key sha1[0] -> items          sha1[1..20) | be48 pblk
+ *   fpindex  one key -> items              sha1[0..20) | be48 pblk
  *
  * A slot keeps only sha1_head = sha1[0..4), so unindexing a freed block
  * walks the items that share those 4 bytes (a handful at most, in practice
@@ -22,14 +22,11 @@
 #include <string.h>
 
 #define SLOTS MS_BLOCK_EXTENT
-#define TAIL (FINGERPRINT_SHA1_LEN - 1) /* sha1[1..20) opens an item */
+#define TAIL FINGERPRINT_SHA1_LEN /* the SHA-1 opens an item */
 
-/* One `blocks` record: the slots of pblks [key*64, key*64+64). */
-struct block_rec {
-	uint64_t key;
-	bool stored; /* the table has it (else: all slots were free) */
-	struct ms_block slot[SLOTS];
-};
+/* All items sit under one key: one B-tree of packed items, so a write of
+ * 256 new blocks touches the leaves it lands in, not 256 sub-trees. */
+static const uint8_t fp_key = 0;
 
 static void put_be48(uint8_t *p, uint64_t v)
 {
@@ -47,63 +44,87 @@ static uint64_t get_be48(const uint8_t *p)
 	return v;
 }
 
-/* The record holding @pblk; all slots free when it has none. */
-static int rec_load(const struct metastore *ms, MDB_txn *txn, uint64_t pblk,
-		    struct block_rec *r)
-{
-	r->key = pblk / SLOTS;
-	r->stored = false;
-	MDB_val k = {sizeof(r->key), &r->key}, v;
-	int rc = mdb_get(txn, metastore_dbi(ms, MS_BLOCKS), &k, &v);
-	if (rc == MDB_NOTFOUND) {
-		memset(r->slot, 0, sizeof(r->slot));
-		return 0;
-	}
-	if (rc)
-		return metastore_errno(rc);
-	if (v.mv_size != sizeof(r->slot))
-		return -EIO;
-	memcpy(r->slot, v.mv_data, sizeof(r->slot));
-	r->stored = true;
-	return 0;
-}
-
-/* A new record past the last one (the allocator's high-water mark
- * growing) goes in with MDB_APPEND: a plain insert at the end splits a
- * full page 2:1 here (three 1 KiB records fit a page), MDB_APPEND leaves
- * the full page full. */
-static unsigned put_flags(const struct metastore *ms, MDB_txn *txn,
-			  const struct block_rec *r)
-{
+/* A slot open for change, in place in its record: LMDB hands out a
+ * pointer into the (already writable) page with MDB_CURRENT|MDB_RESERVE,
+ * so changing one block's refs writes 16 bytes, not a 1 KiB record.
+ * Records are only 2-byte aligned in the page: slots are copied in and out
+ * with memcpy. */
+struct slot {
 	MDB_cursor *cur;
-	if (r->stored ||
-	    mdb_cursor_open(txn, metastore_dbi(ms, MS_BLOCKS), &cur))
-		return 0;
+	uint8_t *rec;   /* the record's bytes, writable */
+	uint8_t *bytes; /* this slot's bytes, inside it */
+	struct ms_block b;
+};
+
+#define REC_BYTES (SLOTS * sizeof(struct ms_block))
+
+/* Is a record past every stored one? Then it goes in with MDB_APPEND: a
+ * plain insert at the end splits a full page 2:1 (three 1 KiB records fit
+ * a page), MDB_APPEND leaves the full page full. */
+static bool rec_is_last(MDB_cursor *cur, uint64_t key)
+{
 	MDB_val k, v;
 	int rc = mdb_cursor_get(cur, &k, &v, MDB_LAST);
 	uint64_t last = 0;
 	if (rc == 0 && k.mv_size == sizeof(last))
 		memcpy(&last, k.mv_data, sizeof(last));
-	mdb_cursor_close(cur);
-	return rc == MDB_NOTFOUND || (rc == 0 && last < r->key) ? MDB_APPEND
-								 : 0;
+	return rc == MDB_NOTFOUND || (rc == 0 && last < key);
 }
 
-/* Store the record, or delete it when no slot is in use. */
-static int rec_store(const struct metastore *ms, MDB_txn *txn,
-		     struct block_rec *r)
+/* Open the slot of @pblk; with @create, make its record (all slots free)
+ * when there is none. -ENOENT: no record and !@create. */
+static int slot_open(const struct metastore *ms, MDB_txn *txn, uint64_t pblk,
+		     bool create, struct slot *s)
 {
-	MDB_val k = {sizeof(r->key), &r->key};
-	MDB_val v = {sizeof(r->slot), r->slot};
-	for (unsigned i = 0; i < SLOTS; i++)
-		if (r->slot[i].refs)
-			return metastore_errno(
-				mdb_put(txn, metastore_dbi(ms, MS_BLOCKS), &k,
-					&v, put_flags(ms, txn, r)));
-	if (!r->stored)
-		return 0;
-	return metastore_errno(
-		mdb_del(txn, metastore_dbi(ms, MS_BLOCKS), &k, NULL));
+	uint64_t key = pblk / SLOTS;
+	int rc = mdb_cursor_open(txn, metastore_dbi(ms, MS_BLOCKS), &s->cur);
+	if (rc)
+		return metastore_errno(rc);
+	MDB_val k = {sizeof(key), &key}, v = {REC_BYTES, NULL};
+	rc = mdb_cursor_get(s->cur, &k, &v, MDB_SET_KEY);
+	if (rc == 0 && v.mv_size != REC_BYTES)
+		rc = MDB_CORRUPTED;
+	if (rc == 0) {
+		v.mv_size = REC_BYTES;
+		rc = mdb_cursor_put(s->cur, &k, &v, MDB_CURRENT | MDB_RESERVE);
+	} else if (rc == MDB_NOTFOUND && create) {
+		unsigned fl = MDB_RESERVE |
+			      (rec_is_last(s->cur, key) ? MDB_APPEND : 0);
+		v.mv_size = REC_BYTES;
+		rc = mdb_cursor_put(s->cur, &k, &v, fl);
+		if (rc == 0)
+			memset(v.mv_data, 0, REC_BYTES);
+	}
+	if (rc) {
+		mdb_cursor_close(s->cur);
+		return rc == MDB_NOTFOUND ? -ENOENT : metastore_errno(rc);
+	}
+	s->rec = v.mv_data;
+	s->bytes = s->rec + pblk % SLOTS * sizeof(struct ms_block);
+	memcpy(&s->b, s->bytes, sizeof(s->b));
+	return 0;
+}
+
+/* Write the slot back; a record whose last slot emptied is deleted. */
+static int slot_close(struct slot *s)
+{
+	memcpy(s->bytes, &s->b, sizeof(s->b));
+	int rc = 0;
+	bool empty = true;
+	for (unsigned i = 0; i < SLOTS && empty; i++) {
+		struct ms_block b;
+		memcpy(&b, s->rec + i * sizeof(b), sizeof(b));
+		empty = b.refs == 0;
+	}
+	if (empty)
+		rc = mdb_cursor_del(s->cur, 0);
+	mdb_cursor_close(s->cur);
+	return metastore_errno(rc);
+}
+
+static void slot_abandon(struct slot *s)
+{
+	mdb_cursor_close(s->cur); /* the transaction is failing anyway */
 }
 
 int dedupe_index_walk(const struct metastore *ms, MDB_txn *txn,
@@ -115,8 +136,8 @@ int dedupe_index_walk(const struct metastore *ms, MDB_txn *txn,
 	if (rc)
 		return metastore_errno(rc);
 	uint8_t item[MS_FP_ITEM_LEN] = {0};
-	memcpy(item, sha1 + 1, TAIL);
-	MDB_val k = {1, (void *)sha1}, v = {sizeof(item), item};
+	memcpy(item, sha1, TAIL);
+	MDB_val k = {1, (void *)&fp_key}, v = {sizeof(item), item};
 	int r = 0;
 	for (rc = mdb_cursor_get(cur, &k, &v, MDB_GET_BOTH_RANGE); rc == 0;
 	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT_DUP)) {
@@ -124,7 +145,7 @@ int dedupe_index_walk(const struct metastore *ms, MDB_txn *txn,
 			r = -EIO;
 			break;
 		}
-		if (memcmp(v.mv_data, sha1 + 1, TAIL))
+		if (memcmp(v.mv_data, sha1, TAIL))
 			break; /* past this SHA-1's items */
 		r = fn(ctx, get_be48((const uint8_t *)v.mv_data + TAIL));
 		if (r)
@@ -186,22 +207,23 @@ int dedupe_block_new(const struct metastore *ms, MDB_txn *txn,
 	int r = alloc_pblk(ms, txn, c, pblk);
 	if (r)
 		return r;
-	struct block_rec rec;
-	r = rec_load(ms, txn, *pblk, &rec);
+	struct slot sl;
+	r = slot_open(ms, txn, *pblk, true, &sl);
 	if (r)
 		return r;
-	struct ms_block *b = &rec.slot[*pblk % SLOTS];
-	if (b->refs)
+	if (sl.b.refs) {
+		slot_abandon(&sl);
 		return -EIO; /* the allocator handed out a block in use */
-	*b = (struct ms_block){.xxh3 = fp->xxh3, .refs = 1};
-	memcpy(b->sha1_head, fp->sha1, sizeof(b->sha1_head));
-	r = rec_store(ms, txn, &rec);
+	}
+	sl.b = (struct ms_block){.xxh3 = fp->xxh3, .refs = 1};
+	memcpy(sl.b.sha1_head, fp->sha1, sizeof(sl.b.sha1_head));
+	r = slot_close(&sl);
 	if (r)
 		return r;
 	uint8_t item[MS_FP_ITEM_LEN];
-	memcpy(item, fp->sha1 + 1, TAIL);
+	memcpy(item, fp->sha1, TAIL);
 	put_be48(item + TAIL, *pblk);
-	MDB_val k = {1, (void *)fp->sha1}, v = {sizeof(item), item};
+	MDB_val k = {1, (void *)&fp_key}, v = {sizeof(item), item};
 	r = metastore_errno(
 		mdb_put(txn, metastore_dbi(ms, MS_FPINDEX), &k, &v, 0));
 	if (r)
@@ -212,17 +234,16 @@ int dedupe_block_new(const struct metastore *ms, MDB_txn *txn,
 
 int dedupe_block_ref(const struct metastore *ms, MDB_txn *txn, uint64_t pblk)
 {
-	struct block_rec rec;
-	int r = rec_load(ms, txn, pblk, &rec);
+	struct slot sl;
+	int r = slot_open(ms, txn, pblk, false, &sl);
 	if (r)
 		return r;
-	struct ms_block *b = &rec.slot[pblk % SLOTS];
-	if (b->refs == 0)
-		return -ENOENT;
-	if (b->refs == UINT32_MAX)
-		return -EMLINK;
-	b->refs++;
-	return rec_store(ms, txn, &rec);
+	if (sl.b.refs == 0 || sl.b.refs == UINT32_MAX) {
+		slot_abandon(&sl);
+		return sl.b.refs ? -EMLINK : -ENOENT;
+	}
+	sl.b.refs++;
+	return slot_close(&sl);
 }
 
 /* Drop this block's own item, found by its sha1_head; a collision twin
@@ -235,15 +256,15 @@ static int unindex(const struct metastore *ms, MDB_txn *txn,
 	if (rc)
 		return metastore_errno(rc);
 	uint8_t item[MS_FP_ITEM_LEN] = {0};
-	const size_t head = sizeof(b->sha1_head) - 1;
-	memcpy(item, b->sha1_head + 1, head);
-	MDB_val k = {1, (void *)b->sha1_head}, v = {sizeof(item), item};
+	const size_t head = sizeof(b->sha1_head);
+	memcpy(item, b->sha1_head, head);
+	MDB_val k = {1, (void *)&fp_key}, v = {sizeof(item), item};
 	int r = -EIO; /* not indexed: the tables disagree */
 	for (rc = mdb_cursor_get(cur, &k, &v, MDB_GET_BOTH_RANGE); rc == 0;
 	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT_DUP)) {
 		const uint8_t *it = v.mv_data;
 		if (v.mv_size != MS_FP_ITEM_LEN ||
-		    memcmp(it, b->sha1_head + 1, head))
+		    memcmp(it, b->sha1_head, head))
 			break;
 		if (get_be48(it + TAIL) == pblk) {
 			r = metastore_errno(mdb_cursor_del(cur, 0));
@@ -259,21 +280,24 @@ static int unindex(const struct metastore *ms, MDB_txn *txn,
 int dedupe_block_unref(const struct metastore *ms, MDB_txn *txn,
 		       struct ms_counters *c, uint64_t pblk, bool *freed)
 {
-	struct block_rec rec;
+	struct slot sl;
 	*freed = false;
-	int r = rec_load(ms, txn, pblk, &rec);
+	int r = slot_open(ms, txn, pblk, false, &sl);
 	if (r)
 		return r;
-	struct ms_block *b = &rec.slot[pblk % SLOTS];
-	if (b->refs == 0)
+	if (sl.b.refs == 0) {
+		slot_abandon(&sl);
 		return -ENOENT;
-	if (--b->refs > 0)
-		return rec_store(ms, txn, &rec);
-	r = unindex(ms, txn, b, pblk);
-	if (r)
-		return r;
-	*b = (struct ms_block){0};
-	r = rec_store(ms, txn, &rec);
+	}
+	if (--sl.b.refs > 0)
+		return slot_close(&sl);
+	struct ms_block last = sl.b;
+	sl.b = (struct ms_block){0};
+	r = slot_close(&sl);
+	/* Unindexed only after the slot is closed: no pointer into the
+	 * blocks table is held across changes to another table. */
+	if (!r)
+		r = unindex(ms, txn, &last, pblk);
 	MDB_val k = {sizeof(pblk), &pblk}, empty = {0, NULL};
 	if (!r)
 		r = metastore_errno(mdb_put(

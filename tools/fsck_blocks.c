@@ -182,14 +182,15 @@ static int fpindex_error(struct fsck *f, int rc)
 }
 
 /* Every block is indexed under the SHA-1 of its bytes (next to collision
- * twins): the item sha1[1..20) + pblk under key sha1[0]. */
+ * twins): the item sha1 + pblk. */
 static int check_indexed(struct fsck *f, struct block_scan *s, uint64_t pblk,
 			 const uint8_t sha1[FINGERPRINT_SHA1_LEN])
 {
 	uint8_t item[MS_FP_ITEM_LEN];
-	memcpy(item, sha1 + 1, FINGERPRINT_SHA1_LEN - 1);
-	put_be48(item + FINGERPRINT_SHA1_LEN - 1, pblk);
-	MDB_val k = {1, (void *)sha1}, v = {sizeof(item), item};
+	static const uint8_t fp_key = 0;
+	memcpy(item, sha1, FINGERPRINT_SHA1_LEN);
+	put_be48(item + FINGERPRINT_SHA1_LEN, pblk);
+	MDB_val k = {1, (void *)&fp_key}, v = {sizeof(item), item};
 	int rc = mdb_cursor_get(s->fpindex, &k, &v, MDB_GET_BOTH);
 	if (rc == 0)
 		return 0;
@@ -210,16 +211,17 @@ static int check_indexed_head(struct fsck *f, struct block_scan *s,
 			      uint64_t pblk, const struct ms_block *b)
 {
 	uint8_t item[MS_FP_ITEM_LEN] = {0};
-	memcpy(item, b->sha1_head + 1, 3);
-	MDB_val k = {1, (void *)b->sha1_head}, v = {sizeof(item), item};
+	static const uint8_t fp_key = 0;
+	memcpy(item, b->sha1_head, 4);
+	MDB_val k = {1, (void *)&fp_key}, v = {sizeof(item), item};
 	int rc;
 	for (rc = mdb_cursor_get(s->fpindex, &k, &v, MDB_GET_BOTH_RANGE);
 	     rc == 0; rc = mdb_cursor_get(s->fpindex, &k, &v, MDB_NEXT_DUP)) {
 		const uint8_t *it = v.mv_data;
 		if (v.mv_size != MS_FP_ITEM_LEN ||
-		    memcmp(it, b->sha1_head + 1, 3))
+		    memcmp(it, b->sha1_head, 4))
 			break;
-		if (get_be48(it + FINGERPRINT_SHA1_LEN - 1) == pblk)
+		if (get_be48(it + FINGERPRINT_SHA1_LEN) == pblk)
 			return 0;
 	}
 	if (rc && rc != MDB_NOTFOUND)
@@ -436,7 +438,7 @@ static int group_add(struct fp_group *g, uint64_t pblk)
 	return 0;
 }
 
-/* One item: key sha1[0], value sha1[1..20) + be48 pblk. Items of one
+/* One item: value sha1[0..20) + be48 pblk, all under one key. Items of one
  * SHA-1 are adjacent (sorted), so a group is a run of them. */
 static int check_fp_entry(struct fsck *f, const MDB_val *k, const MDB_val *v,
 			  void *ctx)
@@ -449,10 +451,9 @@ static int check_fp_entry(struct fsck *f, const MDB_val *k, const MDB_val *v,
 		return 0;
 	}
 	uint8_t sha1[FINGERPRINT_SHA1_LEN];
-	sha1[0] = *(const uint8_t *)k->mv_data;
-	memcpy(sha1 + 1, v->mv_data, FINGERPRINT_SHA1_LEN - 1);
+	memcpy(sha1, v->mv_data, FINGERPRINT_SHA1_LEN);
 	uint64_t pblk =
-		get_be48((const uint8_t *)v->mv_data + FINGERPRINT_SHA1_LEN - 1);
+		get_be48((const uint8_t *)v->mv_data + FINGERPRINT_SHA1_LEN);
 	char hex[41];
 	fingerprint_hex(sha1, hex);
 	if (memcmp(g->sha1, sha1, FINGERPRINT_SHA1_LEN)) {

@@ -512,9 +512,9 @@ static void test_unindexed_block_is_eio(void **state)
 	uint64_t pblk;
 	assert_int_equal(dedupe_block_new(t->ms, t->txn, &t->c, &fp, &pblk), 0);
 	uint8_t item[MS_FP_ITEM_LEN] = {0};
-	memcpy(item, fp.sha1 + 1, FINGERPRINT_SHA1_LEN - 1);
+	memcpy(item, fp.sha1, FINGERPRINT_SHA1_LEN);
 	item[MS_FP_ITEM_LEN - 1] = (uint8_t)pblk;
-	MDB_val k = {1, fp.sha1}, v = {sizeof(item), item};
+	MDB_val k = {1, (uint8_t[]){0}}, v = {sizeof(item), item};
 	assert_int_equal(mdb_del(t->txn, metastore_dbi(t->ms, MS_FPINDEX), &k,
 				 &v),
 			 0);
