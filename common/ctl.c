@@ -42,15 +42,15 @@
 
 #include "common/log.h"
 
-#define CTL_IO_TIMEOUT_MS 5000     /* a silent client, either side */
-#define CTL_DRAIN_MAX (1u << 20)   /* junk read after an oversized line */
-#define CTL_REPLY_MAX (64u << 20)  /* a client refuses bigger replies */
+#define CTL_IO_TIMEOUT_MS 5000	  /* a silent client, either side */
+#define CTL_DRAIN_MAX (1u << 20)  /* junk read after an oversized line */
+#define CTL_REPLY_MAX (64u << 20) /* a client refuses bigger replies */
 
 struct ctl_server {
 	int listen_fd;
-	int wake_fd[2];      /* stop: write to [1], the thread polls [0] */
-	int dir_fd;          /* O_PATH of the store dir; socket lives here */
-	uid_t owner;         /* besides root, the only peer served */
+	int wake_fd[2]; /* stop: write to [1], the thread polls [0] */
+	int dir_fd;	/* O_PATH of the store dir; socket lives here */
+	uid_t owner;	/* besides root, the only peer served */
 	ctl_handler_fn fn;
 	void *ctx;
 	pthread_t thread;
@@ -79,8 +79,8 @@ static int ctl_sockaddr(const char *dir, int dir_fd, struct sockaddr_un *sa)
 
 static int ctl_set_timeouts(int fd, int ms)
 {
-	struct timeval tv = { .tv_sec = ms / 1000,
-			      .tv_usec = (ms % 1000) * 1000 };
+	struct timeval tv = {.tv_sec = ms / 1000,
+			     .tv_usec = (ms % 1000) * 1000};
 
 	if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) ||
 	    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)))
@@ -122,10 +122,11 @@ static int ctl_wait_readable(struct ctl_server *srv, int fd,
 {
 	for (;;) {
 		struct pollfd pfd[2] = {
-			{ .fd = fd, .events = POLLIN },
-			{ .fd = srv->wake_fd[0], .events = POLLIN },
+		    {.fd = fd, .events = POLLIN},
+		    {.fd = srv->wake_fd[0], .events = POLLIN},
 		};
-		int64_t left = deadline_ms < 0 ? -1 : deadline_ms - ctl_now_ms();
+		int64_t left =
+		    deadline_ms < 0 ? -1 : deadline_ms - ctl_now_ms();
 		int rc;
 
 		if (deadline_ms >= 0 && left <= 0)
@@ -268,7 +269,7 @@ static void ctl_serve_one(struct ctl_server *srv, int fd)
 			ctl_reply_error(fd, "permission denied");
 		else
 			ctl_reply_error(fd, "command line too long (max "
-					"4096 bytes)");
+					    "4096 bytes)");
 		return;
 	}
 	if (rc)
@@ -310,7 +311,8 @@ static void *ctl_server_thread(void *arg)
 			log_error("ctl", "accept: %s", strerror(errno));
 			break;
 		}
-		/* Blocking again: the timeouts bound sends; reads are polled. */
+		/* Blocking again: the timeouts bound sends; reads are polled.
+		 */
 		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
 		ctl_serve_one(srv, fd);
 		close(fd);
@@ -454,8 +456,8 @@ static void ctl_unescape(char *s)
 	char *w = s;
 
 	for (char *r = s; *r; r++) {
-		if (r[0] == '\\' && r[1] >= '0' && r[1] <= '3' &&
-		    r[2] >= '0' && r[2] <= '7' && r[3] >= '0' && r[3] <= '7') {
+		if (r[0] == '\\' && r[1] >= '0' && r[1] <= '3' && r[2] >= '0' &&
+		    r[2] <= '7' && r[3] >= '0' && r[3] <= '7') {
 			*w++ = (char)((r[1] - '0') * 64 + (r[2] - '0') * 8 +
 				      (r[3] - '0'));
 			r += 3;
@@ -536,8 +538,8 @@ static int ctl_realpath(const char *path, char *real)
 	if (!realpath(parent, real))
 		return -errno;
 	if (snprintf(real + strlen(real), PATH_MAX - strlen(real), "%s%s",
-		     strcmp(real, "/") ? "/" : "", base) >=
-	    (int)(PATH_MAX - strlen(real)))
+		     strcmp(real, "/") ? "/" : "",
+		     base) >= (int)(PATH_MAX - strlen(real)))
 		return -ENAMETOOLONG;
 	return 0;
 }
@@ -604,8 +606,8 @@ static int ctl_read_all(int fd, char **out, size_t *out_len)
 	return 0;
 }
 
-int ctl_request_store(const char *store, const char *line, FILE *out,
-		      char *err, size_t errlen)
+int ctl_request_store(const char *store, const char *line, FILE *out, char *err,
+		      size_t errlen)
 {
 	struct sockaddr_un sa;
 	size_t reply_len = 0, status_len;
@@ -613,8 +615,10 @@ int ctl_request_store(const char *store, const char *line, FILE *out,
 	int dir_fd, fd, rc;
 
 	if (strlen(line) >= CTL_MAX_LINE || strchr(line, '\n')) {
-		snprintf(err, errlen, "command must be one line of less than "
-			 "%d bytes", CTL_MAX_LINE);
+		snprintf(err, errlen,
+			 "command must be one line of less than "
+			 "%d bytes",
+			 CTL_MAX_LINE);
 		return -EINVAL;
 	}
 	dir_fd = open(store, O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -670,8 +674,8 @@ int ctl_request_store(const char *store, const char *line, FILE *out,
 		rc = !strcmp(reply + 7, "permission denied") ? -EACCES : -EIO;
 	} else {
 		snprintf(err, errlen, "%s/%s: %s", store, CTL_SOCKET_NAME,
-			 reply_len ? "malformed reply" :
-				     "closed without a reply");
+			 reply_len ? "malformed reply"
+				   : "closed without a reply");
 		rc = -EPROTO;
 	}
 	free(reply);
@@ -682,8 +686,8 @@ out_close_dir:
 	return rc;
 }
 
-int ctl_request(const char *mountpoint, const char *line, FILE *out,
-		char *err, size_t errlen)
+int ctl_request(const char *mountpoint, const char *line, FILE *out, char *err,
+		size_t errlen)
 {
 	char store[PATH_MAX];
 	int rc = ctl_find_store(mountpoint, store, sizeof(store));

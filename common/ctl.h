@@ -22,8 +22,8 @@
 
 /* Answer @line into @out; return 0 (server sends "ok") or -errno with a
  * one-line reason in @err (server sends "error: <err>"). */
-typedef int (*ctl_handler_fn)(void *ctx, const char *line, FILE *out,
-			      char *err, size_t errlen);
+typedef int (*ctl_handler_fn)(void *ctx, const char *line, FILE *out, char *err,
+			      size_t errlen);
 
 struct ctl_server;
 
@@ -40,11 +40,11 @@ void ctl_server_stop(struct ctl_server *srv);
 int ctl_find_store(const char *mountpoint, char *store, size_t len);
 /* Send @line to the array at @mountpoint and copy the body to @out.
  * Returns 0, or -errno with the reason (server's or local) in @err. */
-int ctl_request(const char *mountpoint, const char *line, FILE *out,
-		char *err, size_t errlen);
+int ctl_request(const char *mountpoint, const char *line, FILE *out, char *err,
+		size_t errlen);
 /* ctl_request() once the store is known (tests, tools that have it). */
-int ctl_request_store(const char *store, const char *line, FILE *out,
-		      char *err, size_t errlen);
+int ctl_request_store(const char *store, const char *line, FILE *out, char *err,
+		      size_t errlen);
 /* The mountinfo lookup behind ctl_find_store(): @mountpoint must already
  * be a realpath. 0, -ENOENT or -ENAMETOOLONG. */
 int ctl_mountinfo_find_store(FILE *mountinfo, const char *mountpoint,

@@ -17,7 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static _Atomic(FILE *) log_stream;            /* NULL: stderr */
+static _Atomic(FILE *) log_stream; /* NULL: stderr */
 static _Atomic int log_level = LOG_INFO;
 
 void log_set_stream(FILE *f)
@@ -33,10 +33,14 @@ void log_set_level(enum log_level lvl)
 static const char *log_level_tag(enum log_level lvl)
 {
 	switch (lvl) {
-	case LOG_ERROR: return "error: ";
-	case LOG_WARN:  return "warning: ";
-	case LOG_INFO:  return "";
-	case LOG_DEBUG: return "debug: ";
+	case LOG_ERROR:
+		return "error: ";
+	case LOG_WARN:
+		return "warning: ";
+	case LOG_INFO:
+		return "";
+	case LOG_DEBUG:
+		return "debug: ";
 	}
 	return "";
 }

@@ -17,7 +17,7 @@ void log_set_stream(FILE *f);
 void log_set_level(enum log_level lvl);
 /* Write one line; a timestamp is added when the stream is not a tty. */
 void log_msg(enum log_level lvl, const char *component, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 #define log_error(comp, ...) log_msg(LOG_ERROR, comp, __VA_ARGS__)
 #define log_warn(comp, ...) log_msg(LOG_WARN, comp, __VA_ARGS__)

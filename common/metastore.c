@@ -41,35 +41,29 @@
 
 #define MS_DEFAULT_MAP_BYTES (64ull << 30)
 #define MS_MAX_READERS 1024
-#define RESERVE_MIN (8ull << 20)    /* reserve kept ahead, at least */
-#define RESERVE_MAX (128ull << 20)  /* ... and at most */
-#define RESERVE_FLOOR (2ull << 20)  /* below this, writers get ENOSPC */
-#define RELEASE_BATCH 4096          /* pending blocks freed per txn */
+#define RESERVE_MIN (8ull << 20)   /* reserve kept ahead, at least */
+#define RESERVE_MAX (128ull << 20) /* ... and at most */
+#define RESERVE_FLOOR (2ull << 20) /* below this, writers get ENOSPC */
+#define RELEASE_BATCH 4096	   /* pending blocks freed per txn */
 
 struct metastore {
 	MDB_env *env;
 	MDB_dbi dbi[MS_NTABLES];
 	int lock_fd;
 	bool readonly;
-	int data_fd;             /* data.mdb, for fallocate */
+	int data_fd; /* data.mdb, for fallocate */
 	size_t page_bytes;
 	pthread_mutex_t reserve_lock;
 	uint64_t reserved_bytes; /* allocated from offset 0 */
 };
 
 static const char *const table_names[MS_NTABLES] = {
-	[MS_META] = "meta",
-	[MS_INODES] = "inodes",
-	[MS_DIRNAMES] = "dirnames",
-	[MS_DIRCOOKIES] = "dircookies",
-	[MS_SYMLINKS] = "symlinks",
-	[MS_XATTRS] = "xattrs",
-	[MS_BMAP] = "bmap",
-	[MS_BLOCKS] = "blocks",
-	[MS_FPINDEX] = "fpindex",
-	[MS_FREEMAP] = "freemap",
-	[MS_PENDING] = "pending",
-	[MS_ORPHANS] = "orphans",
+    [MS_META] = "meta",		[MS_INODES] = "inodes",
+    [MS_DIRNAMES] = "dirnames", [MS_DIRCOOKIES] = "dircookies",
+    [MS_SYMLINKS] = "symlinks", [MS_XATTRS] = "xattrs",
+    [MS_BMAP] = "bmap",		[MS_BLOCKS] = "blocks",
+    [MS_FPINDEX] = "fpindex",	[MS_FREEMAP] = "freemap",
+    [MS_PENDING] = "pending",	[MS_ORPHANS] = "orphans",
 };
 
 static unsigned table_flags(enum ms_table t)
@@ -139,14 +133,14 @@ static int take_lock(const char *dir, bool readonly, char *err, size_t errlen)
 {
 	char path[4096];
 	snprintf(path, sizeof(path), "%s/lock", dir);
-	int fd = open(path, (readonly ? O_RDONLY : O_RDWR | O_CREAT) | O_CLOEXEC,
-		      0600);
+	int fd = open(
+	    path, (readonly ? O_RDONLY : O_RDWR | O_CREAT) | O_CLOEXEC, 0600);
 	if (fd < 0 && readonly && errno == ENOENT)
 		fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
 	if (fd < 0) {
 		int e = errno;
-		snprintf(err, errlen, "store %s: cannot open lock file: %s", dir,
-			 strerror(e));
+		snprintf(err, errlen, "store %s: cannot open lock file: %s",
+			 dir, strerror(e));
 		return -e;
 	}
 	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
@@ -244,7 +238,8 @@ static int check_format(struct metastore *ms, MDB_txn *txn, const char *dir,
 {
 	MDB_val k = {sizeof("format") - 1, "format"}, v;
 	int rc = mdb_get(txn, ms->dbi[MS_META], &k, &v);
-	if (rc == MDB_NOTFOUND || (rc == 0 && v.mv_size != sizeof(struct ms_format))) {
+	if (rc == MDB_NOTFOUND ||
+	    (rc == 0 && v.mv_size != sizeof(struct ms_format))) {
 		snprintf(err, errlen, "store %s: metadata has no format record",
 			 dir);
 		return -EIO;
@@ -274,8 +269,8 @@ static int open_tables(struct metastore *ms, bool create, const char *dir,
 		       char *err, size_t errlen)
 {
 	MDB_txn *txn;
-	int rc = mdb_txn_begin(ms->env, NULL, ms->readonly ? MDB_RDONLY : 0,
-			       &txn);
+	int rc =
+	    mdb_txn_begin(ms->env, NULL, ms->readonly ? MDB_RDONLY : 0, &txn);
 	if (rc) {
 		snprintf(err, errlen, "store %s: metadata: %s", dir,
 			 mdb_strerror(rc));
@@ -329,7 +324,8 @@ static int walk_all(MDB_env *env)
 	for (int t = 0; t < MS_NTABLES && !bad; t++) {
 		MDB_cursor *cur;
 		MDB_val k, v;
-		int rc = mdb_dbi_open(txn, table_names[t], table_flags(t), &dbi);
+		int rc =
+		    mdb_dbi_open(txn, table_names[t], table_flags(t), &dbi);
 		if (rc == MDB_NOTFOUND)
 			continue; /* open_tables reports a missing table */
 		if (rc || mdb_cursor_open(txn, dbi, &cur)) {
@@ -382,7 +378,7 @@ static int verify_in_child(const char *path, uint64_t map_bytes)
 		mdb_env_set_mapsize(env, map_bytes);
 		if (mdb_env_open(env, path,
 				 MDB_RDONLY | MDB_NOLOCK | MDB_NOTLS |
-					 MDB_NORDAHEAD,
+				     MDB_NORDAHEAD,
 				 0600))
 			_exit(1);
 		_exit(walk_all(env));
@@ -412,12 +408,13 @@ static int open_env(struct metastore *ms, const char *dir, uint64_t map_bytes,
 	}
 	mdb_env_set_maxdbs(ms->env, MS_NTABLES);
 	mdb_env_set_maxreaders(ms->env, MS_MAX_READERS);
-	mdb_env_set_mapsize(ms->env, map_bytes ? map_bytes
-					       : MS_DEFAULT_MAP_BYTES);
+	mdb_env_set_mapsize(ms->env,
+			    map_bytes ? map_bytes : MS_DEFAULT_MAP_BYTES);
 	unsigned flags = MDB_NOTLS | MDB_NOSYNC | MDB_NORDAHEAD;
 	flags |= ms->readonly ? MDB_RDONLY : MDB_WRITEMAP;
-	if (!create && verify_in_child(path, map_bytes ? map_bytes
-						     : MS_DEFAULT_MAP_BYTES)) {
+	if (!create &&
+	    verify_in_child(path,
+			    map_bytes ? map_bytes : MS_DEFAULT_MAP_BYTES)) {
 		snprintf(err, errlen,
 			 "store %s: metadata is damaged (%s/data.mdb fails a "
 			 "full read)",
@@ -548,8 +545,9 @@ static int reserve_ahead(struct metastore *ms)
 	mdb_env_info(ms->env, &info);
 	uint64_t used = ((uint64_t)info.me_last_pgno + 1) * ms->page_bytes;
 	uint64_t ahead = used / 8;
-	ahead = ahead < RESERVE_MIN ? RESERVE_MIN
-				    : ahead > RESERVE_MAX ? RESERVE_MAX : ahead;
+	ahead = ahead < RESERVE_MIN   ? RESERVE_MIN
+		: ahead > RESERVE_MAX ? RESERVE_MAX
+				      : ahead;
 	pthread_mutex_lock(&ms->reserve_lock);
 	int r = 0;
 	if (ms->reserved_bytes < used + ahead) {
@@ -572,7 +570,7 @@ int metastore_txn_begin(struct metastore *ms, bool write, MDB_txn **out)
 			return r;
 	}
 	return metastore_errno(
-		mdb_txn_begin(ms->env, NULL, write ? 0 : MDB_RDONLY, out));
+	    mdb_txn_begin(ms->env, NULL, write ? 0 : MDB_RDONLY, out));
 }
 
 int metastore_txn_commit(MDB_txn *txn)
@@ -611,8 +609,7 @@ int metastore_counters_put(const struct metastore *ms, MDB_txn *txn,
  * write transaction open right after the environment was synced: no writer
  * can have freed a block in between, so every pending block's freeing is
  * durable, and no durable state of the store still points at it. */
-static int release_pending(struct metastore *ms, MDB_txn *txn,
-			   unsigned *moved)
+static int release_pending(struct metastore *ms, MDB_txn *txn, unsigned *moved)
 {
 	MDB_cursor *cur;
 	int rc = mdb_cursor_open(txn, ms->dbi[MS_PENDING], &cur);

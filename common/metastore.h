@@ -11,14 +11,13 @@
  *   dircookies parent ino (BE) + cookie(BE) ino (u64) + name (readdir order)
  *   symlinks   ino (u64, native)            target bytes
  *   xattrs     ino (BE) + name              value bytes
- *   bmap       ino (BE) + extent index (BE) u64 pblk[BMAP_EXTENT_BLOCKS]; 0=hole
- *   blocks     pblk / 64 (u64, native)      struct ms_block[MS_BLOCK_EXTENT]:
- *                                           slot i is pblk key*64+i
- *   fpindex    one key (a 0 byte)           26-byte dups: sha1[0..20) then
- *                                           pblk (48-bit BE), one per block
- *   freemap    pblk (u64, native)           empty: reusable now
- *   pending    pblk (u64, native)           empty: freed, reusable after sync
- *   orphans    ino (u64, native)            empty: nlink 0, still open
+ *   bmap       ino (BE) + extent index (BE) u64 pblk[BMAP_EXTENT_BLOCKS];
+ * 0=hole blocks     pblk / 64 (u64, native)      struct
+ * ms_block[MS_BLOCK_EXTENT]: slot i is pblk key*64+i fpindex    one key (a 0
+ * byte)           26-byte dups: sha1[0..20) then pblk (48-bit BE), one per
+ * block freemap    pblk (u64, native)           empty: reusable now pending
+ * pblk (u64, native)           empty: freed, reusable after sync orphans    ino
+ * (u64, native)            empty: nlink 0, still open
  *
  * Big-endian prefixes keep one file's or one directory's keys adjacent and
  * in order, so readdir and truncate are cursor walks. pblk 0 is never
@@ -60,8 +59,8 @@
 #define MS_FORMAT_VERSION 1
 #define MS_BLOCK_SIZE 4096u
 #define BMAP_EXTENT_BLOCKS 64u
-#define MS_BLOCK_EXTENT 64 /* slots of one `blocks` record */
-#define MS_FP_ITEM_LEN 26  /* fpindex item: sha1[0..20) + be48 pblk */
+#define MS_BLOCK_EXTENT 64	   /* slots of one `blocks` record */
+#define MS_FP_ITEM_LEN 26	   /* fpindex item: sha1[0..20) + be48 pblk */
 #define MS_PBLK_LIMIT (1ull << 48) /* pblks are < this (fpindex items) */
 
 enum ms_table {
@@ -82,7 +81,7 @@ enum ms_table {
 
 /* meta["format"] */
 struct ms_format {
-	uint32_t magic;   /* MS_MAGIC */
+	uint32_t magic;	  /* MS_MAGIC */
 	uint32_t version; /* MS_FORMAT_VERSION */
 	uint32_t block_size;
 	uint32_t reserved;
@@ -91,12 +90,12 @@ struct ms_format {
 
 /* meta["counters"]: gauges kept exact inside every transaction. */
 struct ms_counters {
-	uint64_t next_ino;      /* next inode number to hand out */
-	uint64_t next_pblk;     /* high-water mark of the block allocator */
-	uint64_t live_blocks;   /* non-hole logical blocks over all files */
+	uint64_t next_ino;	/* next inode number to hand out */
+	uint64_t next_pblk;	/* high-water mark of the block allocator */
+	uint64_t live_blocks;	/* non-hole logical blocks over all files */
 	uint64_t unique_blocks; /* physical blocks with refs > 0 */
 	uint64_t logical_bytes; /* sum of regular file sizes */
-	uint64_t inodes;        /* live inodes */
+	uint64_t inodes;	/* live inodes */
 };
 
 struct ms_inode {
@@ -104,7 +103,7 @@ struct ms_inode {
 	uint32_t uid;
 	uint32_t gid;
 	uint32_t nlink;
-	uint64_t size;   /* bytes */
+	uint64_t size; /* bytes */
 	uint64_t rdev;
 	int64_t atime_ns; /* ns since the epoch */
 	int64_t mtime_ns;
@@ -122,8 +121,8 @@ struct ms_dirent_val {
 
 /* One slot of a `blocks` record: a pblk's refcount and checksums. */
 struct ms_block {
-	uint64_t xxh3;        /* XXH3-64 of the 4 KiB, checked on every read */
-	uint32_t refs;        /* logical blocks pointing here; 0: free slot */
+	uint64_t xxh3;	      /* XXH3-64 of the 4 KiB, checked on every read */
+	uint32_t refs;	      /* logical blocks pointing here; 0: free slot */
 	uint8_t sha1_head[4]; /* sha1[0..4): finds its fpindex item */
 };
 _Static_assert(sizeof(struct ms_block) == 16, "struct ms_block is 16 bytes");

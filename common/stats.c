@@ -28,25 +28,16 @@
 #include "common/units.h"
 
 static const char *const stats_op_names[STATS_OP_COUNT] = {
-	[STATS_OP_LOOKUP] = "lookup",
-	[STATS_OP_GETATTR] = "getattr",
-	[STATS_OP_SETATTR] = "setattr",
-	[STATS_OP_CREATE] = "create",
-	[STATS_OP_MKDIR] = "mkdir",
-	[STATS_OP_UNLINK] = "unlink",
-	[STATS_OP_RMDIR] = "rmdir",
-	[STATS_OP_RENAME] = "rename",
-	[STATS_OP_LINK] = "link",
-	[STATS_OP_SYMLINK] = "symlink",
-	[STATS_OP_OPEN] = "open",
-	[STATS_OP_READ] = "read",
-	[STATS_OP_WRITE] = "write",
-	[STATS_OP_FSYNC] = "fsync",
-	[STATS_OP_FALLOCATE] = "fallocate",
-	[STATS_OP_READDIR] = "readdir",
-	[STATS_OP_XATTR] = "xattr",
-	[STATS_OP_STATFS] = "statfs",
-	[STATS_OP_OTHER] = "other",
+    [STATS_OP_LOOKUP] = "lookup",	[STATS_OP_GETATTR] = "getattr",
+    [STATS_OP_SETATTR] = "setattr",	[STATS_OP_CREATE] = "create",
+    [STATS_OP_MKDIR] = "mkdir",		[STATS_OP_UNLINK] = "unlink",
+    [STATS_OP_RMDIR] = "rmdir",		[STATS_OP_RENAME] = "rename",
+    [STATS_OP_LINK] = "link",		[STATS_OP_SYMLINK] = "symlink",
+    [STATS_OP_OPEN] = "open",		[STATS_OP_READ] = "read",
+    [STATS_OP_WRITE] = "write",		[STATS_OP_FSYNC] = "fsync",
+    [STATS_OP_FALLOCATE] = "fallocate", [STATS_OP_READDIR] = "readdir",
+    [STATS_OP_XATTR] = "xattr",		[STATS_OP_STATFS] = "statfs",
+    [STATS_OP_OTHER] = "other",
 };
 
 const char *stats_op_name(enum stats_op op)
@@ -214,22 +205,22 @@ struct stats_counter_row {
 static void stats_dedupe_rows(const struct dedupe_stats *d,
 			      struct stats_counter_row rows[DEDUPE_ROWS])
 {
-	rows[0] = (struct stats_counter_row){ "blocks_written",
-		stats_load(&d->blocks_written) };
-	rows[1] = (struct stats_counter_row){ "unique_writes",
-		stats_load(&d->unique_writes) };
-	rows[2] = (struct stats_counter_row){ "duplicate_hits",
-		stats_load(&d->duplicate_hits) };
-	rows[3] = (struct stats_counter_row){ "zero_blocks",
-		stats_load(&d->zero_blocks) };
-	rows[4] = (struct stats_counter_row){ "verify_reads",
-		stats_load(&d->verify_reads) };
-	rows[5] = (struct stats_counter_row){ "verify_mismatches",
-		stats_load(&d->verify_mismatches) };
-	rows[6] = (struct stats_counter_row){ "checksum_errors",
-		stats_load(&d->checksum_errors) };
-	rows[7] = (struct stats_counter_row){ "blocks_freed",
-		stats_load(&d->blocks_freed) };
+	rows[0] = (struct stats_counter_row){"blocks_written",
+					     stats_load(&d->blocks_written)};
+	rows[1] = (struct stats_counter_row){"unique_writes",
+					     stats_load(&d->unique_writes)};
+	rows[2] = (struct stats_counter_row){"duplicate_hits",
+					     stats_load(&d->duplicate_hits)};
+	rows[3] = (struct stats_counter_row){"zero_blocks",
+					     stats_load(&d->zero_blocks)};
+	rows[4] = (struct stats_counter_row){"verify_reads",
+					     stats_load(&d->verify_reads)};
+	rows[5] = (struct stats_counter_row){"verify_mismatches",
+					     stats_load(&d->verify_mismatches)};
+	rows[6] = (struct stats_counter_row){"checksum_errors",
+					     stats_load(&d->checksum_errors)};
+	rows[7] = (struct stats_counter_row){"blocks_freed",
+					     stats_load(&d->blocks_freed)};
 }
 
 static void stats_print_json(FILE *out, const struct stats *s,
@@ -257,12 +248,14 @@ static void stats_print_json(FILE *out, const struct stats *s,
 		stats_load(&d->duplicate_hits));
 	fprintf(out, ",\"zero_blocks\":%" PRIu64, stats_load(&d->zero_blocks));
 	fprintf(out, ",\"dedupe_ratio\":%.6f", stats_dedupe_ratio(g));
-	fprintf(out, ",\"verify_reads\":%" PRIu64, stats_load(&d->verify_reads));
+	fprintf(out, ",\"verify_reads\":%" PRIu64,
+		stats_load(&d->verify_reads));
 	fprintf(out, ",\"verify_mismatches\":%" PRIu64,
 		stats_load(&d->verify_mismatches));
 	fprintf(out, ",\"checksum_errors\":%" PRIu64,
 		stats_load(&d->checksum_errors));
-	fprintf(out, ",\"blocks_freed\":%" PRIu64, stats_load(&d->blocks_freed));
+	fprintf(out, ",\"blocks_freed\":%" PRIu64,
+		stats_load(&d->blocks_freed));
 
 	fputs(",\"ops\":{", out);
 	for (unsigned i = 0; i < STATS_OP_COUNT; i++) {
@@ -340,8 +333,8 @@ static void stats_print_text(FILE *out, const struct stats *s,
 		fprintf(out, "  (none yet)\n");
 }
 
-void stats_print(FILE *out, const struct stats *s,
-		 const struct stats_gauges *g, bool json)
+void stats_print(FILE *out, const struct stats *s, const struct stats_gauges *g,
+		 bool json)
 {
 	if (json)
 		stats_print_json(out, s, g);

@@ -48,23 +48,23 @@ struct latency_hist {
 };
 
 struct op_stats {
-	_Atomic uint64_t count;  /* completed requests */
+	_Atomic uint64_t count;	 /* completed requests */
 	_Atomic uint64_t errors; /* of those, replied with an error */
-	_Atomic uint64_t bytes;  /* payload bytes (read/write only) */
+	_Atomic uint64_t bytes;	 /* payload bytes (read/write only) */
 	struct latency_hist latency;
 };
 
 /* Data-path counters; gauges (held, unique) come from the metadata store. */
 struct dedupe_stats {
 	_Atomic uint64_t logical_bytes_written; /* bytes clients wrote */
-	_Atomic uint64_t blocks_written;        /* 4 KiB blocks after RMW */
-	_Atomic uint64_t duplicate_hits;        /* blocks that took a ref */
-	_Atomic uint64_t zero_blocks;           /* blocks stored as holes */
-	_Atomic uint64_t unique_writes;         /* blocks that stored bytes */
-	_Atomic uint64_t verify_reads;          /* candidates compared */
-	_Atomic uint64_t verify_mismatches;     /* same SHA-1, other bytes */
-	_Atomic uint64_t checksum_errors;       /* XXH3 mismatch on read */
-	_Atomic uint64_t blocks_freed;          /* refcount reached zero */
+	_Atomic uint64_t blocks_written;	/* 4 KiB blocks after RMW */
+	_Atomic uint64_t duplicate_hits;	/* blocks that took a ref */
+	_Atomic uint64_t zero_blocks;		/* blocks stored as holes */
+	_Atomic uint64_t unique_writes;		/* blocks that stored bytes */
+	_Atomic uint64_t verify_reads;		/* candidates compared */
+	_Atomic uint64_t verify_mismatches;	/* same SHA-1, other bytes */
+	_Atomic uint64_t checksum_errors;	/* XXH3 mismatch on read */
+	_Atomic uint64_t blocks_freed;		/* refcount reached zero */
 };
 
 struct stats {
@@ -90,19 +90,19 @@ uint64_t stats_now_ns(void);
 /* Figures that come from the metadata store and the host, not counters. */
 struct stats_gauges {
 	uint64_t logical_bytes_held;  /* sum of regular file sizes */
-	uint64_t live_blocks;         /* non-hole logical blocks, all files */
-	uint64_t unique_blocks;       /* physical blocks stored (refs > 0) */
+	uint64_t live_blocks;	      /* non-hole logical blocks, all files */
+	uint64_t unique_blocks;	      /* physical blocks stored (refs > 0) */
 	uint64_t physical_bytes_used; /* unique_blocks * 4096 */
 	uint64_t store_bytes_on_disk; /* chunk files, as the host counts */
 	uint64_t meta_bytes_on_disk;  /* the metadata store, likewise */
-	uint64_t seed;                /* the --seed of this mount */
-	int dedupe_verify;            /* 1: verify-on-match, 0: trust SHA-1 */
+	uint64_t seed;		      /* the --seed of this mount */
+	int dedupe_verify;	      /* 1: verify-on-match, 0: trust SHA-1 */
 };
 
 /* Print everything `arraysim stats` shows: human-readable text, or one
  * JSON object when @json. Dedupe ratio = live_blocks / unique_blocks
  * (1.0 when nothing is stored); zero blocks are reported apart. */
-void stats_print(FILE *out, const struct stats *s,
-		 const struct stats_gauges *g, bool json);
+void stats_print(FILE *out, const struct stats *s, const struct stats_gauges *g,
+		 bool json);
 
 #endif

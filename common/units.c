@@ -133,13 +133,13 @@ int units_parse_duration_ns(const char *s, uint64_t *out_ns)
 		const char *suffix;
 		uint64_t ns;
 	} table[] = {
-		{ "",   1000000000ULL },
-		{ "ns", 1ULL },
-		{ "us", 1000ULL },
-		{ "ms", 1000000ULL },
-		{ "s",  1000000000ULL },
-		{ "m",  60ULL * 1000000000ULL },
-		{ "h",  3600ULL * 1000000000ULL },
+	    {"", 1000000000ULL},
+	    {"ns", 1ULL},
+	    {"us", 1000ULL},
+	    {"ms", 1000000ULL},
+	    {"s", 1000000000ULL},
+	    {"m", 60ULL * 1000000000ULL},
+	    {"h", 3600ULL * 1000000000ULL},
 	};
 	struct units_number n;
 	const char *p;
@@ -161,8 +161,8 @@ int units_parse_duration_ns(const char *s, uint64_t *out_ns)
 
 int units_parse_bool(const char *s, bool *out)
 {
-	static const char *const yes[] = { "1", "on", "yes", "true" };
-	static const char *const no[] = { "0", "off", "no", "false" };
+	static const char *const yes[] = {"1", "on", "yes", "true"};
+	static const char *const no[] = {"0", "off", "no", "false"};
 
 	if (!s)
 		return -EINVAL;
@@ -198,9 +198,8 @@ int units_parse_u64(const char *s, uint64_t *out)
 
 char *units_format_size(uint64_t bytes, char *buf, size_t len)
 {
-	static const char *const names[] = {
-		"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"
-	};
+	static const char *const names[] = {"KiB", "MiB", "GiB",
+					    "TiB", "PiB", "EiB"};
 	double v = (double)bytes;
 	size_t i = 0;
 

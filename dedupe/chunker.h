@@ -18,10 +18,10 @@
 #define CHUNK_SIZE 4096u
 
 struct chunk_span {
-	uint64_t lblk;    /* logical block number (offset / 4096) */
+	uint64_t lblk;	  /* logical block number (offset / 4096) */
 	uint32_t blk_off; /* first byte of the span within the block */
-	uint32_t len;     /* bytes of the span, 1..4096 */
-	size_t buf_off;   /* where the span starts in the caller's buffer */
+	uint32_t len;	  /* bytes of the span, 1..4096 */
+	size_t buf_off;	  /* where the span starts in the caller's buffer */
 };
 
 struct chunker {

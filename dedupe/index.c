@@ -51,7 +51,7 @@ static uint64_t get_be48(const uint8_t *p)
  * with memcpy. */
 struct slot {
 	MDB_cursor *cur;
-	uint8_t *rec;   /* the record's bytes, writable */
+	uint8_t *rec;	/* the record's bytes, writable */
 	uint8_t *bytes; /* this slot's bytes, inside it */
 	struct ms_block b;
 };
@@ -88,8 +88,8 @@ static int slot_open(const struct metastore *ms, MDB_txn *txn, uint64_t pblk,
 		v.mv_size = REC_BYTES;
 		rc = mdb_cursor_put(s->cur, &k, &v, MDB_CURRENT | MDB_RESERVE);
 	} else if (rc == MDB_NOTFOUND && create) {
-		unsigned fl = MDB_RESERVE |
-			      (rec_is_last(s->cur, key) ? MDB_APPEND : 0);
+		unsigned fl =
+		    MDB_RESERVE | (rec_is_last(s->cur, key) ? MDB_APPEND : 0);
 		v.mv_size = REC_BYTES;
 		rc = mdb_cursor_put(s->cur, &k, &v, fl);
 		if (rc == 0)
@@ -225,7 +225,7 @@ int dedupe_block_new(const struct metastore *ms, MDB_txn *txn,
 	put_be48(item + TAIL, *pblk);
 	MDB_val k = {1, (void *)&fp_key}, v = {sizeof(item), item};
 	r = metastore_errno(
-		mdb_put(txn, metastore_dbi(ms, MS_FPINDEX), &k, &v, 0));
+	    mdb_put(txn, metastore_dbi(ms, MS_FPINDEX), &k, &v, 0));
 	if (r)
 		return r;
 	c->unique_blocks++;
@@ -300,8 +300,8 @@ int dedupe_block_unref(const struct metastore *ms, MDB_txn *txn,
 		r = unindex(ms, txn, &last, pblk);
 	MDB_val k = {sizeof(pblk), &pblk}, empty = {0, NULL};
 	if (!r)
-		r = metastore_errno(mdb_put(
-			txn, metastore_dbi(ms, MS_PENDING), &k, &empty, 0));
+		r = metastore_errno(
+		    mdb_put(txn, metastore_dbi(ms, MS_PENDING), &k, &empty, 0));
 	if (r)
 		return r;
 	c->unique_blocks--;

@@ -38,8 +38,7 @@ int dedupe_block_new(const struct metastore *ms, MDB_txn *txn,
 		     struct ms_counters *c, const struct fingerprint *fp,
 		     uint64_t *pblk);
 /* refs + 1. 0, -ENOENT or -errno. */
-int dedupe_block_ref(const struct metastore *ms, MDB_txn *txn,
-		     uint64_t pblk);
+int dedupe_block_ref(const struct metastore *ms, MDB_txn *txn, uint64_t pblk);
 /* refs - 1; at 0 the block leaves the index and goes to pending, and
  * *freed is set. 0, -ENOENT, -EIO (its index item is missing) or -errno. */
 int dedupe_block_unref(const struct metastore *ms, MDB_txn *txn,

@@ -36,10 +36,10 @@ static void note_init(const void *buf, size_t len)
 		return;
 	const struct fuse_init_in *init = (const void *)(in + 1);
 	if (len < sizeof(*in) + offsetof(struct fuse_init_in, flags2) +
-			  sizeof(init->flags2))
+		      sizeof(init->flags2))
 		return; /* an old kernel: no second flags word */
-	bool offered = (init->flags & FUSE_INIT_EXT) &&
-		       (init->flags2 & ALLOW_MMAP_FLAGS2);
+	bool offered =
+	    (init->flags & FUSE_INIT_EXT) && (init->flags2 & ALLOW_MMAP_FLAGS2);
 	atomic_store(&kernel_offers, offered);
 	atomic_store(&init_unique, in->unique);
 }
@@ -55,7 +55,8 @@ static ssize_t ch_read(int fd, void *buf, size_t len, void *userdata)
 static void patch_init_reply(struct iovec *iov, int count)
 {
 	uint64_t unique = atomic_load(&init_unique);
-	if (!unique || count < 2 || iov[0].iov_len < sizeof(struct fuse_out_header))
+	if (!unique || count < 2 ||
+	    iov[0].iov_len < sizeof(struct fuse_out_header))
 		return;
 	const struct fuse_out_header *out = iov[0].iov_base;
 	if (out->unique != unique)
@@ -63,15 +64,14 @@ static void patch_init_reply(struct iovec *iov, int count)
 	atomic_store(&init_unique, 0);
 	struct fuse_init_out *init = iov[1].iov_base;
 	if (out->error || !atomic_load(&kernel_offers) ||
-	    iov[1].iov_len < offsetof(struct fuse_init_out, flags2) +
-				     sizeof(init->flags2) ||
+	    iov[1].iov_len <
+		offsetof(struct fuse_init_out, flags2) + sizeof(init->flags2) ||
 	    !(init->flags & FUSE_INIT_EXT))
 		return;
 	init->flags2 |= ALLOW_MMAP_FLAGS2;
 }
 
-static ssize_t ch_writev(int fd, struct iovec *iov, int count,
-			 void *userdata)
+static ssize_t ch_writev(int fd, struct iovec *iov, int count, void *userdata)
 {
 	patch_init_reply(iov, count);
 	return writev(fd, iov, count);
@@ -80,8 +80,8 @@ static ssize_t ch_writev(int fd, struct iovec *iov, int count,
 int channel_attach(struct fuse_session *se)
 {
 	static const struct fuse_custom_io io = {
-		.read = ch_read,
-		.writev = ch_writev,
+	    .read = ch_read,
+	    .writev = ch_writev,
 	};
 	return fuse_session_custom_io(se, &io, fuse_session_fd(se));
 }

@@ -270,8 +270,8 @@ static int build_args(const struct daemon_opts *o, const char *store,
 			 o->fuse_opts ? o->fuse_opts : "");
 	if (n < 0 || (size_t)n >= sizeof(opts) || strchr(store, ','))
 		return -ENAMETOOLONG;
-	if (fuse_opt_add_arg(args, "arraysim") || fuse_opt_add_arg(args, "-o") ||
-	    fuse_opt_add_arg(args, opts))
+	if (fuse_opt_add_arg(args, "arraysim") ||
+	    fuse_opt_add_arg(args, "-o") || fuse_opt_add_arg(args, opts))
 		return -ENOMEM;
 	return 0;
 }
@@ -282,8 +282,9 @@ static int start_session(struct daemon *d, const struct daemon_opts *o,
 	struct fuse_args args = FUSE_ARGS_INIT(0, NULL);
 	int r = build_args(o, d->fs.store, &args);
 	if (r) {
-		snprintf(err, errlen, "store path %.900s cannot be a mount source "
-				      "(no commas; under 4 KiB)",
+		snprintf(err, errlen,
+			 "store path %.900s cannot be a mount source "
+			 "(no commas; under 4 KiB)",
 			 d->fs.store);
 		return r;
 	}
@@ -300,7 +301,8 @@ static int start_session(struct daemon *d, const struct daemon_opts *o,
 		return -EIO;
 	}
 	if (fuse_session_mount(d->se, o->mountpoint)) {
-		snprintf(err, errlen, "cannot mount on %s (see above or the log)",
+		snprintf(err, errlen,
+			 "cannot mount on %s (see above or the log)",
 			 o->mountpoint);
 		return -EIO;
 	}

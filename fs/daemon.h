@@ -7,10 +7,10 @@
 #include "fs/fs.h"
 
 struct daemon_opts {
-	struct fs_config cfg;   /* cfg.store: absolute path */
+	struct fs_config cfg;	/* cfg.store: absolute path */
 	const char *mountpoint; /* absolute path */
-	bool foreground;        /* -f: stay attached, log to stderr */
-	const char *fuse_opts;  /* -o: passed to FUSE (allow_other, ...) */
+	bool foreground;	/* -f: stay attached, log to stderr */
+	const char *fuse_opts;	/* -o: passed to FUSE (allow_other, ...) */
 };
 
 /* Mount and serve. Without -f, returns in the parent once the mount is up

@@ -124,8 +124,8 @@ struct dp_wbatch {
  * commit. */
 static uint8_t *wb_scratch(struct dp_wbatch *wb)
 {
-	void **grown = realloc(wb->scratch,
-			       (wb->nscratch + 1) * sizeof(*wb->scratch));
+	void **grown =
+	    realloc(wb->scratch, (wb->nscratch + 1) * sizeof(*wb->scratch));
 	if (!grown)
 		return NULL;
 	wb->scratch = grown;
@@ -404,8 +404,9 @@ static int try_candidate(void *ctx, uint64_t cand)
 		return 1;
 	}
 	m->t->delta.verify_mismatches++;
-	log_warn("dedupe", "block %llu has the SHA-1 of other bytes "
-			   "(a collision): kept apart",
+	log_warn("dedupe",
+		 "block %llu has the SHA-1 of other bytes "
+		 "(a collision): kept apart",
 		 (unsigned long long)cand);
 	return 0;
 }
@@ -497,9 +498,9 @@ static int store_built_block(struct dp_txn *t, uint64_t ino, uint64_t lblk,
 /* ---- write ------------------------------------------------------------ */
 
 struct write_plan {
-	uint8_t *bounce;          /* whole blocks, when the write is unaligned */
-	const uint8_t *blocks;    /* what gets stored: bounce or the caller's */
-	struct fingerprint *fp;   /* one per block */
+	uint8_t *bounce;	/* whole blocks, when the write is unaligned */
+	const uint8_t *blocks;	/* what gets stored: bounce or the caller's */
+	struct fingerprint *fp; /* one per block */
 	unsigned n;
 };
 
@@ -543,8 +544,8 @@ static int plan_blocks(struct fs *fs, uint64_t ino, uint64_t off,
 static int fingerprint_all(struct write_plan *p)
 {
 	for (unsigned i = 0; i < p->n; i++) {
-		int r = fingerprint_block(p->blocks + (size_t)i * BS,
-					  &p->fp[i]);
+		int r =
+		    fingerprint_block(p->blocks + (size_t)i * BS, &p->fp[i]);
 		if (r)
 			return r;
 	}
@@ -601,9 +602,8 @@ static int write_txn(struct fs *fs, uint64_t ino, uint64_t off, size_t len,
 	return dp_commit(&t);
 }
 
-int datapath_write(struct fs *fs, uint64_t ino, uint64_t off,
-		   const void *buf, size_t len, bool *drop_setid,
-		   struct array_io *io)
+int datapath_write(struct fs *fs, uint64_t ino, uint64_t off, const void *buf,
+		   size_t len, bool *drop_setid, struct array_io *io)
 {
 	if (len == 0)
 		return 0;
@@ -632,16 +632,16 @@ static int find_extents(struct dp_txn *t, uint64_t ino, uint64_t from,
 			uint64_t to, uint64_t *idx, int max)
 {
 	MDB_cursor *cur;
-	int rc = mdb_cursor_open(t->txn, metastore_dbi(t->fs->ms, MS_BMAP),
-				 &cur);
+	int rc =
+	    mdb_cursor_open(t->txn, metastore_dbi(t->fs->ms, MS_BMAP), &cur);
 	if (rc)
 		return metastore_errno(rc);
 	uint8_t kb[16];
 	ext_key(kb, ino, from / EXT);
 	MDB_val k = {16, kb}, v;
 	int n = 0;
-	for (rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE); rc == 0 && n < max;
-	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+	for (rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE);
+	     rc == 0 && n < max; rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
 		uint64_t x = ms_get_be64((const uint8_t *)k.mv_data + 8);
 		if (ms_get_be64(k.mv_data) != ino || x * EXT >= to)
 			break;
@@ -707,7 +707,7 @@ static int defer_trim(struct dp_txn *t, uint64_t ino)
 	MDB_val k = {sizeof(ino), &ino}, empty = {0, NULL};
 	t->trim_ino = ino;
 	return metastore_errno(mdb_put(
-		t->txn, metastore_dbi(t->fs->ms, MS_ORPHANS), &k, &empty, 0));
+	    t->txn, metastore_dbi(t->fs->ms, MS_ORPHANS), &k, &empty, 0));
 }
 
 int datapath_truncate(struct dp_txn *t, uint64_t ino, struct ms_inode *in,
@@ -764,9 +764,9 @@ int datapath_punch(struct dp_txn *t, uint64_t ino, struct ms_inode *in,
 	}
 	if (!r && end % BS && (end / BS != off / BS || off % BS == 0)) {
 		uint8_t *edge = wb_scratch(t->wb);
-		r = edge ? zero_in_block(t, ino, in, end / BS, 0, end % BS,
-					 edge)
-			 : -ENOMEM;
+		r = edge
+			? zero_in_block(t, ino, in, end / BS, 0, end % BS, edge)
+			: -ENOMEM;
 	}
 	return r;
 }

@@ -117,8 +117,8 @@ int fs_sync(struct fs *fs)
 static int unorphan(struct dp_txn *t, uint64_t ino)
 {
 	MDB_val k = {sizeof(ino), &ino};
-	int rc = mdb_del(t->txn, metastore_dbi(t->fs->ms, MS_ORPHANS), &k,
-			 NULL);
+	int rc =
+	    mdb_del(t->txn, metastore_dbi(t->fs->ms, MS_ORPHANS), &k, NULL);
 	return rc == MDB_NOTFOUND ? 0 : metastore_errno(rc);
 }
 
@@ -153,7 +153,8 @@ static int trim_step(struct fs *fs, uint64_t ino, bool *more)
 	}
 	/* No links and no kernel reference: nothing can reach it again. */
 	bool gone = in.nlink == 0 && !inode_table_lookups(fs->itab, ino);
-	uint64_t from = gone ? 0 : (in.size + MS_BLOCK_SIZE - 1) / MS_BLOCK_SIZE;
+	uint64_t from =
+	    gone ? 0 : (in.size + MS_BLOCK_SIZE - 1) / MS_BLOCK_SIZE;
 	if (!r && S_ISREG(in.mode))
 		r = datapath_trim_step(&t, ino, &in, from, more);
 	if (!r && !*more && (gone || in.nlink))
@@ -197,8 +198,9 @@ int fs_reap_orphans(struct fs *fs)
 			return 0;
 		if (rc)
 			return metastore_errno(rc);
-		log_info("fs", "reaping unlinked inode %llu left open by an "
-			       "earlier run",
+		log_info("fs",
+			 "reaping unlinked inode %llu left open by an "
+			 "earlier run",
 			 (unsigned long long)ino);
 		r = fs_trim(fs, ino);
 		if (r)

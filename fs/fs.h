@@ -23,10 +23,10 @@
 struct inode_table;
 
 struct fs_config {
-	const char *store;         /* store directory (absolute) */
-	uint64_t seed;             /* --seed: logged, shown in stats */
-	bool verify;               /* verify-on-match (default on) */
-	bool kernel_cache;         /* let the kernel cache file data */
+	const char *store;	   /* store directory (absolute) */
+	uint64_t seed;		   /* --seed: logged, shown in stats */
+	bool verify;		   /* verify-on-match (default on) */
+	bool kernel_cache;	   /* let the kernel cache file data */
 	uint64_t sync_interval_ns; /* background sync period; 0: never */
 	uint64_t meta_map_bytes;   /* metadata size bound; 0: default */
 	uint64_t meta_cache_bytes; /* metadata the daemon keeps mapped */

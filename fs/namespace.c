@@ -67,17 +67,17 @@ int ns_inode_new(const struct metastore *ms, MDB_txn *txn,
 {
 	int64_t now = fs_now_ns();
 	*out = (struct ms_inode){
-		.mode = mode,
-		.uid = uid,
-		.gid = gid,
-		.nlink = S_ISDIR(mode) ? 2 : 1,
-		.rdev = rdev,
-		.atime_ns = now,
-		.mtime_ns = now,
-		.ctime_ns = now,
-		.btime_ns = now,
-		.parent = parent,
-		.next_cookie = NS_FIRST_COOKIE,
+	    .mode = mode,
+	    .uid = uid,
+	    .gid = gid,
+	    .nlink = S_ISDIR(mode) ? 2 : 1,
+	    .rdev = rdev,
+	    .atime_ns = now,
+	    .mtime_ns = now,
+	    .ctime_ns = now,
+	    .btime_ns = now,
+	    .parent = parent,
+	    .next_cookie = NS_FIRST_COOKIE,
 	};
 	*ino = c->next_ino++;
 	c->inodes++;
@@ -96,8 +96,8 @@ int ns_ensure_root(const struct metastore *ms, MDB_txn *txn,
 			    &root);
 }
 
-int ns_dirent_lookup(const struct metastore *ms, MDB_txn *txn,
-		     uint64_t parent, const char *name, uint64_t *ino)
+int ns_dirent_lookup(const struct metastore *ms, MDB_txn *txn, uint64_t parent,
+		     const char *name, uint64_t *ino)
 {
 	struct name_key k;
 	int r = make_name_key(&k, parent, name);
@@ -115,9 +115,8 @@ int ns_dirent_lookup(const struct metastore *ms, MDB_txn *txn,
 	return 0;
 }
 
-static int put_cookie(const struct metastore *ms, MDB_txn *txn,
-		      uint64_t parent, uint64_t cookie, uint64_t ino,
-		      const char *name)
+static int put_cookie(const struct metastore *ms, MDB_txn *txn, uint64_t parent,
+		      uint64_t cookie, uint64_t ino, const char *name)
 {
 	uint8_t kb[16], vb[8 + NS_NAME_MAX];
 	size_t len = strlen(name);
@@ -129,8 +128,8 @@ static int put_cookie(const struct metastore *ms, MDB_txn *txn,
 	return metastore_errno(mdb_put(txn, dbi(ms, MS_DIRCOOKIES), &k, &v, 0));
 }
 
-static int get_dirent(const struct metastore *ms, MDB_txn *txn,
-		      MDB_val *key, struct ms_dirent_val *d)
+static int get_dirent(const struct metastore *ms, MDB_txn *txn, MDB_val *key,
+		      struct ms_dirent_val *d)
 {
 	MDB_val v;
 	int rc = mdb_get(txn, dbi(ms, MS_DIRNAMES), key, &v);
@@ -152,7 +151,7 @@ int ns_dirent_add(const struct metastore *ms, MDB_txn *txn, uint64_t parent,
 	struct ms_dirent_val d = {.ino = ino, .cookie = dir->next_cookie++};
 	MDB_val v = {sizeof(d), &d};
 	r = metastore_errno(
-		mdb_put(txn, dbi(ms, MS_DIRNAMES), &k.val, &v, MDB_NOOVERWRITE));
+	    mdb_put(txn, dbi(ms, MS_DIRNAMES), &k.val, &v, MDB_NOOVERWRITE));
 	if (r)
 		return r;
 	return put_cookie(ms, txn, parent, d.cookie, ino, name);

@@ -32,8 +32,8 @@ int ns_inode_new(const struct metastore *ms, MDB_txn *txn,
 int ns_ensure_root(const struct metastore *ms, MDB_txn *txn,
 		   struct ms_counters *c, uint32_t uid, uint32_t gid);
 
-int ns_dirent_lookup(const struct metastore *ms, MDB_txn *txn,
-		     uint64_t parent, const char *name, uint64_t *ino);
+int ns_dirent_lookup(const struct metastore *ms, MDB_txn *txn, uint64_t parent,
+		     const char *name, uint64_t *ino);
 /* Add @name -> @ino in @parent, whose inode @dir supplies (and advances)
  * the readdir cookie; the caller puts @dir back. -EEXIST if present. */
 int ns_dirent_add(const struct metastore *ms, MDB_txn *txn, uint64_t parent,

@@ -52,9 +52,9 @@ static void reply_entry(fuse_req_t req, enum stats_op op, uint64_t t0,
 			uint64_t ino, const struct ms_inode *in)
 {
 	struct fuse_entry_param e = {
-		.ino = ino,
-		.attr_timeout = ATTR_TIMEOUT,
-		.entry_timeout = ENTRY_TIMEOUT,
+	    .ino = ino,
+	    .attr_timeout = ATTR_TIMEOUT,
+	    .entry_timeout = ENTRY_TIMEOUT,
 	};
 	ns_fill_stat(ino, in, &e.attr);
 	inode_table_ref(fs_of(req)->itab, ino);
@@ -120,7 +120,7 @@ static int add_orphan(struct dp_txn *t, uint64_t ino)
 {
 	MDB_val k = {sizeof(ino), &ino}, empty = {0, NULL};
 	return metastore_errno(mdb_put(
-		t->txn, metastore_dbi(t->fs->ms, MS_ORPHANS), &k, &empty, 0));
+	    t->txn, metastore_dbi(t->fs->ms, MS_ORPHANS), &k, &empty, 0));
 }
 
 /* The directory @ino, writable for a new or removed entry. */
@@ -242,11 +242,11 @@ static int apply_setattr(struct dp_txn *t, uint64_t ino, struct ms_inode *in,
 	if (set & FUSE_SET_ATTR_GID)
 		in->gid = a->st_gid;
 	if (set & (FUSE_SET_ATTR_ATIME | FUSE_SET_ATTR_ATIME_NOW))
-		in->atime_ns = attr_time(&a->st_atim,
-					 set & FUSE_SET_ATTR_ATIME_NOW, now);
+		in->atime_ns =
+		    attr_time(&a->st_atim, set & FUSE_SET_ATTR_ATIME_NOW, now);
 	if (set & (FUSE_SET_ATTR_MTIME | FUSE_SET_ATTR_MTIME_NOW))
-		in->mtime_ns = attr_time(&a->st_mtim,
-					 set & FUSE_SET_ATTR_MTIME_NOW, now);
+		in->mtime_ns =
+		    attr_time(&a->st_mtim, set & FUSE_SET_ATTR_MTIME_NOW, now);
 	if (set & FUSE_SET_ATTR_CTIME)
 		in->ctime_ns = attr_time(&a->st_ctim, false, now);
 	else
@@ -393,9 +393,9 @@ static void op_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 	if (r)
 		return reply_err(req, STATS_OP_CREATE, t0, r);
 	struct fuse_entry_param e = {
-		.ino = ino,
-		.attr_timeout = ATTR_TIMEOUT,
-		.entry_timeout = ENTRY_TIMEOUT,
+	    .ino = ino,
+	    .attr_timeout = ATTR_TIMEOUT,
+	    .entry_timeout = ENTRY_TIMEOUT,
 	};
 	ns_fill_stat(ino, &in, &e.attr);
 	set_open_flags(fs_of(req), fi);
@@ -423,8 +423,8 @@ static void op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent,
 		r = ic_get(&t, &ic, ino, &in);
 	if (!r && S_ISDIR(in->mode))
 		r = -EPERM;
-	if (!r && ns_dirent_lookup(fs->ms, t.txn, newparent, newname,
-				   &existing) == 0)
+	if (!r &&
+	    ns_dirent_lookup(fs->ms, t.txn, newparent, newname, &existing) == 0)
 		r = -EEXIST;
 	if (!r)
 		r = ns_dirent_add(fs->ms, t.txn, newparent, dir, newname, ino);
@@ -494,8 +494,8 @@ static int remove_name(fuse_req_t req, uint64_t parent, const char *name,
 	return r ? (dp_abort(&t), r) : dp_commit(&t);
 }
 
-static void finish_remove(fuse_req_t req, enum stats_op op, uint64_t t0,
-			  int r, uint64_t victim)
+static void finish_remove(fuse_req_t req, enum stats_op op, uint64_t t0, int r,
+			  uint64_t victim)
 {
 	struct fs *fs = fs_of(req);
 	if (!r && !inode_table_lookups(fs->itab, victim))
@@ -610,8 +610,8 @@ static int rename_drop_target(struct dp_txn *t, struct icache *ic,
 }
 
 static int rename_plain(struct dp_txn *t, struct icache *ic,
-			const struct rename_args *a, uint64_t src,
-			uint64_t dst, bool dst_exists)
+			const struct rename_args *a, uint64_t src, uint64_t dst,
+			bool dst_exists)
 {
 	struct ms_inode *p, *np, *s;
 	int r = get_dir(t, ic, a->parent, &p);
@@ -657,9 +657,9 @@ static int do_rename(fuse_req_t req, const struct rename_args *a,
 	struct icache ic = {0};
 	uint64_t src, dst = 0;
 	r = ns_dirent_lookup(fs->ms, t.txn, a->parent, a->name, &src);
-	int dr = r ? r
-		   : ns_dirent_lookup(fs->ms, t.txn, a->newparent, a->newname,
-				      &dst);
+	int dr =
+	    r ? r
+	      : ns_dirent_lookup(fs->ms, t.txn, a->newparent, a->newname, &dst);
 	bool dst_exists = dr == 0;
 	if (!r && dr && dr != -ENOENT)
 		r = dr;
@@ -673,8 +673,8 @@ static int do_rename(fuse_req_t req, const struct rename_args *a,
 	}
 	if (!r)
 		r = (a->flags & RENAME_EXCHANGE)
-			    ? rename_exchange(&t, &ic, a, src, dst)
-			    : rename_plain(&t, &ic, a, src, dst, dst_exists);
+			? rename_exchange(&t, &ic, a, src, dst)
+			: rename_plain(&t, &ic, a, src, dst, dst_exists);
 	if (!r)
 		r = ic_put_all(&t, &ic);
 	if (!r && dst_exists && !(a->flags & RENAME_EXCHANGE))
@@ -708,7 +708,8 @@ static void op_readlink(fuse_req_t req, fuse_ino_t ino)
 	r = ns_symlink_get(fs->ms, txn, ino, target, sizeof(target));
 	metastore_txn_abort(txn);
 	if (r)
-		return reply_err(req, STATS_OP_OTHER, t0, r == -ENOENT ? -EINVAL : r);
+		return reply_err(req, STATS_OP_OTHER, t0,
+				 r == -ENOENT ? -EINVAL : r);
 	account(req, STATS_OP_OTHER, t0, 0, 0);
 	fuse_reply_readlink(req, target);
 }
@@ -762,29 +763,26 @@ static void complete_write(struct array_io *aio)
 	if (aio->result) {
 		reply_err(x->req, STATS_OP_WRITE, aio->submit_ns, aio->result);
 	} else {
-		account(x->req, STATS_OP_WRITE, aio->submit_ns, 0,
-			aio->length);
+		account(x->req, STATS_OP_WRITE, aio->submit_ns, 0, aio->length);
 		fuse_reply_write(x->req, aio->length);
 	}
 	free(x);
 }
 
 static struct fs_io *new_io(fuse_req_t req, enum array_io_kind kind,
-			    uint64_t ino, uint64_t off, size_t len,
-			    uint64_t t0)
+			    uint64_t ino, uint64_t off, size_t len, uint64_t t0)
 {
 	struct fs_io *x = calloc(1, sizeof(*x));
 	if (!x)
 		return NULL;
 	x->req = req;
 	x->io = (struct array_io){
-		.kind = kind,
-		.ino = ino,
-		.offset = off,
-		.length = len,
-		.submit_ns = t0,
-		.complete = kind == ARRAY_IO_READ ? complete_read
-						  : complete_write,
+	    .kind = kind,
+	    .ino = ino,
+	    .offset = off,
+	    .length = len,
+	    .submit_ns = t0,
+	    .complete = kind == ARRAY_IO_READ ? complete_read : complete_write,
 	};
 	return x;
 }
@@ -795,8 +793,8 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	uint64_t t0 = stats_now_ns();
 	struct fs *fs = fs_of(req);
 	struct fs_io *x = new_io(req, ARRAY_IO_READ, ino, off, size, t0);
-	void *buf = x ? aligned_alloc(4096, (size + 4095) & ~(size_t)4095)
-		      : NULL;
+	void *buf =
+	    x ? aligned_alloc(4096, (size + 4095) & ~(size_t)4095) : NULL;
 	if (!buf) {
 		free(x);
 		return reply_err(req, STATS_OP_READ, t0, -ENOMEM);
@@ -817,7 +815,7 @@ static void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
 	inode_table_lock(fs->itab, ino);
 	bool drop_setid = fuse_req_ctx(req)->uid != 0;
 	x->io.result =
-		datapath_write(fs, ino, off, buf, size, &drop_setid, &x->io);
+	    datapath_write(fs, ino, off, buf, size, &drop_setid, &x->io);
 	inode_table_unlock(fs->itab, ino);
 	if (!x->io.result && drop_setid && fs->session)
 		fuse_lowlevel_notify_inval_inode(fs->session, ino, -1, 0);
@@ -907,8 +905,8 @@ static void op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	    !fill_one(&d, "..", dir.parent, S_IFDIR, 2))
 		off = -1;
 	if (!r && off >= 0) {
-		uint64_t from = off < NS_FIRST_COOKIE ? NS_FIRST_COOKIE
-						      : (uint64_t)off;
+		uint64_t from =
+		    off < NS_FIRST_COOKIE ? NS_FIRST_COOKIE : (uint64_t)off;
 		r = ns_dir_iterate(fs->ms, d.txn, ino, from, fill_entry, &d);
 		if (!r)
 			r = d.err;
@@ -946,18 +944,18 @@ static void op_statfs(fuse_req_t req, fuse_ino_t ino)
 	fs_gauges(fs, &g);
 	/* Physical view: what the unique blocks take, and what the host
 	 * still has for more. Logical figures are in `arraysim stats`. */
-	uint64_t avail = (uint64_t)host.f_bavail * host.f_frsize /
-			 MS_BLOCK_SIZE;
+	uint64_t avail =
+	    (uint64_t)host.f_bavail * host.f_frsize / MS_BLOCK_SIZE;
 	struct statvfs st = {
-		.f_bsize = MS_BLOCK_SIZE,
-		.f_frsize = MS_BLOCK_SIZE,
-		.f_blocks = g.unique_blocks + avail,
-		.f_bfree = avail,
-		.f_bavail = avail,
-		.f_files = host.f_files,
-		.f_ffree = host.f_ffree,
-		.f_favail = host.f_favail,
-		.f_namemax = NS_NAME_MAX,
+	    .f_bsize = MS_BLOCK_SIZE,
+	    .f_frsize = MS_BLOCK_SIZE,
+	    .f_blocks = g.unique_blocks + avail,
+	    .f_bfree = avail,
+	    .f_bavail = avail,
+	    .f_files = host.f_files,
+	    .f_ffree = host.f_ffree,
+	    .f_favail = host.f_favail,
+	    .f_namemax = NS_NAME_MAX,
 	};
 	account(req, STATS_OP_STATFS, t0, 0, 0);
 	fuse_reply_statfs(req, &st);
@@ -1036,8 +1034,8 @@ static void op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 	struct fs *fs = fs_of(req);
 	MDB_txn *txn;
 	char *buf = size ? malloc(size) : NULL;
-	int r = size && !buf ? -ENOMEM
-			     : metastore_txn_begin(fs->ms, false, &txn);
+	int r =
+	    size && !buf ? -ENOMEM : metastore_txn_begin(fs->ms, false, &txn);
 	if (r) {
 		free(buf);
 		return reply_err(req, STATS_OP_XATTR, t0, r);
@@ -1149,35 +1147,35 @@ static void op_init(void *userdata, struct fuse_conn_info *conn)
 }
 
 const struct fuse_lowlevel_ops fs_ops = {
-	.init = op_init,
-	.lookup = op_lookup,
-	.forget = op_forget,
-	.forget_multi = op_forget_multi,
-	.getattr = op_getattr,
-	.setattr = op_setattr,
-	.readlink = op_readlink,
-	.mknod = op_mknod,
-	.mkdir = op_mkdir,
-	.unlink = op_unlink,
-	.rmdir = op_rmdir,
-	.symlink = op_symlink,
-	.rename = op_rename,
-	.link = op_link,
-	.open = op_open,
-	.read = op_read,
-	.write = op_write,
-	.flush = op_flush,
-	.release = op_release,
-	.fsync = op_fsync,
-	.opendir = op_opendir,
-	.readdir = op_readdir,
-	.releasedir = op_releasedir,
-	.fsyncdir = op_fsyncdir,
-	.statfs = op_statfs,
-	.setxattr = op_setxattr,
-	.getxattr = op_getxattr,
-	.listxattr = op_listxattr,
-	.removexattr = op_removexattr,
-	.create = op_create,
-	.fallocate = op_fallocate,
+    .init = op_init,
+    .lookup = op_lookup,
+    .forget = op_forget,
+    .forget_multi = op_forget_multi,
+    .getattr = op_getattr,
+    .setattr = op_setattr,
+    .readlink = op_readlink,
+    .mknod = op_mknod,
+    .mkdir = op_mkdir,
+    .unlink = op_unlink,
+    .rmdir = op_rmdir,
+    .symlink = op_symlink,
+    .rename = op_rename,
+    .link = op_link,
+    .open = op_open,
+    .read = op_read,
+    .write = op_write,
+    .flush = op_flush,
+    .release = op_release,
+    .fsync = op_fsync,
+    .opendir = op_opendir,
+    .readdir = op_readdir,
+    .releasedir = op_releasedir,
+    .fsyncdir = op_fsyncdir,
+    .statfs = op_statfs,
+    .setxattr = op_setxattr,
+    .getxattr = op_getxattr,
+    .listxattr = op_listxattr,
+    .removexattr = op_removexattr,
+    .create = op_create,
+    .fallocate = op_fallocate,
 };

@@ -24,12 +24,12 @@ enum array_io_kind { ARRAY_IO_READ, ARRAY_IO_WRITE, ARRAY_IO_FLUSH };
 struct array_io {
 	enum array_io_kind kind;
 	uint64_t ino;
-	uint64_t offset;         /* bytes */
-	uint64_t length;         /* bytes */
-	uint32_t blocks_stored;  /* unique blocks written to the back end */
+	uint64_t offset;	 /* bytes */
+	uint64_t length;	 /* bytes */
+	uint32_t blocks_stored;	 /* unique blocks written to the back end */
 	uint32_t blocks_deduped; /* blocks that took a reference instead */
-	int result;              /* 0 or -errno, from the data path */
-	uint64_t submit_ns;      /* stats_now_ns() when the request arrived */
+	int result;		 /* 0 or -errno, from the data path */
+	uint64_t submit_ns;	 /* stats_now_ns() when the request arrived */
 	/* Called exactly once when the request completes. */
 	void (*complete)(struct array_io *io);
 };

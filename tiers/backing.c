@@ -52,10 +52,10 @@
 #include <unistd.h>
 
 #define RING_ENTRIES 64u
-#define T_STACK_BLOCKS 64u     /* calls up to this size do not allocate */
-#define RUN_MAX_IOVS 1024u     /* UIO_MAXIOV: the kernel's readv limit */
+#define T_STACK_BLOCKS 64u /* calls up to this size do not allocate */
+#define RUN_MAX_IOVS 1024u /* UIO_MAXIOV: the kernel's readv limit */
 #define SEGMENT_CHUNKS 1024u
-#define CHUNK_SEGMENTS 1024u   /* 1 Mi chunks of 1 GiB: 1 PiB of store */
+#define CHUNK_SEGMENTS 1024u /* 1 Mi chunks of 1 GiB: 1 PiB of store */
 #define MAX_CHUNKS ((uint64_t)SEGMENT_CHUNKS * CHUNK_SEGMENTS)
 
 struct chunk_slot {
@@ -64,10 +64,10 @@ struct chunk_slot {
 };
 
 struct backing {
-	int dir_fd;                   /* STORE/data */
-	char *data_path;              /* STORE/data, for messages */
-	pthread_mutex_t open_lock;    /* guards opening chunks, new segments */
-	atomic_uint chunks_hi;        /* 1 + highest chunk index opened */
+	int dir_fd;		   /* STORE/data */
+	char *data_path;	   /* STORE/data, for messages */
+	pthread_mutex_t open_lock; /* guards opening chunks, new segments */
+	atomic_uint chunks_hi;	   /* 1 + highest chunk index opened */
 	_Atomic(struct chunk_slot *) dir[CHUNK_SEGMENTS]; /* segments */
 };
 
@@ -108,7 +108,7 @@ static struct io_uring *ring_get(int *err)
 	 * where supported (6.0+), and older kernels get a plain ring. */
 	r = io_uring_queue_init(RING_ENTRIES, ring,
 				IORING_SETUP_SINGLE_ISSUER |
-					IORING_SETUP_COOP_TASKRUN);
+				    IORING_SETUP_COOP_TASKRUN);
 	if (r == -EINVAL)
 		r = io_uring_queue_init(RING_ENTRIES, ring, 0);
 	if (r < 0) {
@@ -150,7 +150,7 @@ static bool ring_err_transient(int err)
 static struct chunk_slot *slot_peek(struct backing *b, uint64_t chunk)
 {
 	struct chunk_slot *seg = atomic_load_explicit(
-		&b->dir[chunk / SEGMENT_CHUNKS], memory_order_acquire);
+	    &b->dir[chunk / SEGMENT_CHUNKS], memory_order_acquire);
 
 	return seg ? &seg[chunk % SEGMENT_CHUNKS] : NULL;
 }
@@ -194,8 +194,8 @@ static int chunk_fd(struct backing *b, uint64_t chunk)
 		goto out_unlock;
 	}
 	atomic_store_explicit(&s->fdp1, fd + 1, memory_order_release);
-	if (chunk + 1 > atomic_load_explicit(&b->chunks_hi,
-					     memory_order_relaxed))
+	if (chunk + 1 >
+	    atomic_load_explicit(&b->chunks_hi, memory_order_relaxed))
 		atomic_store_explicit(&b->chunks_hi, (unsigned)chunk + 1,
 				      memory_order_release);
 out_unlock:
@@ -210,11 +210,11 @@ out_unlock:
 struct run {
 	int fd;
 	uint64_t chunk;
-	uint64_t off;        /* byte offset in the chunk file */
-	struct iovec *iov;   /* first iovec not yet transferred */
+	uint64_t off;	   /* byte offset in the chunk file */
+	struct iovec *iov; /* first iovec not yet transferred */
 	unsigned iovcnt;
-	uint64_t left;       /* bytes not yet transferred */
-	struct run *next;    /* on the resubmit list */
+	uint64_t left;	  /* bytes not yet transferred */
+	struct run *next; /* on the resubmit list */
 };
 
 struct xfer {
@@ -222,10 +222,10 @@ struct xfer {
 	bool write;
 	struct run *runs;
 	unsigned nruns;
-	unsigned next_run;   /* first run never submitted */
-	struct run *retry;   /* runs to resubmit (short transfers) */
-	unsigned inflight;   /* SQEs prepared whose CQE is not reaped */
-	int err;             /* first failure, 0 if none */
+	unsigned next_run; /* first run never submitted */
+	struct run *retry; /* runs to resubmit (short transfers) */
+	unsigned inflight; /* SQEs prepared whose CQE is not reaped */
+	int err;	   /* first failure, 0 if none */
 };
 
 static int cmp_pblk(const void *a, const void *b)
@@ -269,13 +269,13 @@ static unsigned runs_build(const struct backing_io *ios, unsigned n,
 		}
 		r = &runs[nruns++];
 		*r = (struct run){
-			.fd = -1,
-			.chunk = chunk,
-			.off = (p % BACKING_CHUNK_BLOCKS) *
-			       (uint64_t)BACKING_BLOCK_SIZE,
-			.iov = &iov[i],
-			.iovcnt = 1,
-			.left = BACKING_BLOCK_SIZE,
+		    .fd = -1,
+		    .chunk = chunk,
+		    .off = (p % BACKING_CHUNK_BLOCKS) *
+			   (uint64_t)BACKING_BLOCK_SIZE,
+		    .iov = &iov[i],
+		    .iovcnt = 1,
+		    .left = BACKING_BLOCK_SIZE,
 		};
 	}
 	return nruns;
@@ -401,8 +401,7 @@ static void xfer_run(struct xfer *x)
 			return;
 		}
 		while (io_uring_peek_cqe(x->ring, &cqe) == 0) {
-			xfer_complete(x, io_uring_cqe_get_data(cqe),
-				      cqe->res);
+			xfer_complete(x, io_uring_cqe_get_data(cqe), cqe->res);
 			io_uring_cqe_seen(x->ring, cqe);
 		}
 	}
@@ -421,8 +420,8 @@ static void xfer_run_pwritev(struct xfer *x)
 	for (unsigned i = 0; i < x->nruns && !x->err; i++) {
 		struct run *r = &x->runs[i];
 		while (r->left) {
-			ssize_t n = pwritev(r->fd, r->iov,
-					    (int)r->iovcnt, (off_t)r->off);
+			ssize_t n = pwritev(r->fd, r->iov, (int)r->iovcnt,
+					    (off_t)r->off);
 			if (n < 0 && errno == EINTR)
 				continue;
 			if (n <= 0) {
@@ -447,7 +446,7 @@ static int backing_rw(struct backing *b, const struct backing_io *ios,
 	struct iovec *iov = iov_stack;
 	struct run *runs = runs_stack;
 	void *heap = NULL;
-	struct xfer x = { .write = write };
+	struct xfer x = {.write = write};
 	unsigned i;
 	int err = 0;
 
@@ -465,8 +464,8 @@ static int backing_rw(struct backing *b, const struct backing_io *ios,
 	}
 
 	if (n > T_STACK_BLOCKS) {
-		heap = malloc((size_t)n * (sizeof(*order) + sizeof(*iov) +
-					   sizeof(*runs)));
+		heap = malloc((size_t)n *
+			      (sizeof(*order) + sizeof(*iov) + sizeof(*runs)));
 		if (!heap)
 			return -ENOMEM;
 		runs = heap;
@@ -517,8 +516,7 @@ static int backing_read(void *ctx, const struct backing_io *ios, unsigned n)
 	return backing_rw(ctx, ios, n, false);
 }
 
-static int backing_write(void *ctx, const struct backing_io *ios,
-			 unsigned n)
+static int backing_write(void *ctx, const struct backing_io *ios, unsigned n)
 {
 	return backing_rw(ctx, ios, n, true);
 }
@@ -545,8 +543,7 @@ static int backing_sync(void *ctx)
 			if (!s || !atomic_exchange(&s->dirty, false))
 				continue;
 			sqe = io_uring_get_sqe(ring);
-			io_uring_prep_fsync(sqe,
-					    atomic_load(&s->fdp1) - 1,
+			io_uring_prep_fsync(sqe, atomic_load(&s->fdp1) - 1,
 					    IORING_FSYNC_DATASYNC);
 			io_uring_sqe_set_data(sqe, s);
 			inflight++;
@@ -576,9 +573,9 @@ static int backing_sync(void *ctx)
 }
 
 static const struct backing_ops backing_uring_ops = {
-	.read = backing_read,
-	.write = backing_write,
-	.sync = backing_sync,
+    .read = backing_read,
+    .write = backing_write,
+    .sync = backing_sync,
 };
 
 /* ---- lifecycle --------------------------------------------------------- */
@@ -667,7 +664,7 @@ void backing_close(struct backing *b)
 
 struct backing_dev backing_dev(struct backing *b)
 {
-	return (struct backing_dev){ .ops = &backing_uring_ops, .ctx = b };
+	return (struct backing_dev){.ops = &backing_uring_ops, .ctx = b};
 }
 
 uint64_t backing_bytes_on_disk(struct backing *b)
@@ -691,8 +688,9 @@ uint64_t backing_bytes_on_disk(struct backing *b)
 	while ((de = readdir(d))) {
 		if (strncmp(de->d_name, "chunk-", 6) != 0)
 			continue;
-		if (fstatat(b->dir_fd, de->d_name, &st,
-			    AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode))
+		if (fstatat(b->dir_fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) ==
+			0 &&
+		    S_ISREG(st.st_mode))
 			bytes += (uint64_t)st.st_blocks * 512;
 	}
 	closedir(d);

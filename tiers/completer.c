@@ -49,10 +49,10 @@ struct completer {
 	pthread_mutex_t lock;
 	struct completer_entry *heap; /* min-heap on deadline_ns */
 	unsigned n, cap;
-	uint64_t armed_ns;   /* timerfd expiry, UINT64_MAX when disarmed */
+	uint64_t armed_ns; /* timerfd expiry, UINT64_MAX when disarmed */
 	bool stopping;
 	int timer_fd;
-	int stop_fd;         /* eventfd: written once by completer_free */
+	int stop_fd; /* eventfd: written once by completer_free */
 	pthread_t thread;
 };
 
@@ -79,7 +79,7 @@ static int heap_push(struct completer *c, uint64_t deadline_ns,
 			break;
 		c->heap[i] = c->heap[parent];
 	}
-	c->heap[i] = (struct completer_entry){ deadline_ns, io };
+	c->heap[i] = (struct completer_entry){deadline_ns, io};
 	return 0;
 }
 
@@ -112,7 +112,7 @@ static struct array_io *heap_pop(struct completer *c)
 /* Set the timerfd to @deadline_ns (UINT64_MAX: disarm). Under the lock. */
 static void timer_arm_locked(struct completer *c, uint64_t deadline_ns)
 {
-	struct itimerspec its = { 0 };
+	struct itimerspec its = {0};
 
 	if (deadline_ns == c->armed_ns)
 		return;
@@ -136,8 +136,8 @@ static void *completer_main(void *arg)
 	struct completer *c = arg;
 	struct array_io *due[COMPLETER_BATCH];
 	struct pollfd pfd[2] = {
-		{ .fd = c->timer_fd, .events = POLLIN },
-		{ .fd = c->stop_fd, .events = POLLIN },
+	    {.fd = c->timer_fd, .events = POLLIN},
+	    {.fd = c->stop_fd, .events = POLLIN},
 	};
 	uint64_t ticks;
 
@@ -189,8 +189,8 @@ int completer_new(struct completer **out)
 		return -ENOMEM;
 	pthread_mutex_init(&c->lock, NULL);
 	c->armed_ns = UINT64_MAX;
-	c->timer_fd = timerfd_create(CLOCK_MONOTONIC,
-				     TFD_NONBLOCK | TFD_CLOEXEC);
+	c->timer_fd =
+	    timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 	if (c->timer_fd < 0) {
 		rc = -errno;
 		goto out_free;

@@ -47,11 +47,11 @@
 struct resource {
 	struct engine_resource_conf conf; /* conf.name points at name */
 	char *name;
-	uint64_t *slot_free_ns;  /* when each slot is next free */
-	uint64_t wire_free_ns;   /* when the wire is next free */
-	double gate_ns;          /* earliest start allowed by the ops/s cap */
-	uint64_t head_bytes;     /* HDD: where the previous operation ended */
-	struct engine_rng rng;   /* this resource's service-time stream */
+	uint64_t *slot_free_ns; /* when each slot is next free */
+	uint64_t wire_free_ns;	/* when the wire is next free */
+	double gate_ns;		/* earliest start allowed by the ops/s cap */
+	uint64_t head_bytes;	/* HDD: where the previous operation ended */
+	struct engine_rng rng;	/* this resource's service-time stream */
 	struct engine_resource_stats stats;
 };
 
@@ -61,7 +61,8 @@ struct engine {
 	unsigned n_res;
 };
 
-/* ---- PRNG ----------------------------------------------------------------- */
+/* ---- PRNG -----------------------------------------------------------------
+ */
 
 void engine_rng_seed(struct engine_rng *r, uint64_t seed)
 {
@@ -118,9 +119,10 @@ uint64_t engine_dist_sample(const struct engine_dist *d, struct engine_rng *r)
 	if (i == d->n_points)
 		return pt[i - 1].ns;
 	/* pt[i-1].pct < pct <= pt[i].pct: interpolate linearly. */
-	return pt[i - 1].ns + (uint64_t)(0.5 +
-		(double)(pt[i].ns - pt[i - 1].ns) * (pct - pt[i - 1].pct) /
-		(pt[i].pct - pt[i - 1].pct));
+	return pt[i - 1].ns +
+	       (uint64_t)(0.5 + (double)(pt[i].ns - pt[i - 1].ns) *
+				    (pct - pt[i - 1].pct) /
+				    (pt[i].pct - pt[i - 1].pct));
 }
 
 /* ---- engine ------------------------------------------------------------- */
@@ -186,7 +188,8 @@ int engine_add_resource(struct engine *e,
 	r->conf.name = r->name;
 	/* A stream per resource, derived from (seed, id): one drive's
 	 * latencies do not shift when another resource draws more samples. */
-	engine_rng_seed(&mix, e->seed ^ (0x6a09e667f3bcc909ull * (e->n_res + 1)));
+	engine_rng_seed(&mix,
+			e->seed ^ (0x6a09e667f3bcc909ull * (e->n_res + 1)));
 	engine_rng_seed(&r->rng, engine_rng_next(&mix));
 	return (int)e->n_res++;
 
@@ -217,8 +220,7 @@ static uint64_t isqrt128(unsigned __int128 x)
 }
 
 /* HDD service time; see struct engine_hdd. Moves the head. */
-static uint64_t hdd_service_ns(struct resource *r,
-			       const struct engine_stage *s)
+static uint64_t hdd_service_ns(struct resource *r, const struct engine_stage *s)
 {
 	const struct engine_hdd *h = &r->conf.hdd;
 	uint64_t d, frac, ns = h->overhead_ns;
@@ -234,8 +236,10 @@ static uint64_t hdd_service_ns(struct resource *r,
 	frac = isqrt128(((unsigned __int128)d << 64) / h->span_bytes);
 	ns += h->track_seek_ns +
 	      (uint64_t)(((unsigned __int128)(h->full_seek_ns -
-					      h->track_seek_ns) * frac +
-			  (1ull << 31)) >> 32);
+					      h->track_seek_ns) *
+			      frac +
+			  (1ull << 31)) >>
+			 32);
 	/* Average rotational latency: half a revolution, 60e9/rpm/2 ns. */
 	ns += (30 * NS_PER_S + h->rpm / 2) / h->rpm;
 	return ns;
@@ -260,20 +264,24 @@ static uint64_t stage_run(struct resource *r, const struct engine_stage *s,
 		 * fractional intervals (1e9/3000 ns) add up without drift; ns
 		 * fit its 53 bits for 100 days. */
 		double from_ns = r->gate_ns > (double)start_ns
-					 ? r->gate_ns : (double)start_ns;
+				     ? r->gate_ns
+				     : (double)start_ns;
 
 		start_ns = (uint64_t)from_ns;
 		if ((double)start_ns < from_ns)
 			start_ns++; /* ceil without libm */
 		r->gate_ns = from_ns + (double)NS_PER_S / (double)cap;
 	}
-	service_ns = c->hdd.rpm ? hdd_service_ns(r, s)
-				: engine_dist_sample(&c->service[s->op], &r->rng);
+	service_ns = c->hdd.rpm
+			 ? hdd_service_ns(r, s)
+			 : engine_dist_sample(&c->service[s->op], &r->rng);
 	end_ns = start_ns + service_ns;
 	bw = c->bandwidth_bytes_per_s[s->op];
 	if (bw && s->bytes) {
-		uint64_t xfer_ns = (uint64_t)(((unsigned __int128)s->bytes *
-					       NS_PER_S + bw - 1) / bw);
+		uint64_t xfer_ns =
+		    (uint64_t)(((unsigned __int128)s->bytes * NS_PER_S + bw -
+				1) /
+			       bw);
 
 		if (r->wire_free_ns > end_ns)
 			end_ns = r->wire_free_ns;
@@ -297,7 +305,8 @@ uint64_t engine_submit(struct engine *e, uint64_t now_ns,
 	uint64_t t_ns = now_ns;
 
 	for (unsigned i = 0; i < n; i++) {
-		assert(stages[i].res >= 0 && (unsigned)stages[i].res < e->n_res);
+		assert(stages[i].res >= 0 &&
+		       (unsigned)stages[i].res < e->n_res);
 		assert(stages[i].op < ENGINE_OP_COUNT);
 		t_ns = stage_run(&e->res[stages[i].res], &stages[i], t_ns);
 	}

@@ -40,8 +40,8 @@ struct engine_dist {
 	uint64_t fixed_ns; /* used when n_points == 0 */
 	unsigned n_points;
 	struct engine_dist_point {
-		double pct;      /* percentile, 0..100 */
-		uint64_t ns;     /* service time at that percentile */
+		double pct;  /* percentile, 0..100 */
+		uint64_t ns; /* service time at that percentile */
 	} points[ENGINE_DIST_MAX_POINTS];
 };
 
@@ -62,16 +62,16 @@ uint64_t engine_dist_sample(const struct engine_dist *d, struct engine_rng *r);
  * under the head). sqrt is taken in 32.32 fixed point, the product
  * rounded to ns: integer arithmetic, exact for d = span / 4^k. */
 struct engine_hdd {
-	uint32_t rpm;            /* 0: no HDD model */
-	uint64_t overhead_ns;    /* command processing, every operation */
-	uint64_t track_seek_ns;  /* seek to the nearest other position */
-	uint64_t full_seek_ns;   /* seek across span_bytes */
-	uint64_t span_bytes;     /* full-stroke distance (the capacity) */
+	uint32_t rpm;		/* 0: no HDD model */
+	uint64_t overhead_ns;	/* command processing, every operation */
+	uint64_t track_seek_ns; /* seek to the nearest other position */
+	uint64_t full_seek_ns;	/* seek across span_bytes */
+	uint64_t span_bytes;	/* full-stroke distance (the capacity) */
 };
 
 struct engine_resource_conf {
-	const char *name;         /* for stats and logs; copied */
-	unsigned slots;           /* parallel service units, >= 1 */
+	const char *name; /* for stats and logs; copied */
+	unsigned slots;	  /* parallel service units, >= 1 */
 	struct engine_dist service[ENGINE_OP_COUNT];
 	/* Transfer rate of the one wire all slots share; 0 = unlimited. */
 	uint64_t bandwidth_bytes_per_s[ENGINE_OP_COUNT];
@@ -84,8 +84,9 @@ struct engine_resource_conf {
 struct engine_resource_stats {
 	uint64_t ops[ENGINE_OP_COUNT];
 	uint64_t bytes[ENGINE_OP_COUNT];
-	uint64_t busy_ns;   /* sum over operations of slot holding time */
-	uint64_t wait_ns;   /* sum of time queued (for a slot or the ops/s gate) */
+	uint64_t busy_ns; /* sum over operations of slot holding time */
+	uint64_t
+	    wait_ns; /* sum of time queued (for a slot or the ops/s gate) */
 	uint64_t last_end_ns; /* latest completion seen */
 };
 
@@ -98,8 +99,8 @@ struct engine;
 struct engine_stage {
 	int res;
 	enum engine_op op;
-	uint64_t bytes;         /* transferred on the resource's wire */
-	uint64_t offset_bytes;  /* position on the device (HDD model) */
+	uint64_t bytes;	       /* transferred on the resource's wire */
+	uint64_t offset_bytes; /* position on the device (HDD model) */
 };
 
 /* A new engine drawing from @seed. 0 or -ENOMEM. */

@@ -13,10 +13,10 @@ struct subcommand {
 
 /* Sorted by name: the set of verbs, in one place. */
 static const struct subcommand subcommands[] = {
-	{"fsck", cmd_fsck, "check a store that is not mounted"},
-	{"mount", cmd_mount, "mount a store as a virtual array"},
-	{"stats", cmd_stats, "print the counters of a mounted array"},
-	{"umount", cmd_umount, "unmount and wait for the store to close"},
+    {"fsck", cmd_fsck, "check a store that is not mounted"},
+    {"mount", cmd_mount, "mount a store as a virtual array"},
+    {"stats", cmd_stats, "print the counters of a mounted array"},
+    {"umount", cmd_umount, "unmount and wait for the store to close"},
 };
 
 void tool_error(const char *fmt, ...)

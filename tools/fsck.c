@@ -32,7 +32,6 @@
 #include "tools/fsck_i.h"
 #include "tools/options.h"
 
-
 /* ---- output ------------------------------------------------------------ */
 
 static void vline(struct fsck *f, const char *prefix, const char *fmt,
@@ -115,9 +114,11 @@ static int load_one_inode(struct fsck *f, const MDB_val *k, const MDB_val *v,
 {
 	struct inode_load *l = ctx;
 	uint64_t ino;
-	if (k->mv_size != sizeof(ino) || v->mv_size != sizeof(struct ms_inode)) {
-		fsck_problem(f, "inodes: record with a %zu-byte key and a "
-				"%zu-byte value (want %zu and %zu)",
+	if (k->mv_size != sizeof(ino) ||
+	    v->mv_size != sizeof(struct ms_inode)) {
+		fsck_problem(f,
+			     "inodes: record with a %zu-byte key and a "
+			     "%zu-byte value (want %zu and %zu)",
 			     k->mv_size, v->mv_size, sizeof(ino),
 			     sizeof(struct ms_inode));
 		return 0;
@@ -152,9 +153,9 @@ static void counter(struct fsck *f, const char *name, uint64_t stored,
 		    uint64_t actual)
 {
 	if (stored != actual)
-		fsck_problem(f, "counters: %s is %llu, but the tables hold %llu",
-			     name, (unsigned long long)stored,
-			     (unsigned long long)actual);
+		fsck_problem(
+		    f, "counters: %s is %llu, but the tables hold %llu", name,
+		    (unsigned long long)stored, (unsigned long long)actual);
 }
 
 void fsck_check_counters(struct fsck *f)
@@ -172,8 +173,9 @@ void fsck_check_counters(struct fsck *f)
 	counter(f, "logical_bytes", f->c.logical_bytes, bytes);
 	counter(f, "inodes", f->c.inodes, f->ninodes);
 	if (f->ninodes && f->c.next_ino <= max_ino)
-		fsck_problem(f, "counters: next_ino is %llu, but inode %llu "
-				"exists",
+		fsck_problem(f,
+			     "counters: next_ino is %llu, but inode %llu "
+			     "exists",
 			     (unsigned long long)f->c.next_ino,
 			     (unsigned long long)max_ino);
 }
@@ -299,9 +301,9 @@ int fsck_run(const char *store, FILE *out, bool quiet, int *problems)
 	if (!r)
 		r = run_checks(&f);
 	if (!r && !quiet) {
-		fprintf(out, "fsck: %zu inodes, %llu unique blocks, %d problems",
-			f.ninodes, (unsigned long long)f.block_records,
-			f.problems);
+		fprintf(
+		    out, "fsck: %zu inodes, %llu unique blocks, %d problems",
+		    f.ninodes, (unsigned long long)f.block_records, f.problems);
 		if (f.warnings)
 			fprintf(out, ", %d warnings", f.warnings);
 		fputc('\n', out);
@@ -312,7 +314,8 @@ int fsck_run(const char *store, FILE *out, bool quiet, int *problems)
 	return r;
 }
 
-/* ---- the command ----------------------------------------------------------- */
+/* ---- the command -----------------------------------------------------------
+ */
 
 struct fsck_opts {
 	const char *store;
@@ -321,10 +324,10 @@ struct fsck_opts {
 
 #define O(f) offsetof(struct fsck_opts, f)
 static const struct opt_def fsck_defs[] = {
-	{"store", 0, OPT_STRING, O(store), "DIR", "the store (not mounted)"},
-	{"quiet", 'q', OPT_FLAG, O(quiet), NULL,
-	 "problems only: no info lines, no summary"},
-	{0},
+    {"store", 0, OPT_STRING, O(store), "DIR", "the store (not mounted)"},
+    {"quiet", 'q', OPT_FLAG, O(quiet), NULL,
+     "problems only: no info lines, no summary"},
+    {0},
 };
 #undef O
 
@@ -332,8 +335,8 @@ int cmd_fsck(int argc, char **argv)
 {
 	struct fsck_opts o = {0};
 	int npos;
-	int r = opts_parse("fsck", "--store DIR [--quiet]", fsck_defs, &o,
-			   argc, argv, NULL, 0, &npos);
+	int r = opts_parse("fsck", "--store DIR [--quiet]", fsck_defs, &o, argc,
+			   argv, NULL, 0, &npos);
 	if (r)
 		return r > 0 ? 0 : 2;
 	if (!o.store || !*o.store) {

@@ -61,12 +61,14 @@ static struct fsck_inode *extent_owner(struct fsck *f, uint64_t ino,
 {
 	struct fsck_inode *fi = fsck_inode(f, ino);
 	if (!fi)
-		fsck_problem(f, "ino %llu: block-map extent %llu, but no such "
-				"inode",
+		fsck_problem(f,
+			     "ino %llu: block-map extent %llu, but no such "
+			     "inode",
 			     ull(ino), ull(idx));
 	else if (!S_ISREG(fi->in.mode))
-		fsck_problem(f, "ino %llu: block-map extent %llu, but it is "
-				"not a regular file (mode %o)",
+		fsck_problem(f,
+			     "ino %llu: block-map extent %llu, but it is "
+			     "not a regular file (mode %o)",
 			     ull(ino), ull(idx), fi->in.mode);
 	else
 		return fi;
@@ -77,8 +79,9 @@ static int check_extent(struct fsck *f, const MDB_val *k, const MDB_val *v,
 			void *ctx)
 {
 	if (k->mv_size != 16 || v->mv_size != EXT * sizeof(uint64_t)) {
-		fsck_problem(f, "bmap: record with a %zu-byte key and a "
-				"%zu-byte value (want 16 and %zu)",
+		fsck_problem(f,
+			     "bmap: record with a %zu-byte key and a "
+			     "%zu-byte value (want 16 and %zu)",
 			     k->mv_size, v->mv_size, EXT * sizeof(uint64_t));
 		return 0;
 	}
@@ -98,8 +101,9 @@ static int check_extent(struct fsck *f, const MDB_val *k, const MDB_val *v,
 		if (fi && lblk >= end && !past_eof++)
 			first_past = lblk;
 		if (pblk[i] >= f->npblk) {
-			fsck_problem(f, "ino %llu block %llu: points at block "
-					"%llu, past the allocator's end %llu",
+			fsck_problem(f,
+				     "ino %llu block %llu: points at block "
+				     "%llu, past the allocator's end %llu",
 				     ull(ino), ull(lblk), ull(pblk[i]),
 				     ull(f->npblk));
 			continue;
@@ -108,8 +112,9 @@ static int check_extent(struct fsck *f, const MDB_val *k, const MDB_val *v,
 			f->refs[pblk[i]]++;
 	}
 	if (!mapped)
-		fsck_problem(f, "ino %llu: block-map extent %llu holds only "
-				"holes (empty extents are deleted)",
+		fsck_problem(f,
+			     "ino %llu: block-map extent %llu holds only "
+			     "holes (empty extents are deleted)",
 			     ull(ino), ull(idx));
 	/* Judged with the namespace: past the size is legal for an inode
 	 * whose truncation was cut short (it is in orphans). */
@@ -128,16 +133,17 @@ int fsck_check_maps(struct fsck *f)
 	return fsck_walk(f, MS_BMAP, check_extent, NULL);
 }
 
-/* ---- blocks: records, refs, index, bytes ---------------------------------- */
+/* ---- blocks: records, refs, index, bytes ----------------------------------
+ */
 
 struct block_scan {
 	unsigned n;
 	uint64_t pblk[FSCK_BATCH];
 	struct ms_block rec[FSCK_BATCH];
 	struct backing_io io[FSCK_BATCH];
-	uint8_t *buf;        /* FSCK_BATCH blocks */
+	uint8_t *buf;	     /* FSCK_BATCH blocks */
 	MDB_cursor *fpindex; /* for (sha1, pblk) lookups */
-	int err;             /* an LMDB failure inside a batch: -errno */
+	int err;	     /* an LMDB failure inside a batch: -errno */
 };
 
 static void head_hex(const uint8_t head[4], char hex[9])
@@ -166,12 +172,14 @@ static void check_refs(struct fsck *f, uint64_t pblk, const struct ms_block *b)
 {
 	uint32_t n = f->refs[pblk];
 	if (n == 0)
-		fsck_problem(f, "block %llu: refs %u, but no block-map entry "
-				"points at it",
+		fsck_problem(f,
+			     "block %llu: refs %u, but no block-map entry "
+			     "points at it",
 			     ull(pblk), b->refs);
 	else if (n != b->refs)
-		fsck_problem(f, "block %llu: refs %u, but %u block-map %s at "
-				"it",
+		fsck_problem(f,
+			     "block %llu: refs %u, but %u block-map %s at "
+			     "it",
 			     ull(pblk), b->refs, n, points(n));
 }
 
@@ -198,8 +206,9 @@ static int check_indexed(struct fsck *f, struct block_scan *s, uint64_t pblk,
 		return fpindex_error(f, rc);
 	char hex[41];
 	fingerprint_hex(sha1, hex);
-	fsck_problem(f, "block %llu: not in the fingerprint index under its "
-			"SHA-1 %s (never a dedupe target)",
+	fsck_problem(f,
+		     "block %llu: not in the fingerprint index under its "
+		     "SHA-1 %s (never a dedupe target)",
 		     ull(pblk), hex);
 	return 0;
 }
@@ -218,8 +227,7 @@ static int check_indexed_head(struct fsck *f, struct block_scan *s,
 	for (rc = mdb_cursor_get(s->fpindex, &k, &v, MDB_GET_BOTH_RANGE);
 	     rc == 0; rc = mdb_cursor_get(s->fpindex, &k, &v, MDB_NEXT_DUP)) {
 		const uint8_t *it = v.mv_data;
-		if (v.mv_size != MS_FP_ITEM_LEN ||
-		    memcmp(it, b->sha1_head, 4))
+		if (v.mv_size != MS_FP_ITEM_LEN || memcmp(it, b->sha1_head, 4))
 			break;
 		if (get_be48(it + FINGERPRINT_SHA1_LEN) == pblk)
 			return 0;
@@ -228,8 +236,9 @@ static int check_indexed_head(struct fsck *f, struct block_scan *s,
 		return fpindex_error(f, rc);
 	char hex[9];
 	head_hex(b->sha1_head, hex);
-	fsck_problem(f, "block %llu: not in the fingerprint index under its "
-			"SHA-1 head %s (cannot be freed)",
+	fsck_problem(f,
+		     "block %llu: not in the fingerprint index under its "
+		     "SHA-1 head %s (cannot be freed)",
 		     ull(pblk), hex);
 	return 0;
 }
@@ -244,14 +253,16 @@ static int check_bytes(struct fsck *f, struct block_scan *s, uint64_t pblk,
 		return check_indexed_head(f, s, pblk, b);
 	}
 	if (fp.zero) {
-		fsck_warn(f, "block %llu: all zeros, stored as a block (zero "
-			     "blocks should be holes)",
+		fsck_warn(f,
+			  "block %llu: all zeros, stored as a block (zero "
+			  "blocks should be holes)",
 			  ull(pblk));
 		fp.xxh3 = fingerprint_xxh3(data);
 	}
 	if (fp.xxh3 != b->xxh3) {
-		fsck_problem(f, "block %llu: checksum mismatch (xxh3 %016llx "
-				"stored, %016llx read)",
+		fsck_problem(f,
+			     "block %llu: checksum mismatch (xxh3 %016llx "
+			     "stored, %016llx read)",
 			     ull(pblk), ull(b->xxh3), ull(fp.xxh3));
 		mark_bad(f, pblk);
 	} else if (!fp.zero &&
@@ -259,8 +270,9 @@ static int check_bytes(struct fsck *f, struct block_scan *s, uint64_t pblk,
 		char want[9], got[41];
 		head_hex(b->sha1_head, want);
 		fingerprint_hex(fp.sha1, got);
-		fsck_problem(f, "block %llu: SHA-1 mismatch (head %s stored, "
-				"%s read)",
+		fsck_problem(f,
+			     "block %llu: SHA-1 mismatch (head %s stored, "
+			     "%s read)",
 			     ull(pblk), want, got);
 		mark_bad(f, pblk);
 	} else if (!fp.zero) {
@@ -274,7 +286,8 @@ static int check_bytes(struct fsck *f, struct block_scan *s, uint64_t pblk,
 static int flush_batch(struct fsck *f, struct block_scan *s)
 {
 	for (unsigned i = 0; i < s->n; i++)
-		s->io[i] = (struct backing_io){s->pblk[i], s->buf + (size_t)i * BS};
+		s->io[i] =
+		    (struct backing_io){s->pblk[i], s->buf + (size_t)i * BS};
 	int r = s->n ? f->dev.ops->read(f->dev.ctx, s->io, s->n) : 0;
 	int err = 0;
 	for (unsigned i = 0; i < s->n && !err; i++) {
@@ -297,9 +310,9 @@ static int check_slot(struct fsck *f, struct block_scan *s, uint64_t pblk,
 {
 	f->block_records++;
 	if (pblk == 0 || pblk >= f->npblk) {
-		fsck_problem(f, "block %llu: has a block record, but is %s",
-			     ull(pblk), pblk ? "past the allocator's end"
-					     : "the hole marker");
+		fsck_problem(
+		    f, "block %llu: has a block record, but is %s", ull(pblk),
+		    pblk ? "past the allocator's end" : "the hole marker");
 		return 0;
 	}
 	f->state[pblk] |= FSCK_USED;
@@ -317,8 +330,9 @@ static int check_block_rec(struct fsck *f, const MDB_val *k, const MDB_val *v,
 	const size_t want = MS_BLOCK_EXTENT * sizeof(struct ms_block);
 	uint64_t key;
 	if (k->mv_size != sizeof(key) || v->mv_size != want) {
-		fsck_problem(f, "blocks: record with a %zu-byte key and a "
-				"%zu-byte value (want 8 and %zu)",
+		fsck_problem(f,
+			     "blocks: record with a %zu-byte key and a "
+			     "%zu-byte value (want 8 and %zu)",
 			     k->mv_size, v->mv_size, want);
 		return 0;
 	}
@@ -336,8 +350,9 @@ static int check_block_rec(struct fsck *f, const MDB_val *k, const MDB_val *v,
 			return r;
 	}
 	if (!used)
-		fsck_problem(f, "blocks: record %llu (blocks %llu-%llu) holds "
-				"only free slots (empty records are deleted)",
+		fsck_problem(f,
+			     "blocks: record %llu (blocks %llu-%llu) holds "
+			     "only free slots (empty records are deleted)",
 			     ull(key), ull(key * MS_BLOCK_EXTENT),
 			     ull(key * MS_BLOCK_EXTENT + MS_BLOCK_EXTENT - 1));
 	return 0;
@@ -348,8 +363,9 @@ static void check_unrecorded(struct fsck *f)
 {
 	for (uint64_t p = 1; p < f->npblk; p++) {
 		if (f->refs[p] && !(f->state[p] & FSCK_USED)) {
-			fsck_problem(f, "block %llu: %u block-map %s at it, "
-					"but it has no block record",
+			fsck_problem(f,
+				     "block %llu: %u block-map %s at it, "
+				     "but it has no block record",
 				     ull(p), f->refs[p], points(f->refs[p]));
 			mark_bad(f, p);
 		}
@@ -370,7 +386,7 @@ int fsck_check_blocks(struct fsck *f)
 	memset(buf, 0, (size_t)FSCK_BATCH * BS);
 	s->buf = buf;
 	int r = metastore_errno(mdb_cursor_open(
-		f->txn, metastore_dbi(f->ms, MS_FPINDEX), &s->fpindex));
+	    f->txn, metastore_dbi(f->ms, MS_FPINDEX), &s->fpindex));
 	if (r)
 		tool_error("store %s: table fpindex: %s", f->store,
 			   strerror(-r));
@@ -406,17 +422,18 @@ static void compare_group(struct fsck *f, const struct fp_group *g)
 	for (size_t i = 0; buf && io && i < g->n; i++)
 		io[i] = (struct backing_io){g->pblk[i], buf + i * BS};
 	/* Unreadable blocks are the data check's to report. */
-	if (buf && io && f->dev.ops->read(f->dev.ctx, io, (unsigned)g->n) == 0) {
+	if (buf && io &&
+	    f->dev.ops->read(f->dev.ctx, io, (unsigned)g->n) == 0) {
 		for (size_t i = 0; i < g->n; i++)
 			for (size_t j = i + 1; j < g->n; j++)
 				if (!memcmp(buf + i * BS, buf + j * BS, BS))
 					fsck_problem(
-						f,
-						"blocks %llu and %llu: same "
-						"bytes, both indexed under "
-						"SHA-1 %s (a missed dedupe)",
-						ull(g->pblk[i]),
-						ull(g->pblk[j]), hex);
+					    f,
+					    "blocks %llu and %llu: same "
+					    "bytes, both indexed under "
+					    "SHA-1 %s (a missed dedupe)",
+					    ull(g->pblk[i]), ull(g->pblk[j]),
+					    hex);
 	}
 	free(io);
 	free(buf);
@@ -445,15 +462,16 @@ static int check_fp_entry(struct fsck *f, const MDB_val *k, const MDB_val *v,
 {
 	struct fp_group *g = ctx;
 	if (k->mv_size != 1 || v->mv_size != MS_FP_ITEM_LEN) {
-		fsck_problem(f, "fpindex: record with a %zu-byte key and a "
-				"%zu-byte value (want 1 and %d)",
+		fsck_problem(f,
+			     "fpindex: record with a %zu-byte key and a "
+			     "%zu-byte value (want 1 and %d)",
 			     k->mv_size, v->mv_size, MS_FP_ITEM_LEN);
 		return 0;
 	}
 	uint8_t sha1[FINGERPRINT_SHA1_LEN];
 	memcpy(sha1, v->mv_data, FINGERPRINT_SHA1_LEN);
 	uint64_t pblk =
-		get_be48((const uint8_t *)v->mv_data + FINGERPRINT_SHA1_LEN);
+	    get_be48((const uint8_t *)v->mv_data + FINGERPRINT_SHA1_LEN);
 	char hex[41];
 	fingerprint_hex(sha1, hex);
 	if (memcmp(g->sha1, sha1, FINGERPRINT_SHA1_LEN)) {
@@ -465,24 +483,27 @@ static int check_fp_entry(struct fsck *f, const MDB_val *k, const MDB_val *v,
 	struct ms_block b;
 	if (pblk >= f->npblk || !(f->state[pblk] & FSCK_USED) ||
 	    dedupe_block_get(f->ms, f->txn, pblk, &b)) {
-		fsck_problem(f, "fpindex %s: names block %llu, which has no "
-				"block record",
+		fsck_problem(f,
+			     "fpindex %s: names block %llu, which has no "
+			     "block record",
 			     hex, ull(pblk));
 		return 0;
 	}
 	if (memcmp(b.sha1_head, sha1, sizeof(b.sha1_head))) {
 		char got[9];
 		head_hex(b.sha1_head, got);
-		fsck_problem(f, "fpindex %s: names block %llu, whose SHA-1 "
-				"begins %s",
+		fsck_problem(f,
+			     "fpindex %s: names block %llu, whose SHA-1 "
+			     "begins %s",
 			     hex, ull(pblk), got);
 		return 0;
 	}
 	/* The data pass found the item of the block's real SHA-1; a second
 	 * one would outlive the block (freeing removes only one). */
 	if (f->state[pblk] & FSCK_INDEXED)
-		fsck_problem(f, "fpindex %s: names block %llu, which another "
-				"item names too",
+		fsck_problem(f,
+			     "fpindex %s: names block %llu, which another "
+			     "item names too",
 			     hex, ull(pblk));
 	f->state[pblk] |= FSCK_INDEXED;
 	return group_add(g, pblk);
@@ -497,10 +518,11 @@ int fsck_check_fpindex(struct fsck *f)
 	return r;
 }
 
-/* ---- free space ------------------------------------------------------------ */
+/* ---- free space ------------------------------------------------------------
+ */
 
-static int check_free_entry(struct fsck *f, const MDB_val *k,
-			    const MDB_val *v, void *ctx)
+static int check_free_entry(struct fsck *f, const MDB_val *k, const MDB_val *v,
+			    void *ctx)
 {
 	const int bit = *(const int *)ctx;
 	const char *table = bit == FSCK_FREE ? "freemap" : "pending";
@@ -519,8 +541,9 @@ static int check_free_entry(struct fsck *f, const MDB_val *k,
 	}
 	uint8_t st = f->state[pblk];
 	if (st & FSCK_USED)
-		fsck_problem(f, "block %llu: in %s, but it has a block record "
-				"(refs in use)",
+		fsck_problem(f,
+			     "block %llu: in %s, but it has a block record "
+			     "(refs in use)",
 			     ull(pblk), table);
 	if (bit == FSCK_PENDING && (st & FSCK_FREE))
 		fsck_problem(f, "block %llu: in both freemap and pending",
@@ -543,12 +566,14 @@ static void report_leaks(struct fsck *f)
 		       !(f->state[p] & (FSCK_USED | FSCK_FREE | FSCK_PENDING)))
 			p++;
 		if (p - first == 1)
-			fsck_problem(f, "block %llu: leaked (not in blocks, "
-					"freemap or pending)",
+			fsck_problem(f,
+				     "block %llu: leaked (not in blocks, "
+				     "freemap or pending)",
 				     ull(first));
 		else
-			fsck_problem(f, "blocks %llu-%llu: leaked (not in "
-					"blocks, freemap or pending)",
+			fsck_problem(f,
+				     "blocks %llu-%llu: leaked (not in "
+				     "blocks, freemap or pending)",
 				     ull(first), ull(p - 1));
 	}
 }
@@ -565,7 +590,8 @@ int fsck_check_free(struct fsck *f)
 	return r;
 }
 
-/* ---- who references the damaged blocks ------------------------------------ */
+/* ---- who references the damaged blocks ------------------------------------
+ */
 
 static int list_refs(struct fsck *f, const MDB_val *k, const MDB_val *v,
 		     void *ctx)

@@ -14,22 +14,22 @@
 struct fsck_inode {
 	uint64_t ino;
 	struct ms_inode in;
-	uint64_t names;   /* dirents naming it */
-	uint64_t entries; /* directories: dirents inside it */
-	uint64_t subdirs; /* directories: those of its entries that are dirs */
-	uint64_t mapped;  /* regular files: non-hole map entries */
-	uint64_t past_eof;   /* map entries past the size */
+	uint64_t names;	   /* dirents naming it */
+	uint64_t entries;  /* directories: dirents inside it */
+	uint64_t subdirs;  /* directories: those of its entries that are dirs */
+	uint64_t mapped;   /* regular files: non-hole map entries */
+	uint64_t past_eof; /* map entries past the size */
 	uint64_t first_past; /* the first of those, a block number */
-	bool orphan;      /* listed in `orphans` */
-	bool symlink;     /* has a `symlinks` record */
+	bool orphan;	     /* listed in `orphans` */
+	bool symlink;	     /* has a `symlinks` record */
 };
 
 /* What the tables say about one pblk (bits of fsck.state[]). */
 enum {
-	FSCK_USED = 1,    /* has a `blocks` record */
-	FSCK_FREE = 2,    /* in `freemap` */
-	FSCK_PENDING = 4, /* in `pending` */
-	FSCK_BAD = 8,     /* unreadable or damaged: list who references it */
+	FSCK_USED = 1,	   /* has a `blocks` record */
+	FSCK_FREE = 2,	   /* in `freemap` */
+	FSCK_PENDING = 4,  /* in `pending` */
+	FSCK_BAD = 8,	   /* unreadable or damaged: list who references it */
 	FSCK_INDEXED = 16, /* an fpindex item names it */
 };
 
@@ -45,27 +45,27 @@ struct fsck {
 	int warnings;
 
 	struct ms_counters c; /* as stored; zeros when unreadable */
-	uint64_t npblk;       /* pblks [1, npblk) are checked */
-	uint32_t *refs;       /* per pblk: map entries pointing at it */
-	uint8_t *state;       /* per pblk: FSCK_* bits */
-	bool any_bad;         /* some pblk has FSCK_BAD */
+	uint64_t npblk;	      /* pblks [1, npblk) are checked */
+	uint32_t *refs;	      /* per pblk: map entries pointing at it */
+	uint8_t *state;	      /* per pblk: FSCK_* bits */
+	bool any_bad;	      /* some pblk has FSCK_BAD */
 
 	struct fsck_inode *inodes; /* sorted by ino */
 	size_t ninodes;
 
-	uint64_t map_entries;   /* non-hole map entries over all extents */
+	uint64_t map_entries;	/* non-hole map entries over all extents */
 	uint64_t block_records; /* records in `blocks` */
 };
 
 /* A problem: one line on out, counted. */
 void fsck_problem(struct fsck *f, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 /* Suspicious but legal: "warning: " line, not a problem. */
 void fsck_warn(struct fsck *f, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 /* Worth knowing, e.g. orphans of a killed run: "info: " line unless quiet. */
 void fsck_info(struct fsck *f, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 
 /* Call @fn on every record of table @t, in key order. Stops at the first
  * non-zero return of @fn (a -errno: the run cannot go on) and returns it;
@@ -83,7 +83,7 @@ int fsck_load_inodes(struct fsck *f);
 int fsck_check_maps(struct fsck *f);   /* bmap: refs, sizes, owners */
 int fsck_check_blocks(struct fsck *f); /* blocks: refs, index, data */
 int fsck_check_fpindex(struct fsck *f);
-int fsck_check_free(struct fsck *f);   /* freemap, pending, leaks */
+int fsck_check_free(struct fsck *f); /* freemap, pending, leaks */
 int fsck_list_bad_refs(struct fsck *f);
 int fsck_check_namespace(struct fsck *f);
 void fsck_check_counters(struct fsck *f);

@@ -29,8 +29,8 @@ static unsigned long long ull(uint64_t v)
 }
 
 /* "P/name" of an entry, for messages (names are not NUL-terminated). */
-static void entry_name(char *buf, size_t len, uint64_t parent,
-		       const void *name, size_t nlen)
+static void entry_name(char *buf, size_t len, uint64_t parent, const void *name,
+		       size_t nlen)
 {
 	int n = nlen > NS_NAME_MAX ? NS_NAME_MAX : (int)nlen;
 	snprintf(buf, len, "dirent %llu/%.*s", ull(parent), n,
@@ -49,8 +49,8 @@ static bool name_ok(const char *name, size_t len)
 /* ---- dirnames -------------------------------------------------------- */
 
 /* The dircookies twin of dirnames entry @parent/@name. */
-static void check_cookie_twin(struct fsck *f, const char *what,
-			      uint64_t parent, const char *name, size_t nlen,
+static void check_cookie_twin(struct fsck *f, const char *what, uint64_t parent,
+			      const char *name, size_t nlen,
 			      const struct ms_dirent_val *d)
 {
 	uint8_t kb[16];
@@ -66,8 +66,9 @@ static void check_cookie_twin(struct fsck *f, const char *what,
 			     ull(d->cookie));
 	else if (ino != d->ino || v.mv_size - 8 != nlen ||
 		 memcmp((const char *)v.mv_data + 8, name, nlen))
-		fsck_problem(f, "%s: dircookies entry of cookie %llu names "
-				"ino %llu '%.*s' instead",
+		fsck_problem(f,
+			     "%s: dircookies entry of cookie %llu names "
+			     "ino %llu '%.*s' instead",
 			     what, ull(d->cookie), ull(ino),
 			     v.mv_size >= 8 ? (int)(v.mv_size - 8) : 0,
 			     v.mv_size >= 8 ? (const char *)v.mv_data + 8 : "");
@@ -89,8 +90,9 @@ static void count_link(struct fsck *f, const char *what, uint64_t parent,
 	if (dir)
 		dir->subdirs++;
 	if (child->in.parent != parent)
-		fsck_problem(f, "directory %llu: parent is %llu, but %s names "
-				"it",
+		fsck_problem(f,
+			     "directory %llu: parent is %llu, but %s names "
+			     "it",
 			     ull(d->ino), ull(child->in.parent), what);
 }
 
@@ -98,8 +100,9 @@ static int check_dirname(struct fsck *f, const MDB_val *k, const MDB_val *v,
 			 void *ctx)
 {
 	if (k->mv_size <= 8 || v->mv_size != sizeof(struct ms_dirent_val)) {
-		fsck_problem(f, "dirnames: record with a %zu-byte key and a "
-				"%zu-byte value (want > 8 and %zu)",
+		fsck_problem(f,
+			     "dirnames: record with a %zu-byte key and a "
+			     "%zu-byte value (want > 8 and %zu)",
 			     k->mv_size, v->mv_size,
 			     sizeof(struct ms_dirent_val));
 		return 0;
@@ -122,8 +125,9 @@ static int check_dirname(struct fsck *f, const MDB_val *k, const MDB_val *v,
 		dir->entries++;
 		if (d.cookie < NS_FIRST_COOKIE ||
 		    d.cookie >= dir->in.next_cookie)
-			fsck_problem(f, "%s: cookie %llu outside [%u, %llu) "
-					"of its directory",
+			fsck_problem(f,
+				     "%s: cookie %llu outside [%u, %llu) "
+				     "of its directory",
 				     what, ull(d.cookie), NS_FIRST_COOKIE,
 				     ull(dir->in.next_cookie));
 	}
@@ -139,8 +143,9 @@ static int check_dircookie(struct fsck *f, const MDB_val *k, const MDB_val *v,
 {
 	if (k->mv_size != 16 || v->mv_size <= 8 ||
 	    v->mv_size > 8 + NS_NAME_MAX) {
-		fsck_problem(f, "dircookies: record with a %zu-byte key and a "
-				"%zu-byte value (want 16 and 9..%u)",
+		fsck_problem(f,
+			     "dircookies: record with a %zu-byte key and a "
+			     "%zu-byte value (want 16 and 9..%u)",
 			     k->mv_size, v->mv_size, 8 + NS_NAME_MAX);
 		return 0;
 	}
@@ -160,19 +165,22 @@ static int check_dircookie(struct fsck *f, const MDB_val *k, const MDB_val *v,
 	/* A mismatch with an existing dirnames entry is reported from the
 	 * dirnames side; here only what that side cannot see. */
 	if (rc)
-		fsck_problem(f, "dircookie %llu/%llu: names ino %llu '%.*s', "
-				"which has no dirnames entry",
+		fsck_problem(f,
+			     "dircookie %llu/%llu: names ino %llu '%.*s', "
+			     "which has no dirnames entry",
 			     ull(parent), ull(cookie), ull(ino), (int)nlen,
 			     (const char *)v->mv_data + 8);
 	else if (d.cookie != cookie)
-		fsck_problem(f, "dircookie %llu/%llu: names '%.*s', whose "
-				"dirnames entry has cookie %llu",
+		fsck_problem(f,
+			     "dircookie %llu/%llu: names '%.*s', whose "
+			     "dirnames entry has cookie %llu",
 			     ull(parent), ull(cookie), (int)nlen,
 			     (const char *)v->mv_data + 8, ull(d.cookie));
 	return 0;
 }
 
-/* ---- orphans, symlinks, xattrs ---------------------------------------------- */
+/* ---- orphans, symlinks, xattrs ----------------------------------------------
+ */
 
 static int check_orphan(struct fsck *f, const MDB_val *k, const MDB_val *v,
 			void *ctx)
@@ -191,12 +199,14 @@ static int check_orphan(struct fsck *f, const MDB_val *k, const MDB_val *v,
 	}
 	fi->orphan = true;
 	if (fi->in.nlink)
-		fsck_info(f, "ino %llu: a truncation cut short by an unclean "
-			     "stop; the next mount finishes it",
+		fsck_info(f,
+			  "ino %llu: a truncation cut short by an unclean "
+			  "stop; the next mount finishes it",
 			  ull(ino));
 	else
-		fsck_info(f, "ino %llu: unlinked while open (an orphan of an "
-			     "unclean stop); the next mount deletes it",
+		fsck_info(f,
+			  "ino %llu: unlinked while open (an orphan of an "
+			  "unclean stop); the next mount deletes it",
 			  ull(ino));
 	return 0;
 }
@@ -214,15 +224,16 @@ static int check_symlink(struct fsck *f, const MDB_val *k, const MDB_val *v,
 	struct fsck_inode *fi = fsck_inode(f, ino);
 	if (!fi || !S_ISLNK(fi->in.mode)) {
 		fsck_problem(f, "symlink target of ino %llu, which %s",
-			     ull(ino), fi ? "is not a symlink"
-					  : "does not exist");
+			     ull(ino),
+			     fi ? "is not a symlink" : "does not exist");
 		return 0;
 	}
 	fi->symlink = true;
 	if (v->mv_size != fi->in.size || v->mv_size == 0 ||
 	    v->mv_size > NS_SYMLINK_MAX)
-		fsck_problem(f, "symlink %llu: target is %zu bytes, but its "
-				"size is %llu",
+		fsck_problem(f,
+			     "symlink %llu: target is %zu bytes, but its "
+			     "size is %llu",
 			     ull(ino), v->mv_size, ull(fi->in.size));
 	return 0;
 }
@@ -237,33 +248,38 @@ static int check_xattr(struct fsck *f, const MDB_val *k, const MDB_val *v,
 	}
 	uint64_t ino = ms_get_be64(k->mv_data);
 	if (!fsck_inode(f, ino))
-		fsck_problem(f, "xattr '%.*s' of ino %llu, which does not "
-				"exist",
+		fsck_problem(f,
+			     "xattr '%.*s' of ino %llu, which does not "
+			     "exist",
 			     (int)(k->mv_size - 8),
 			     (const char *)k->mv_data + 8, ull(ino));
 	return 0;
 }
 
-/* ---- per inode -------------------------------------------------------------- */
+/* ---- per inode --------------------------------------------------------------
+ */
 
 static void check_dir_links(struct fsck *f, const struct fsck_inode *fi)
 {
 	const struct ms_inode *in = &fi->in;
 	uint64_t names_want = fi->ino == ROOT_INO || !in->nlink ? 0 : 1;
 	if (fi->names != names_want)
-		fsck_problem(f, "directory %llu: named by %llu directory "
-				"entries, want %llu",
+		fsck_problem(f,
+			     "directory %llu: named by %llu directory "
+			     "entries, want %llu",
 			     ull(fi->ino), ull(fi->names), ull(names_want));
 	if (!in->nlink) {
 		if (fi->entries)
-			fsck_problem(f, "directory %llu: removed (nlink 0), "
-					"but holds %llu entries",
+			fsck_problem(f,
+				     "directory %llu: removed (nlink 0), "
+				     "but holds %llu entries",
 				     ull(fi->ino), ull(fi->entries));
 		return;
 	}
 	if (in->nlink != 2 + fi->subdirs)
-		fsck_problem(f, "directory %llu: nlink %u, but it has %llu "
-				"subdirectories (want %llu)",
+		fsck_problem(f,
+			     "directory %llu: nlink %u, but it has %llu "
+			     "subdirectories (want %llu)",
 			     ull(fi->ino), in->nlink, ull(fi->subdirs),
 			     ull(2 + fi->subdirs));
 }
@@ -278,18 +294,21 @@ static void check_file(struct fsck *f, const struct fsck_inode *fi)
 			     ull(fi->ino), in->nlink, ull(fi->names),
 			     fi->names == 1 ? "entry names" : "entries name");
 	if (in->nlink == 0 && !fi->orphan)
-		fsck_problem(f, "ino %llu: nlink 0, but not in orphans (never "
-				"deleted)",
+		fsck_problem(f,
+			     "ino %llu: nlink 0, but not in orphans (never "
+			     "deleted)",
 			     ull(fi->ino));
 	if (fi->past_eof && !fi->orphan)
-		fsck_problem(f, "ino %llu: %llu block-map %s past its size %llu "
-				"(first at block %llu)",
+		fsck_problem(f,
+			     "ino %llu: %llu block-map %s past its size %llu "
+			     "(first at block %llu)",
 			     ull(fi->ino), ull(fi->past_eof),
 			     fi->past_eof == 1 ? "entry" : "entries",
 			     ull(in->size), ull(fi->first_past));
 	if (S_ISREG(in->mode) && in->nblocks != fi->mapped)
-		fsck_problem(f, "ino %llu: nblocks %llu, but %llu block-map "
-				"entries",
+		fsck_problem(f,
+			     "ino %llu: nblocks %llu, but %llu block-map "
+			     "entries",
 			     ull(fi->ino), ull(in->nblocks), ull(fi->mapped));
 	if (S_ISLNK(in->mode) && !fi->symlink)
 		fsck_problem(f, "symlink %llu: no target record", ull(fi->ino));
@@ -317,9 +336,9 @@ int fsck_check_namespace(struct fsck *f)
 		enum ms_table t;
 		fsck_record_fn fn;
 	} walks[] = {
-		{MS_DIRNAMES, check_dirname}, {MS_DIRCOOKIES, check_dircookie},
-		{MS_ORPHANS, check_orphan},   {MS_SYMLINKS, check_symlink},
-		{MS_XATTRS, check_xattr},
+	    {MS_DIRNAMES, check_dirname}, {MS_DIRCOOKIES, check_dircookie},
+	    {MS_ORPHANS, check_orphan},	  {MS_SYMLINKS, check_symlink},
+	    {MS_XATTRS, check_xattr},
 	};
 	check_root(f);
 	for (size_t i = 0; i < sizeof(walks) / sizeof(walks[0]); i++) {

@@ -27,27 +27,27 @@ struct mount_opts {
 
 #define O(f) offsetof(struct mount_opts, f)
 static const struct opt_def mount_defs[] = {
-	{"store", 0, OPT_STRING, O(store), "DIR",
-	 "store directory (must exist; empty: a new store is made). "
-	 "Default: ~/.local/share/arraysim/store"},
-	{"seed", 0, OPT_U64, O(seed), "N",
-	 "seed of every random choice the model makes (default 0)"},
-	{"dedupe-verify", 0, OPT_BOOL, O(verify), "on|off",
-	 "compare bytes before taking a dedupe reference (default on)"},
-	{"kernel-cache", 0, OPT_FLAG, O(kernel_cache), NULL,
-	 "let the kernel cache file data (timing no longer sees every I/O)"},
-	{"sync-interval", 0, OPT_DURATION, O(sync_interval_ns), "TIME",
-	 "background sync period, 0 for none (default 5s)"},
-	{"meta-max", 0, OPT_SIZE, O(meta_max), "SIZE",
-	 "largest the metadata store may grow (default 64G)"},
-	{"meta-cache", 0, OPT_SIZE, O(meta_cache), "SIZE",
-	 "metadata kept mapped in the daemon, checked at each background "
-	 "sync; 0 for no bound (default 256M)"},
-	{"foreground", 'f', OPT_FLAG, O(foreground), NULL,
-	 "stay in the foreground, log to stderr"},
-	{"options", 'o', OPT_STRING, O(fuse_opts), "OPTS",
-	 "FUSE mount options, e.g. allow_other"},
-	{0},
+    {"store", 0, OPT_STRING, O(store), "DIR",
+     "store directory (must exist; empty: a new store is made). "
+     "Default: ~/.local/share/arraysim/store"},
+    {"seed", 0, OPT_U64, O(seed), "N",
+     "seed of every random choice the model makes (default 0)"},
+    {"dedupe-verify", 0, OPT_BOOL, O(verify), "on|off",
+     "compare bytes before taking a dedupe reference (default on)"},
+    {"kernel-cache", 0, OPT_FLAG, O(kernel_cache), NULL,
+     "let the kernel cache file data (timing no longer sees every I/O)"},
+    {"sync-interval", 0, OPT_DURATION, O(sync_interval_ns), "TIME",
+     "background sync period, 0 for none (default 5s)"},
+    {"meta-max", 0, OPT_SIZE, O(meta_max), "SIZE",
+     "largest the metadata store may grow (default 64G)"},
+    {"meta-cache", 0, OPT_SIZE, O(meta_cache), "SIZE",
+     "metadata kept mapped in the daemon, checked at each background "
+     "sync; 0 for no bound (default 256M)"},
+    {"foreground", 'f', OPT_FLAG, O(foreground), NULL,
+     "stay in the foreground, log to stderr"},
+    {"options", 'o', OPT_STRING, O(fuse_opts), "OPTS",
+     "FUSE mount options, e.g. allow_other"},
+    {0},
 };
 #undef O
 
@@ -126,16 +126,16 @@ int cmd_mount(int argc, char **argv)
 	    resolve_dir("mountpoint", pos[0], mnt))
 		return 2;
 	struct daemon_opts d = {
-		.cfg = {.store = store,
-			.seed = o.seed,
-			.verify = o.verify,
-			.kernel_cache = o.kernel_cache,
-			.sync_interval_ns = o.sync_interval_ns,
-			.meta_map_bytes = o.meta_max,
-			.meta_cache_bytes = o.meta_cache},
-		.mountpoint = mnt,
-		.foreground = o.foreground,
-		.fuse_opts = o.fuse_opts,
+	    .cfg = {.store = store,
+		    .seed = o.seed,
+		    .verify = o.verify,
+		    .kernel_cache = o.kernel_cache,
+		    .sync_interval_ns = o.sync_interval_ns,
+		    .meta_map_bytes = o.meta_max,
+		    .meta_cache_bytes = o.meta_cache},
+	    .mountpoint = mnt,
+	    .foreground = o.foreground,
+	    .fuse_opts = o.fuse_opts,
 	};
 	return fs_daemon_run(&d);
 }

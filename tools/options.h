@@ -17,10 +17,10 @@ enum opt_type {
 };
 
 struct opt_def {
-	const char *name;    /* long name without "--" */
-	char short_name;     /* 0 if none */
+	const char *name; /* long name without "--" */
+	char short_name;  /* 0 if none */
 	enum opt_type type;
-	size_t offset;       /* of the field in the options struct */
+	size_t offset;	     /* of the field in the options struct */
 	const char *metavar; /* NULL for flags */
 	const char *help;    /* one line; the default is said here */
 };

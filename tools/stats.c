@@ -24,10 +24,10 @@ struct stats_opts {
 
 #define O(f) offsetof(struct stats_opts, f)
 static const struct opt_def stats_defs[] = {
-	{"json", 0, OPT_FLAG, O(json), NULL, "one JSON object"},
-	{"reset", 0, OPT_FLAG, O(reset), NULL,
-	 "zero the counters (gauges such as unique blocks stay)"},
-	{0},
+    {"json", 0, OPT_FLAG, O(json), NULL, "one JSON object"},
+    {"reset", 0, OPT_FLAG, O(reset), NULL,
+     "zero the counters (gauges such as unique blocks stay)"},
+    {0},
 };
 #undef O
 
@@ -45,8 +45,9 @@ int cmd_stats(int argc, char **argv)
 		return 2;
 	}
 	char err[1024];
-	const char *cmd = o.reset ? "stats reset" : o.json ? "stats json"
-							   : "stats";
+	const char *cmd = o.reset  ? "stats reset"
+			  : o.json ? "stats json"
+				   : "stats";
 	r = ctl_request(pos[0], cmd, stdout, err, sizeof(err));
 	if (r) {
 		tool_error("stats: %s", err);
@@ -99,8 +100,8 @@ int cmd_umount(int argc, char **argv)
 	const struct opt_def none[] = {{0}};
 	const char *pos[1];
 	int npos;
-	int r = opts_parse("umount", "MOUNTPOINT", none, NULL, argc, argv,
-			   pos, 1, &npos);
+	int r = opts_parse("umount", "MOUNTPOINT", none, NULL, argc, argv, pos,
+			   1, &npos);
 	if (r)
 		return r > 0 ? 0 : 2;
 	if (npos != 1) {

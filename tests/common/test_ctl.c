@@ -24,9 +24,9 @@
 #include "common/stats.h"
 
 struct t_ctx {
-	char dir[PATH_MAX];          /* the fake store */
+	char dir[PATH_MAX]; /* the fake store */
 	struct ctl_server *srv;
-	int calls;                   /* handler invocations */
+	int calls; /* handler invocations */
 	char last_line[CTL_MAX_LINE + 1];
 };
 
@@ -127,8 +127,8 @@ static char *t_sock_path(const char *dir, char *path)
 }
 
 /* One request; the body goes to a malloc'ed *@body. */
-static int t_request(struct t_ctx *t, const char *line, char **body,
-		     char *err, size_t errlen)
+static int t_request(struct t_ctx *t, const char *line, char **body, char *err,
+		     size_t errlen)
 {
 	size_t len = 0;
 	FILE *out;
@@ -146,7 +146,7 @@ static int t_request(struct t_ctx *t, const char *line, char **body,
 /* A raw client: connect to the socket of @dir (short enough paths only). */
 static int t_connect(const char *dir)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 
 	assert_true(fd >= 0);
@@ -173,8 +173,8 @@ static void test_echo(void **state)
 	struct t_ctx *t = *state;
 	char err[256], *body;
 
-	assert_int_equal(t_request(t, "echo hello world", &body, err,
-				   sizeof(err)), 0);
+	assert_int_equal(
+	    t_request(t, "echo hello world", &body, err, sizeof(err)), 0);
 	assert_string_equal(body, "hello world\n");
 	assert_string_equal(t->last_line, "echo hello world");
 	free(body);
@@ -191,8 +191,8 @@ static void test_error_replies(void **state)
 	struct t_ctx *t = *state;
 	char err[256], *body;
 
-	assert_int_equal(t_request(t, "fail disk on fire", &body, err,
-				   sizeof(err)), -EIO);
+	assert_int_equal(
+	    t_request(t, "fail disk on fire", &body, err, sizeof(err)), -EIO);
 	assert_string_equal(err, "disk on fire");
 	assert_string_equal(body, "");
 	free(body);
@@ -229,8 +229,8 @@ static void test_raw_protocol(void **state)
 	/* A client that connects and hangs up costs nothing. */
 	fd = t_connect(t->dir);
 	close(fd);
-	assert_int_equal(t_request(t, "echo still here", &body, buf,
-				   sizeof(buf)), 0);
+	assert_int_equal(
+	    t_request(t, "echo still here", &body, buf, sizeof(buf)), 0);
 	free(body);
 }
 
@@ -262,8 +262,8 @@ static void test_oversized_line(void **state)
 	big[CTL_MAX_LINE] = '\0';
 	assert_int_equal(t_request(t, big, &body, buf, sizeof(buf)), -EINVAL);
 	free(body);
-	assert_int_equal(t_request(t, "echo a\necho b", &body, buf,
-				   sizeof(buf)), -EINVAL);
+	assert_int_equal(
+	    t_request(t, "echo a\necho b", &body, buf, sizeof(buf)), -EINVAL);
 	free(body);
 }
 
@@ -365,7 +365,7 @@ static void test_no_server(void **state)
 
 	/* A stale socket file (its server died) refuses connections... */
 	{
-		struct sockaddr_un sa = { .sun_family = AF_UNIX };
+		struct sockaddr_un sa = {.sun_family = AF_UNIX};
 		int fd = socket(AF_UNIX, SOCK_STREAM, 0);
 
 		assert_true(snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/%s",
@@ -411,8 +411,7 @@ static void test_long_store_path(void **state)
 	assert_non_null(t);
 	t_make_dir(t, true);
 	t_start(t);
-	assert_int_equal(t_request(t, "echo deep", &body, err, sizeof(err)),
-			 0);
+	assert_int_equal(t_request(t, "echo deep", &body, err, sizeof(err)), 0);
 	assert_string_equal(body, "deep\n");
 	free(body);
 
@@ -444,9 +443,10 @@ static void test_permission_denied(void **state)
 		ctl_server_stop(srv);
 		assert_int_equal(ctl_server_start(t->dir, getuid() + 1,
 						  t_handler, t, &t->srv, err,
-						  sizeof(err)), 0);
-		assert_int_equal(t_request(t, "echo x", &body, err,
-					   sizeof(err)), -EACCES);
+						  sizeof(err)),
+				 0);
+		assert_int_equal(
+		    t_request(t, "echo x", &body, err, sizeof(err)), -EACCES);
 		assert_string_equal(err, "permission denied");
 		free(body);
 		assert_int_equal(t->calls, 0);
@@ -468,54 +468,53 @@ static void test_permission_denied(void **state)
 
 		if (setgid(nobody->pw_gid) || setuid(nobody->pw_uid))
 			_exit(3);
-		rc = ctl_request_store(t->dir, "echo x", out, err,
-				       sizeof(err));
+		rc = ctl_request_store(t->dir, "echo x", out, err, sizeof(err));
 		_exit(rc == -EACCES && !strcmp(err, "permission denied") ? 0
-		      : rc == 0 ? 1 : 2);
+		      : rc == 0						 ? 1
+									 : 2);
 	}
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_true(WIFEXITED(status));
 	assert_int_equal(WEXITSTATUS(status), 0);
 	assert_int_equal(t->calls, 0);
 	/* Root itself is served whatever the owner. */
-	assert_int_equal(t_request(t, "echo root", &body, err, sizeof(err)),
-			 0);
+	assert_int_equal(t_request(t, "echo root", &body, err, sizeof(err)), 0);
 	free(body);
 }
 
 static void test_mountinfo(void **state)
 {
 	static const char mountinfo[] =
-		"22 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw\n"
-		"40 22 0:40 / /mnt/a rw,nosuid,nodev shared:5 - fuse.arraysim "
-		"arraysim:/srv/store-a rw,user_id=0,group_id=0\n"
-		"41 22 0:41 / /mnt/with\\040space rw - fuse.arraysim "
-		"arraysim:/srv/store\\040b rw\n"
-		"42 22 0:42 / /mnt/other rw - fuse.sshfs host:/x rw\n"
-		"43 22 0:43 / /mnt/notours rw - fuse.arraysim elsewhere:/x rw\n"
-		"44 22 0:44 / /mnt/twice rw - fuse.arraysim arraysim:/old rw\n"
-		"45 44 0:45 / /mnt/twice rw - fuse.arraysim arraysim:/new rw\n"
-		"46 22 0:46 / /mnt/- rw master:3 - fuse.arraysim arraysim:/dash "
-		"rw\n";
+	    "22 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw\n"
+	    "40 22 0:40 / /mnt/a rw,nosuid,nodev shared:5 - fuse.arraysim "
+	    "arraysim:/srv/store-a rw,user_id=0,group_id=0\n"
+	    "41 22 0:41 / /mnt/with\\040space rw - fuse.arraysim "
+	    "arraysim:/srv/store\\040b rw\n"
+	    "42 22 0:42 / /mnt/other rw - fuse.sshfs host:/x rw\n"
+	    "43 22 0:43 / /mnt/notours rw - fuse.arraysim elsewhere:/x rw\n"
+	    "44 22 0:44 / /mnt/twice rw - fuse.arraysim arraysim:/old rw\n"
+	    "45 44 0:45 / /mnt/twice rw - fuse.arraysim arraysim:/new rw\n"
+	    "46 22 0:46 / /mnt/- rw master:3 - fuse.arraysim arraysim:/dash "
+	    "rw\n";
 	static const struct {
 		const char *mnt;
 		int rc;
 		const char *store;
 	} cases[] = {
-		{ "/mnt/a", 0, "/srv/store-a" },
-		{ "/mnt/with space", 0, "/srv/store b" },
-		{ "/mnt/other", -ENOENT, NULL },
-		{ "/mnt/notours", -ENOENT, NULL },
-		{ "/mnt/twice", 0, "/new" },
-		{ "/mnt/-", 0, "/dash" },
-		{ "/mnt", -ENOENT, NULL },
-		{ "/", -ENOENT, NULL },
+	    {"/mnt/a", 0, "/srv/store-a"},
+	    {"/mnt/with space", 0, "/srv/store b"},
+	    {"/mnt/other", -ENOENT, NULL},
+	    {"/mnt/notours", -ENOENT, NULL},
+	    {"/mnt/twice", 0, "/new"},
+	    {"/mnt/-", 0, "/dash"},
+	    {"/mnt", -ENOENT, NULL},
+	    {"/", -ENOENT, NULL},
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char store[PATH_MAX] = "";
-		FILE *f = fmemopen((void *)mountinfo, sizeof(mountinfo) - 1,
-				   "r");
+		FILE *f =
+		    fmemopen((void *)mountinfo, sizeof(mountinfo) - 1, "r");
 		int rc;
 
 		assert_non_null(f);
@@ -532,12 +531,12 @@ static void test_mountinfo(void **state)
 	/* Too small a buffer is an error, not a truncated path. */
 	{
 		char small[8];
-		FILE *f = fmemopen((void *)mountinfo, sizeof(mountinfo) - 1,
-				   "r");
+		FILE *f =
+		    fmemopen((void *)mountinfo, sizeof(mountinfo) - 1, "r");
 
-		assert_int_equal(ctl_mountinfo_find_store(f, "/mnt/a", small,
-							  sizeof(small)),
-				 -ENAMETOOLONG);
+		assert_int_equal(
+		    ctl_mountinfo_find_store(f, "/mnt/a", small, sizeof(small)),
+		    -ENAMETOOLONG);
 		fclose(f);
 	}
 }
@@ -547,8 +546,9 @@ static void test_find_store_not_mounted(void **state)
 	char store[PATH_MAX], err[256];
 
 	assert_int_equal(ctl_find_store("/", store, sizeof(store)), -ENOENT);
-	assert_int_equal(ctl_find_store("/nonexistent-arraysim-mnt", store,
-					sizeof(store)), -ENOENT);
+	assert_int_equal(
+	    ctl_find_store("/nonexistent-arraysim-mnt", store, sizeof(store)),
+	    -ENOENT);
 	assert_int_equal(ctl_request("/", "stats", stdout, err, sizeof(err)),
 			 -ENOENT);
 	assert_non_null(strstr(err, "no arraysim mounted at /"));
@@ -557,30 +557,30 @@ static void test_find_store_not_mounted(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_echo, t_setup, t_teardown),
-		cmocka_unit_test_setup_teardown(test_error_replies, t_setup,
-						t_teardown),
-		cmocka_unit_test_setup_teardown(test_raw_protocol, t_setup,
-						t_teardown),
-		cmocka_unit_test_setup_teardown(test_oversized_line, t_setup,
-						t_teardown),
-		cmocka_unit_test_setup_teardown(test_client_hangs_up_early,
-						t_setup, t_teardown),
-		cmocka_unit_test_setup_teardown(test_silent_client_times_out,
-						t_setup, t_teardown),
-		cmocka_unit_test_setup_teardown(test_socket_mode_and_cleanup,
-						t_setup, t_teardown),
-		cmocka_unit_test_setup_teardown(test_stop_idle_and_busy,
-						t_setup, t_teardown),
-		cmocka_unit_test_setup_teardown(test_no_server, t_setup,
-						t_teardown),
-		cmocka_unit_test_setup_teardown(test_second_server_refused,
-						t_setup, t_teardown),
-		cmocka_unit_test(test_long_store_path),
-		cmocka_unit_test_setup_teardown(test_permission_denied,
-						t_setup, t_teardown),
-		cmocka_unit_test(test_mountinfo),
-		cmocka_unit_test(test_find_store_not_mounted),
+	    cmocka_unit_test_setup_teardown(test_echo, t_setup, t_teardown),
+	    cmocka_unit_test_setup_teardown(test_error_replies, t_setup,
+					    t_teardown),
+	    cmocka_unit_test_setup_teardown(test_raw_protocol, t_setup,
+					    t_teardown),
+	    cmocka_unit_test_setup_teardown(test_oversized_line, t_setup,
+					    t_teardown),
+	    cmocka_unit_test_setup_teardown(test_client_hangs_up_early, t_setup,
+					    t_teardown),
+	    cmocka_unit_test_setup_teardown(test_silent_client_times_out,
+					    t_setup, t_teardown),
+	    cmocka_unit_test_setup_teardown(test_socket_mode_and_cleanup,
+					    t_setup, t_teardown),
+	    cmocka_unit_test_setup_teardown(test_stop_idle_and_busy, t_setup,
+					    t_teardown),
+	    cmocka_unit_test_setup_teardown(test_no_server, t_setup,
+					    t_teardown),
+	    cmocka_unit_test_setup_teardown(test_second_server_refused, t_setup,
+					    t_teardown),
+	    cmocka_unit_test(test_long_store_path),
+	    cmocka_unit_test_setup_teardown(test_permission_denied, t_setup,
+					    t_teardown),
+	    cmocka_unit_test(test_mountinfo),
+	    cmocka_unit_test(test_find_store_not_mounted),
 	};
 
 	/* A hung stop or read fails the test instead of wedging meson. */

@@ -71,8 +71,8 @@ static void test_bucket_monotonic(void **state)
 
 static void test_percentile_single_value(void **state)
 {
-	static const uint64_t values[] = { 1, 7, 100, 4096, 100000, 1234567,
-					   10000000000ULL, 1ULL << 62 };
+	static const uint64_t values[] = {
+	    1, 7, 100, 4096, 100000, 1234567, 10000000000ULL, 1ULL << 62};
 
 	for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++) {
 		struct latency_hist h;
@@ -136,15 +136,13 @@ static void test_op_record_and_reset(void **state)
 	assert_int_equal(atomic_load(&s->op[STATS_OP_WRITE].count), 2);
 	assert_int_equal(atomic_load(&s->op[STATS_OP_WRITE].errors), 1);
 	assert_int_equal(atomic_load(&s->op[STATS_OP_WRITE].bytes), 4096);
-	assert_int_equal(latency_hist_count(&s->op[STATS_OP_WRITE].latency),
-			 2);
+	assert_int_equal(latency_hist_count(&s->op[STATS_OP_WRITE].latency), 2);
 	assert_int_equal(atomic_load(&s->op[STATS_OP_READ].bytes), 8192);
 
 	atomic_store(&s->dedupe.duplicate_hits, 3);
 	stats_reset(s);
 	assert_int_equal(atomic_load(&s->op[STATS_OP_WRITE].count), 0);
-	assert_int_equal(latency_hist_count(&s->op[STATS_OP_WRITE].latency),
-			 0);
+	assert_int_equal(latency_hist_count(&s->op[STATS_OP_WRITE].latency), 0);
 	assert_int_equal(atomic_load(&s->dedupe.duplicate_hits), 0);
 	free(s);
 }
@@ -152,9 +150,10 @@ static void test_op_record_and_reset(void **state)
 static void test_op_names(void **state)
 {
 	static const char *const want[STATS_OP_COUNT] = {
-		"lookup", "getattr", "setattr", "create", "mkdir", "unlink",
-		"rmdir", "rename", "link", "symlink", "open", "read", "write",
-		"fsync", "fallocate", "readdir", "xattr", "statfs", "other",
+	    "lookup",  "getattr", "setattr", "create", "mkdir",
+	    "unlink",  "rmdir",	  "rename",  "link",   "symlink",
+	    "open",    "read",	  "write",   "fsync",  "fallocate",
+	    "readdir", "xattr",	  "statfs",  "other",
 	};
 
 	for (int i = 0; i < STATS_OP_COUNT; i++)
@@ -186,27 +185,39 @@ static char *t_print(const struct stats *s, const struct stats_gauges *g,
 static void test_print_json(void **state)
 {
 	static const char *const keys[] = {
-		"\"seed\":42,", "\"dedupe_verify\":true,",
-		"\"logical_bytes_written\":8192,",
-		"\"logical_bytes_held\":40960,",
-		"\"physical_bytes_used\":16384,",
-		"\"store_bytes_on_disk\":20480,",
-		"\"meta_bytes_on_disk\":65536,", "\"live_blocks\":10,",
-		"\"unique_blocks\":4,", "\"blocks_written\":11,",
-		"\"unique_writes\":4,", "\"duplicate_hits\":6,",
-		"\"zero_blocks\":1,", "\"dedupe_ratio\":2.500000,",
-		"\"verify_reads\":6,", "\"verify_mismatches\":0,",
-		"\"checksum_errors\":2,", "\"blocks_freed\":0,", "\"ops\":{",
-		("\"write\":{\"count\":2,\"errors\":1,\"bytes\":8192,"
-		 "\"latency_us\":{\"p50\":"),
-		"\"other\":{\"count\":0,",
+	    "\"seed\":42,",
+	    "\"dedupe_verify\":true,",
+	    "\"logical_bytes_written\":8192,",
+	    "\"logical_bytes_held\":40960,",
+	    "\"physical_bytes_used\":16384,",
+	    "\"store_bytes_on_disk\":20480,",
+	    "\"meta_bytes_on_disk\":65536,",
+	    "\"live_blocks\":10,",
+	    "\"unique_blocks\":4,",
+	    "\"blocks_written\":11,",
+	    "\"unique_writes\":4,",
+	    "\"duplicate_hits\":6,",
+	    "\"zero_blocks\":1,",
+	    "\"dedupe_ratio\":2.500000,",
+	    "\"verify_reads\":6,",
+	    "\"verify_mismatches\":0,",
+	    "\"checksum_errors\":2,",
+	    "\"blocks_freed\":0,",
+	    "\"ops\":{",
+	    ("\"write\":{\"count\":2,\"errors\":1,\"bytes\":8192,"
+	     "\"latency_us\":{\"p50\":"),
+	    "\"other\":{\"count\":0,",
 	};
 	struct stats *s = calloc(1, sizeof(*s));
 	struct stats_gauges g = {
-		.logical_bytes_held = 40960, .live_blocks = 10,
-		.unique_blocks = 4, .physical_bytes_used = 16384,
-		.store_bytes_on_disk = 20480, .meta_bytes_on_disk = 65536,
-		.seed = 42, .dedupe_verify = 1,
+	    .logical_bytes_held = 40960,
+	    .live_blocks = 10,
+	    .unique_blocks = 4,
+	    .physical_bytes_used = 16384,
+	    .store_bytes_on_disk = 20480,
+	    .meta_bytes_on_disk = 65536,
+	    .seed = 42,
+	    .dedupe_verify = 1,
 	};
 	int depth = 0, max_depth = 0;
 	char *out;
@@ -229,8 +240,8 @@ static void test_print_json(void **state)
 	for (int i = 0; i < STATS_OP_COUNT; i++) {
 		char key[64];
 
-		snprintf(key, sizeof(key), "\"%s\":{\"count\":",
-			 stats_op_name(i));
+		snprintf(key, sizeof(key),
+			 "\"%s\":{\"count\":", stats_op_name(i));
 		if (!strstr(out, key))
 			fail_msg("op %s missing in %s", stats_op_name(i), out);
 	}
@@ -264,8 +275,8 @@ static void test_print_json(void **state)
 static void test_print_text(void **state)
 {
 	struct stats *s = calloc(1, sizeof(*s));
-	struct stats_gauges g = { .unique_blocks = 2, .live_blocks = 3,
-				  .physical_bytes_used = 8192 };
+	struct stats_gauges g = {
+	    .unique_blocks = 2, .live_blocks = 3, .physical_bytes_used = 8192};
 	char *out;
 
 	assert_non_null(s);
@@ -282,16 +293,16 @@ static void test_print_text(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_bucket_small_values_exact),
-		cmocka_unit_test(test_bucket_monotonic),
-		cmocka_unit_test(test_percentile_single_value),
-		cmocka_unit_test(test_percentile_mixed),
-		cmocka_unit_test(test_percentile_uniform),
-		cmocka_unit_test(test_op_record_and_reset),
-		cmocka_unit_test(test_op_names),
-		cmocka_unit_test(test_now_monotonic),
-		cmocka_unit_test(test_print_json),
-		cmocka_unit_test(test_print_text),
+	    cmocka_unit_test(test_bucket_small_values_exact),
+	    cmocka_unit_test(test_bucket_monotonic),
+	    cmocka_unit_test(test_percentile_single_value),
+	    cmocka_unit_test(test_percentile_mixed),
+	    cmocka_unit_test(test_percentile_uniform),
+	    cmocka_unit_test(test_op_record_and_reset),
+	    cmocka_unit_test(test_op_names),
+	    cmocka_unit_test(test_now_monotonic),
+	    cmocka_unit_test(test_print_json),
+	    cmocka_unit_test(test_print_text),
 	};
 
 	return cmocka_run_group_tests_name("stats", tests, NULL, NULL);

@@ -100,8 +100,8 @@ static void t_dur_ok(const char *s, uint64_t want)
 	if (units_parse_duration_ns(s, &v) != 0)
 		fail_msg("units_parse_duration_ns(\"%s\") failed", s);
 	if (v != want)
-		fail_msg("units_parse_duration_ns(\"%s\") = %llu, want %llu",
-			 s, (unsigned long long)v, (unsigned long long)want);
+		fail_msg("units_parse_duration_ns(\"%s\") = %llu, want %llu", s,
+			 (unsigned long long)v, (unsigned long long)want);
 }
 
 static void t_dur_bad(const char *s, int want_rc)
@@ -110,8 +110,8 @@ static void t_dur_bad(const char *s, int want_rc)
 	int rc = units_parse_duration_ns(s, &v);
 
 	if (rc != want_rc)
-		fail_msg("units_parse_duration_ns(\"%s\") = %d, want %d", s,
-			 rc, want_rc);
+		fail_msg("units_parse_duration_ns(\"%s\") = %d, want %d", s, rc,
+			 want_rc);
 	assert_int_equal(v, 12345);
 }
 
@@ -147,12 +147,12 @@ static void test_duration(void **state)
 
 static void test_bool(void **state)
 {
-	static const char *const yes[] = { "1", "on", "yes", "true", "ON",
-					   "Yes", "TRUE" };
-	static const char *const no[] = { "0", "off", "no", "false", "OFF",
-					  "No", "False" };
-	static const char *const bad[] = { "", "2", "y", "n", "onn", " on",
-					   "true ", "enable" };
+	static const char *const yes[] = {"1",	"on",  "yes", "true",
+					  "ON", "Yes", "TRUE"};
+	static const char *const no[] = {"0",	"off", "no",   "false",
+					 "OFF", "No",  "False"};
+	static const char *const bad[] = {"",	 "2",	"y",	 "n",
+					  "onn", " on", "true ", "enable"};
 	bool b;
 
 	for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
@@ -214,13 +214,13 @@ static void test_format_size(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_size_accepts),
-		cmocka_unit_test(test_size_rejects),
-		cmocka_unit_test(test_size_overflow),
-		cmocka_unit_test(test_duration),
-		cmocka_unit_test(test_bool),
-		cmocka_unit_test(test_u64),
-		cmocka_unit_test(test_format_size),
+	    cmocka_unit_test(test_size_accepts),
+	    cmocka_unit_test(test_size_rejects),
+	    cmocka_unit_test(test_size_overflow),
+	    cmocka_unit_test(test_duration),
+	    cmocka_unit_test(test_bool),
+	    cmocka_unit_test(test_u64),
+	    cmocka_unit_test(test_format_size),
 	};
 
 	return cmocka_run_group_tests_name("units", tests, NULL, NULL);

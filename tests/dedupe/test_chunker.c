@@ -198,7 +198,7 @@ static void test_spans_many_blocks(void **state)
 static void test_sweep_invariants(void **state)
 {
 	static const uint64_t offs[] = {0, 1, 2, 511, 4095, 4096, 4097, 8191};
-	static const size_t lens[] = {1,    2,    4094, 4095, 4096, 4097,
+	static const size_t lens[] = {1,    2,	  4094, 4095,  4096,  4097,
 				      8191, 8192, 8193, 12287, 12288, 12289};
 	struct t_walk w;
 
@@ -206,8 +206,7 @@ static void test_sweep_invariants(void **state)
 		for (size_t j = 0; j < sizeof(lens) / sizeof(lens[0]); j++) {
 			uint64_t off = offs[i];
 			size_t len = lens[j];
-			uint64_t want =
-				(off + len + BS - 1) / BS - off / BS;
+			uint64_t want = (off + len + BS - 1) / BS - off / BS;
 			t_walk(off, len, &w);
 			if (w.n != want)
 				fail_msg("chunker(%llu, %zu): %u spans, want "
@@ -241,16 +240,16 @@ static void test_count_edges(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_len_zero),
-		cmocka_unit_test(test_exactly_one_block),
-		cmocka_unit_test(test_aligned_many),
-		cmocka_unit_test(test_within_one_block),
-		cmocka_unit_test(test_unaligned_head),
-		cmocka_unit_test(test_tail),
-		cmocka_unit_test(test_head_and_tail),
-		cmocka_unit_test(test_spans_many_blocks),
-		cmocka_unit_test(test_sweep_invariants),
-		cmocka_unit_test(test_count_edges),
+	    cmocka_unit_test(test_len_zero),
+	    cmocka_unit_test(test_exactly_one_block),
+	    cmocka_unit_test(test_aligned_many),
+	    cmocka_unit_test(test_within_one_block),
+	    cmocka_unit_test(test_unaligned_head),
+	    cmocka_unit_test(test_tail),
+	    cmocka_unit_test(test_head_and_tail),
+	    cmocka_unit_test(test_spans_many_blocks),
+	    cmocka_unit_test(test_sweep_invariants),
+	    cmocka_unit_test(test_count_edges),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -98,8 +98,8 @@ static void test_sha1_matches_openssl(void **state)
 static void test_hex(void **state)
 {
 	static const uint8_t sha1[FINGERPRINT_SHA1_LEN] = {
-		0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef, 0xfe, 0xdc,
-		0xba, 0x98, 0x76, 0x54, 0x32, 0x10, 0x00, 0x0f, 0xf0, 0xff};
+	    0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef, 0xfe, 0xdc,
+	    0xba, 0x98, 0x76, 0x54, 0x32, 0x10, 0x00, 0x0f, 0xf0, 0xff};
 	char hex[2 * FINGERPRINT_SHA1_LEN + 1];
 
 	memset(hex, 'X', sizeof(hex));
@@ -109,8 +109,8 @@ static void test_hex(void **state)
 
 static void test_zero_detection(void **state)
 {
-	static const size_t positions[] = {0, 1, 7, 8, 63, 64, 65, 2048, 4094,
-					   4095};
+	static const size_t positions[] = {0,  1,  7,	 8,    63,
+					   64, 65, 2048, 4094, 4095};
 	struct fingerprint fp;
 
 	memset(blk_a, 0, BS);
@@ -125,8 +125,7 @@ static void test_zero_detection(void **state)
 			memset(blk_a, 0, BS);
 			blk_a[p] = (uint8_t)v;
 			if (fingerprint_is_zero(blk_a))
-				fail_msg("byte %zu = 0x%02x called zero", p,
-					 v);
+				fail_msg("byte %zu = 0x%02x called zero", p, v);
 			assert_int_equal(fingerprint_block(blk_a, &fp), 0);
 			if (fp.zero)
 				fail_msg("fingerprint_block: byte %zu = 0x%02x "
@@ -192,13 +191,13 @@ static void test_sha1_collision_blocks(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_sha1_known_digest),
-		cmocka_unit_test(test_sha1_matches_openssl),
-		cmocka_unit_test(test_hex),
-		cmocka_unit_test(test_zero_detection),
-		cmocka_unit_test(test_xxh3_covers_block),
-		cmocka_unit_test(test_different_blocks_differ),
-		cmocka_unit_test(test_sha1_collision_blocks),
+	    cmocka_unit_test(test_sha1_known_digest),
+	    cmocka_unit_test(test_sha1_matches_openssl),
+	    cmocka_unit_test(test_hex),
+	    cmocka_unit_test(test_zero_detection),
+	    cmocka_unit_test(test_xxh3_covers_block),
+	    cmocka_unit_test(test_different_blocks_differ),
+	    cmocka_unit_test(test_sha1_collision_blocks),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

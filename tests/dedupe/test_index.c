@@ -121,7 +121,7 @@ struct t_cands {
 	uint64_t pblk[8];
 	unsigned n;
 	unsigned stop_after; /* return 1 after this many; 0: never */
-	int fail_with;       /* return this on the first call; 0: never */
+	int fail_with;	     /* return this on the first call; 0: never */
 };
 
 static int t_collect(void *ctx, uint64_t pblk)
@@ -138,9 +138,8 @@ static int t_collect(void *ctx, uint64_t pblk)
 static struct t_cands t_walk(struct t_store *t, const struct fingerprint *fp)
 {
 	struct t_cands cs = {0};
-	assert_int_equal(dedupe_index_walk(t->ms, t->txn, fp->sha1, t_collect,
-					   &cs),
-			 0);
+	assert_int_equal(
+	    dedupe_index_walk(t->ms, t->txn, fp->sha1, t_collect, &cs), 0);
 	return cs;
 }
 
@@ -212,12 +211,12 @@ static void test_ref_unref_counts(void **state)
 	/* Refs are not blocks: unique_blocks counts the block once. */
 	assert_int_equal(t->c.unique_blocks, 1);
 
-	assert_int_equal(
-		dedupe_block_unref(t->ms, t->txn, &t->c, pblk, &freed), 0);
+	assert_int_equal(dedupe_block_unref(t->ms, t->txn, &t->c, pblk, &freed),
+			 0);
 	assert_false(freed);
 	assert_int_equal(t_refs(t, pblk), 2);
-	assert_int_equal(
-		dedupe_block_unref(t->ms, t->txn, &t->c, pblk, &freed), 0);
+	assert_int_equal(dedupe_block_unref(t->ms, t->txn, &t->c, pblk, &freed),
+			 0);
 	assert_false(freed);
 	assert_int_equal(t_refs(t, pblk), 1);
 	assert_int_equal(t->c.unique_blocks, 1);
@@ -236,11 +235,11 @@ static void test_unref_to_zero_goes_pending(void **state)
 
 	assert_int_equal(dedupe_block_new(t->ms, t->txn, &t->c, &fp, &pblk), 0);
 	assert_int_equal(dedupe_block_ref(t->ms, t->txn, pblk), 0);
-	assert_int_equal(
-		dedupe_block_unref(t->ms, t->txn, &t->c, pblk, &freed), 0);
+	assert_int_equal(dedupe_block_unref(t->ms, t->txn, &t->c, pblk, &freed),
+			 0);
 	assert_false(freed);
-	assert_int_equal(
-		dedupe_block_unref(t->ms, t->txn, &t->c, pblk, &freed), 0);
+	assert_int_equal(dedupe_block_unref(t->ms, t->txn, &t->c, pblk, &freed),
+			 0);
 	assert_true(freed);
 
 	assert_int_equal(dedupe_block_get(t->ms, t->txn, pblk, &b), -ENOENT);
@@ -254,9 +253,8 @@ static void test_unref_to_zero_goes_pending(void **state)
 
 	/* A freed block is gone: another unref or ref is -ENOENT. */
 	freed = true;
-	assert_int_equal(
-		dedupe_block_unref(t->ms, t->txn, &t->c, pblk, &freed),
-		-ENOENT);
+	assert_int_equal(dedupe_block_unref(t->ms, t->txn, &t->c, pblk, &freed),
+			 -ENOENT);
 	assert_false(freed);
 	assert_int_equal(dedupe_block_ref(t->ms, t->txn, pblk), -ENOENT);
 	assert_int_equal(t->c.unique_blocks, 0);
@@ -273,7 +271,7 @@ static void test_sync_releases_and_allocator_reuses(void **state)
 	for (int i = 0; i < 4; i++) {
 		struct fingerprint fp = t_fp((uint8_t)(0x50 + i), (uint64_t)i);
 		assert_int_equal(
-			dedupe_block_new(t->ms, t->txn, &t->c, &fp, &p[i]), 0);
+		    dedupe_block_new(t->ms, t->txn, &t->c, &fp, &p[i]), 0);
 		assert_int_equal(p[i], (uint64_t)i + 1);
 	}
 	/* Free 3 then 2: the order of freeing must not matter. */
@@ -358,8 +356,8 @@ static void test_collision_both_indexed(void **state)
 	/* A block in between, so the twins are not simply 1 and 2. */
 	assert_int_equal(dedupe_block_new(t->ms, t->txn, &t->c, &fa, &pa), 0);
 	struct fingerprint ff = t_fp(0x01, 1);
-	assert_int_equal(
-		dedupe_block_new(t->ms, t->txn, &t->c, &ff, &filler), 0);
+	assert_int_equal(dedupe_block_new(t->ms, t->txn, &t->c, &ff, &filler),
+			 0);
 	assert_int_equal(dedupe_block_new(t->ms, t->txn, &t->c, &fb, &pb), 0);
 	assert_int_not_equal(pa, pb);
 	assert_int_equal(t->c.unique_blocks, 3);
@@ -372,15 +370,14 @@ static void test_collision_both_indexed(void **state)
 	/* The walk stops where the callback says so ... */
 	struct t_cands stop = {.stop_after = 1};
 	assert_int_equal(
-		dedupe_index_walk(t->ms, t->txn, fa.sha1, t_collect, &stop),
-		1);
+	    dedupe_index_walk(t->ms, t->txn, fa.sha1, t_collect, &stop), 1);
 	assert_int_equal(stop.n, 1);
 	assert_int_equal(stop.pblk[0], pa);
 	/* ... and passes a callback's error through. */
 	struct t_cands failing = {.fail_with = -EIO};
-	assert_int_equal(dedupe_index_walk(t->ms, t->txn, fa.sha1, t_collect,
-					   &failing),
-			 -EIO);
+	assert_int_equal(
+	    dedupe_index_walk(t->ms, t->txn, fa.sha1, t_collect, &failing),
+	    -EIO);
 
 	/* Freeing the first twin keeps the second indexed, with its own
 	 * record intact. */
@@ -453,7 +450,7 @@ static void test_records_pack_64(void **state)
 	for (unsigned i = 0; i < 70; i++) {
 		struct fingerprint fp = t_fp((uint8_t)(i + 1), i);
 		assert_int_equal(
-			dedupe_block_new(t->ms, t->txn, &t->c, &fp, &p[i]), 0);
+		    dedupe_block_new(t->ms, t->txn, &t->c, &fp, &p[i]), 0);
 		assert_int_equal(p[i], i + 1);
 	}
 	assert_int_equal(t_table_entries(t, MS_BLOCKS), 2);
@@ -466,7 +463,7 @@ static void test_records_pack_64(void **state)
 	bool freed;
 	for (uint64_t q = 64; q <= 70; q++) {
 		assert_int_equal(
-			dedupe_block_unref(t->ms, t->txn, &t->c, q, &freed), 0);
+		    dedupe_block_unref(t->ms, t->txn, &t->c, q, &freed), 0);
 		assert_true(freed);
 	}
 	assert_int_equal(t_table_entries(t, MS_BLOCKS), 1);
@@ -487,7 +484,7 @@ static void test_shared_head(void **state)
 		f[i] = t_fp(0x5a, i);
 		f[i].sha1[FINGERPRINT_SHA1_LEN - 1] = (uint8_t)(9 - i);
 		assert_int_equal(
-			dedupe_block_new(t->ms, t->txn, &t->c, &f[i], &p[i]), 0);
+		    dedupe_block_new(t->ms, t->txn, &t->c, &f[i], &p[i]), 0);
 	}
 	for (unsigned i = 0; i < 3; i++) {
 		struct t_cands cs = t_walk(t, &f[i]);
@@ -515,9 +512,8 @@ static void test_unindexed_block_is_eio(void **state)
 	memcpy(item, fp.sha1, FINGERPRINT_SHA1_LEN);
 	item[MS_FP_ITEM_LEN - 1] = (uint8_t)pblk;
 	MDB_val k = {1, (uint8_t[]){0}}, v = {sizeof(item), item};
-	assert_int_equal(mdb_del(t->txn, metastore_dbi(t->ms, MS_FPINDEX), &k,
-				 &v),
-			 0);
+	assert_int_equal(
+	    mdb_del(t->txn, metastore_dbi(t->ms, MS_FPINDEX), &k, &v), 0);
 	bool freed;
 	assert_int_equal(dedupe_block_unref(t->ms, t->txn, &t->c, pblk, &freed),
 			 -EIO);
@@ -544,31 +540,30 @@ static void test_pblk_limit(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_new_block, t_setup,
-						t_teardown),
-		cmocka_unit_test_setup_teardown(test_ref_unref_counts, t_setup,
-						t_teardown),
-		cmocka_unit_test_setup_teardown(test_unref_to_zero_goes_pending,
-						t_setup, t_teardown),
-		cmocka_unit_test_setup_teardown(
-			test_sync_releases_and_allocator_reuses, t_setup,
-			t_teardown),
-		cmocka_unit_test_setup_teardown(test_sync_without_pending,
-						t_setup, t_teardown),
-		cmocka_unit_test_setup_teardown(test_collision_both_indexed,
-						t_setup, t_teardown),
-		cmocka_unit_test_setup_teardown(test_missing_block, t_setup,
-						t_teardown),
-		cmocka_unit_test_setup_teardown(test_abort_leaves_nothing,
-						t_setup, t_teardown),
-		cmocka_unit_test_setup_teardown(test_records_pack_64, t_setup,
-						t_teardown),
-		cmocka_unit_test_setup_teardown(test_shared_head, t_setup,
-						t_teardown),
-		cmocka_unit_test_setup_teardown(test_unindexed_block_is_eio,
-						t_setup, t_teardown),
-		cmocka_unit_test_setup_teardown(test_pblk_limit, t_setup,
-						t_teardown),
+	    cmocka_unit_test_setup_teardown(test_new_block, t_setup,
+					    t_teardown),
+	    cmocka_unit_test_setup_teardown(test_ref_unref_counts, t_setup,
+					    t_teardown),
+	    cmocka_unit_test_setup_teardown(test_unref_to_zero_goes_pending,
+					    t_setup, t_teardown),
+	    cmocka_unit_test_setup_teardown(
+		test_sync_releases_and_allocator_reuses, t_setup, t_teardown),
+	    cmocka_unit_test_setup_teardown(test_sync_without_pending, t_setup,
+					    t_teardown),
+	    cmocka_unit_test_setup_teardown(test_collision_both_indexed,
+					    t_setup, t_teardown),
+	    cmocka_unit_test_setup_teardown(test_missing_block, t_setup,
+					    t_teardown),
+	    cmocka_unit_test_setup_teardown(test_abort_leaves_nothing, t_setup,
+					    t_teardown),
+	    cmocka_unit_test_setup_teardown(test_records_pack_64, t_setup,
+					    t_teardown),
+	    cmocka_unit_test_setup_teardown(test_shared_head, t_setup,
+					    t_teardown),
+	    cmocka_unit_test_setup_teardown(test_unindexed_block_is_eio,
+					    t_setup, t_teardown),
+	    cmocka_unit_test_setup_teardown(test_pblk_limit, t_setup,
+					    t_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -61,13 +61,13 @@
 
 /* ---- reporting --------------------------------------------------------- */
 
-static const char *t_check;     /* name of the running check */
-static int t_check_failures;    /* failed expectations in it */
+static const char *t_check;  /* name of the running check */
+static int t_check_failures; /* failed expectations in it */
 static char t_first_failure[512];
 static int t_passed, t_failed;
 
 static void t_note(int line, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 static void t_note(int line, const char *fmt, ...)
 {
 	char msg[400];
@@ -90,11 +90,12 @@ static const char *t_errname(int e)
 }
 
 /* True if @cond; otherwise records the failure and is false. */
-#define EXPECT(cond, ...) ((cond) ? true : (t_note(__LINE__, __VA_ARGS__), false))
-#define REQUIRE(cond, ...)                                                    \
-	do {                                                                  \
-		if (!EXPECT(cond, __VA_ARGS__))                               \
-			return;                                               \
+#define EXPECT(cond, ...)                                                      \
+	((cond) ? true : (t_note(__LINE__, __VA_ARGS__), false))
+#define REQUIRE(cond, ...)                                                     \
+	do {                                                                   \
+		if (!EXPECT(cond, __VA_ARGS__))                                \
+			return;                                                \
 	} while (0)
 
 static bool t_expect_err(int line, const char *what, long r, int e, int want)
@@ -102,8 +103,8 @@ static bool t_expect_err(int line, const char *what, long r, int e, int want)
 	if (r == -1 && e == want)
 		return true;
 	if (r == -1)
-		t_note(line, "%s: got -1 %s, expected -1 %s", what, t_errname(e),
-		       t_errname(want));
+		t_note(line, "%s: got -1 %s, expected -1 %s", what,
+		       t_errname(e), t_errname(want));
 	else
 		t_note(line, "%s: got %ld, expected -1 %s", what, r,
 		       t_errname(want));
@@ -111,29 +112,29 @@ static bool t_expect_err(int line, const char *what, long r, int e, int want)
 }
 
 /* @call (returning -1 + errno on failure) must fail with errno @want. */
-#define EXPECT_ERR(want, call)                                                \
-	({                                                                    \
-		errno = 0;                                                    \
-		long r_ = (long)(call);                                       \
-		int e_ = errno;                                               \
-		t_expect_err(__LINE__, #call, r_, e_, (want));                \
+#define EXPECT_ERR(want, call)                                                 \
+	({                                                                     \
+		errno = 0;                                                     \
+		long r_ = (long)(call);                                        \
+		int e_ = errno;                                                \
+		t_expect_err(__LINE__, #call, r_, e_, (want));                 \
 	})
 
 /* @call must not return -1; the expression's value is whether it did not. */
-#define EXPECT_OK(call)                                                       \
-	({                                                                    \
-		errno = 0;                                                    \
-		long r_ = (long)(call);                                       \
-		int e_ = errno;                                               \
-		if (r_ == -1)                                                 \
-			t_note(__LINE__, "%s: failed: %s", #call,             \
-			       t_errname(e_));                                \
-		r_ != -1;                                                     \
+#define EXPECT_OK(call)                                                        \
+	({                                                                     \
+		errno = 0;                                                     \
+		long r_ = (long)(call);                                        \
+		int e_ = errno;                                                \
+		if (r_ == -1)                                                  \
+			t_note(__LINE__, "%s: failed: %s", #call,              \
+			       t_errname(e_));                                 \
+		r_ != -1;                                                      \
 	})
-#define REQUIRE_OK(call)                                                      \
-	do {                                                                  \
-		if (!EXPECT_OK(call))                                         \
-			return;                                               \
+#define REQUIRE_OK(call)                                                       \
+	do {                                                                   \
+		if (!EXPECT_OK(call))                                          \
+			return;                                                \
 	} while (0)
 
 /* ---- helpers ----------------------------------------------------------- */
@@ -188,7 +189,7 @@ static int64_t t_now_ns(void)
 /* Sleep long enough that a coarse kernel clock ticks past a timestamp. */
 static void t_tick(void)
 {
-	struct timespec ts = { 0, 30 * 1000 * 1000 };
+	struct timespec ts = {0, 30 * 1000 * 1000};
 
 	nanosleep(&ts, NULL);
 }
@@ -296,15 +297,16 @@ static bool t_range_is(int line, int fd, off_t off, size_t len,
 		if (i == len)
 			ok = true;
 		else
-			t_note(line,
-			       "%s: byte at offset %jd is 0x%02x, expected 0x%02x",
-			       what, (intmax_t)(off + (off_t)i), got[i],
-			       want ? want[i] : 0);
+			t_note(
+			    line,
+			    "%s: byte at offset %jd is 0x%02x, expected 0x%02x",
+			    what, (intmax_t)(off + (off_t)i), got[i],
+			    want ? want[i] : 0);
 	}
 	free(got);
 	return ok;
 }
-#define EXPECT_RANGE(fd, off, len, want, what)                                \
+#define EXPECT_RANGE(fd, off, len, want, what)                                 \
 	t_range_is(__LINE__, (fd), (off), (len), (want), (what))
 
 /* @path must hold exactly @want[0 .. @len): size and every byte. */
@@ -362,7 +364,8 @@ static void t_mkfiles(const char *prefix, int from, int to)
 		int fd = open(name, O_CREAT | O_WRONLY | O_EXCL, 0644);
 
 		if (fd < 0) {
-			t_note(__LINE__, "create %s: %s", name, t_errname(errno));
+			t_note(__LINE__, "create %s: %s", name,
+			       t_errname(errno));
 			return;
 		}
 		close(fd);
@@ -384,12 +387,13 @@ static void check_create_read_write_stat(void)
 	EXPECT(fst.st_size == (off_t)sizeof(buf), "fstat size %jd",
 	       (intmax_t)fst.st_size);
 	EXPECT(pread(fd, back, 100, 5000) == 100 &&
-		       memcmp(back, buf + 5000, 100) == 0,
+		   memcmp(back, buf + 5000, 100) == 0,
 	       "pread 100 @ 5000 on the writing fd");
 	EXPECT_OK(close(fd));
 
 	STAT("f", &st);
-	EXPECT(S_ISREG(st.st_mode), "mode 0%o is not a regular file", st.st_mode);
+	EXPECT(S_ISREG(st.st_mode), "mode 0%o is not a regular file",
+	       st.st_mode);
 	EXPECT((st.st_mode & 07777) == 0640, "permissions 0%o, expected 0640",
 	       st.st_mode & 07777);
 	EXPECT(st.st_nlink == 1, "nlink %ju", (uintmax_t)st.st_nlink);
@@ -430,7 +434,7 @@ static void check_enoent(void)
 	EXPECT_ERR(ENOENT, rename("nope", "other"));
 	EXPECT_ERR(ENOENT, truncate("nope", 0));
 	EXPECT_ERR(ENOENT, chmod("nope", 0600));
-	EXPECT_ERR(ENOENT, readlink("nope", (char[8]){ 0 }, 8));
+	EXPECT_ERR(ENOENT, readlink("nope", (char[8]){0}, 8));
 	EXPECT_ERR(ENOENT, open("nodir/f", O_CREAT | O_WRONLY, 0644));
 	EXPECT_ERR(ENOENT, mkdir("nodir/d", 0755));
 	EXPECT_ERR(ENOENT, symlink("x", "nodir/s"));
@@ -494,7 +498,8 @@ static void check_eisdir(void)
 	EXPECT_ERR(EISDIR, truncate("d", 0));
 	EXPECT_ERR(EISDIR, unlink("d"));
 	EXPECT_ERR(EISDIR, rename("f", "d"));
-	EXPECT(t_exists("f") && t_exists("d"), "rename onto a dir moved something");
+	EXPECT(t_exists("f") && t_exists("d"),
+	       "rename onto a dir moved something");
 	if (EXPECT_OK(fd = open("d", O_RDONLY | O_DIRECTORY))) {
 		EXPECT_ERR(EISDIR, read(fd, buf, sizeof(buf)));
 		close(fd);
@@ -516,8 +521,8 @@ static void check_enotdir(void)
 	EXPECT_ERR(ENOTDIR, rmdir("f"));
 	EXPECT_ERR(ENOTDIR, open("f", O_RDONLY | O_DIRECTORY));
 	EXPECT_ERR(ENOTDIR, rename("f", "d/"));
-	EXPECT(opendir("f") == NULL && errno == ENOTDIR, "opendir(file) errno %s",
-	       t_errname(errno));
+	EXPECT(opendir("f") == NULL && errno == ENOTDIR,
+	       "opendir(file) errno %s", t_errname(errno));
 }
 
 static void check_enametoolong(void)
@@ -577,7 +582,8 @@ static void check_exdev(void)
 	char other[64];
 	struct stat st;
 
-	snprintf(other, sizeof(other), "/tmp/posix_semantics.%d", (int)getpid());
+	snprintf(other, sizeof(other), "/tmp/posix_semantics.%d",
+		 (int)getpid());
 	REQUIRE(t_put_str("f", "f") == 0, "create f");
 	REQUIRE_OK(mkdir("d", 0755));
 	EXPECT_ERR(EXDEV, rename("f", other));
@@ -624,7 +630,7 @@ static void check_rename_replaces_file(void)
 	EXPECT_FILE("b", a, sizeof(a));
 	/* The replaced inode lives on through the open handle only. */
 	EXPECT(fstat(fd_old, &st) == 0 && st.st_nlink == 0 &&
-		       st.st_ino == sb.st_ino,
+		   st.st_ino == sb.st_ino,
 	       "replaced inode: nlink %ju ino %ju", (uintmax_t)st.st_nlink,
 	       (uintmax_t)st.st_ino);
 	t_drop_fd_cache(fd_old);
@@ -637,7 +643,8 @@ static void check_rename_replaces_file(void)
 	/* Rename onto another name of the same inode: nothing happens. */
 	REQUIRE_OK(link("b", "b2"));
 	EXPECT_OK(rename("b", "b2"));
-	EXPECT(t_exists("b") && t_exists("b2"), "rename between hard links removed one");
+	EXPECT(t_exists("b") && t_exists("b2"),
+	       "rename between hard links removed one");
 	/* Rename to itself. */
 	EXPECT_OK(rename("b", "b"));
 	EXPECT(t_exists("b"), "rename(b, b) removed b");
@@ -647,7 +654,8 @@ static void check_rename_replaces_file(void)
 	REQUIRE_OK(mkdir("d2/empty", 0755));
 	REQUIRE(t_put_str("d1/keep", "k") == 0, "create d1/keep");
 	EXPECT_OK(rename("d1", "d2/empty"));
-	EXPECT(t_exists("d2/empty/keep"), "d2/empty/keep missing after dir over empty dir");
+	EXPECT(t_exists("d2/empty/keep"),
+	       "d2/empty/keep missing after dir over empty dir");
 	/* File over file across directories. */
 	REQUIRE(t_put_str("x", "new") == 0 && t_put_str("d2/x", "old") == 0,
 		"create x, d2/x");
@@ -686,8 +694,10 @@ static void check_renameat2_exchange(void)
 	EXPECT_OK(t_renameat2("a", "b", RENAME_EXCHANGE));
 	EXPECT_FILE("a", (const uint8_t *)"BB", 2);
 	EXPECT_FILE("b", (const uint8_t *)"AAAA", 4);
-	EXPECT(STAT("a", &st) && st.st_ino == sb.st_ino, "a's ino after exchange");
-	EXPECT(STAT("b", &st) && st.st_ino == sa.st_ino, "b's ino after exchange");
+	EXPECT(STAT("a", &st) && st.st_ino == sb.st_ino,
+	       "a's ino after exchange");
+	EXPECT(STAT("b", &st) && st.st_ino == sa.st_ino,
+	       "b's ino after exchange");
 	EXPECT_ERR(ENOENT, t_renameat2("a", "missing", RENAME_EXCHANGE));
 
 	/* Directories: their contents follow the names. */
@@ -697,7 +707,7 @@ static void check_renameat2_exchange(void)
 		"create d1/x d2/y");
 	EXPECT_OK(t_renameat2("d1", "d2", RENAME_EXCHANGE));
 	EXPECT(t_exists("d1/y") && t_exists("d2/x") && !t_exists("d1/x") &&
-		       !t_exists("d2/y"),
+		   !t_exists("d2/y"),
 	       "directory contents did not follow the exchange");
 
 	/* A file and a directory in different parents: types swap, and each
@@ -710,13 +720,16 @@ static void check_renameat2_exchange(void)
 	EXPECT_OK(t_renameat2("p1/sub", "p2/file", RENAME_EXCHANGE));
 	EXPECT(STAT("p1/sub", &st) && S_ISREG(st.st_mode), "p1/sub not a file");
 	EXPECT_FILE("p1/sub", (const uint8_t *)"file", 4);
-	EXPECT(STAT("p2/file", &st) && S_ISDIR(st.st_mode), "p2/file not a dir");
+	EXPECT(STAT("p2/file", &st) && S_ISDIR(st.st_mode),
+	       "p2/file not a dir");
 	EXPECT(t_exists("p2/file/in"), "p2/file/in missing");
 	STAT("p1", &sp1);
 	STAT("p2", &sp2);
-	EXPECT(sp1.st_nlink == 2, "p1 nlink %ju after its subdir left, expected 2",
+	EXPECT(sp1.st_nlink == 2,
+	       "p1 nlink %ju after its subdir left, expected 2",
 	       (uintmax_t)sp1.st_nlink);
-	EXPECT(sp2.st_nlink == 3, "p2 nlink %ju after a subdir arrived, expected 3",
+	EXPECT(sp2.st_nlink == 3,
+	       "p2 nlink %ju after a subdir arrived, expected 3",
 	       (uintmax_t)sp2.st_nlink);
 	EXPECT(stat("p2/file/..", &st) == 0 && st.st_ino == sp2.st_ino,
 	       "p2/file/.. is not p2");
@@ -736,8 +749,9 @@ static void check_hard_links(void)
 	REQUIRE_OK(link("f", "sub/h"));
 	STAT("f", &st);
 	STAT("sub/h", &st2);
-	EXPECT(st.st_nlink == 3 && st2.st_nlink == 3, "nlink %ju/%ju, expected 3",
-	       (uintmax_t)st.st_nlink, (uintmax_t)st2.st_nlink);
+	EXPECT(st.st_nlink == 3 && st2.st_nlink == 3,
+	       "nlink %ju/%ju, expected 3", (uintmax_t)st.st_nlink,
+	       (uintmax_t)st2.st_nlink);
 	EXPECT(st.st_ino == st2.st_ino, "links have different inos");
 
 	/* Written through one name, read through the others. */
@@ -753,8 +767,8 @@ static void check_hard_links(void)
 	EXPECT_FILE("sub/h", buf, sizeof(buf));
 
 	EXPECT_OK(unlink("f"));
-	EXPECT(STAT("g", &st) && st.st_nlink == 2, "nlink %ju after unlink, expected 2",
-	       (uintmax_t)st.st_nlink);
+	EXPECT(STAT("g", &st) && st.st_nlink == 2,
+	       "nlink %ju after unlink, expected 2", (uintmax_t)st.st_nlink);
 	t_drop_cache("g");
 	EXPECT_FILE("g", buf, sizeof(buf));
 	EXPECT_OK(unlink("sub/h"));
@@ -775,9 +789,9 @@ static void check_dir_nlink(void)
 {
 	struct stat st;
 
-#define NLINK_IS(path, n)                                                     \
-	EXPECT(STAT(path, &st) && st.st_nlink == (n), "%s nlink %ju, expected %d", \
-	       path, (uintmax_t)st.st_nlink, (n))
+#define NLINK_IS(path, n)                                                      \
+	EXPECT(STAT(path, &st) && st.st_nlink == (n),                          \
+	       "%s nlink %ju, expected %d", path, (uintmax_t)st.st_nlink, (n))
 	REQUIRE_OK(mkdir("d", 0755));
 	NLINK_IS("d", 2);
 	REQUIRE_OK(mkdir("d/a", 0755));
@@ -808,7 +822,8 @@ static void check_dir_nlink(void)
 	struct stat se;
 
 	STAT("e", &se);
-	EXPECT(stat("e/b/..", &st) == 0 && st.st_ino == se.st_ino, "e/b/.. is not e");
+	EXPECT(stat("e/b/..", &st) == 0 && st.st_ino == se.st_ino,
+	       "e/b/.. is not e");
 	DIR *dir = opendir("e/b");
 	struct dirent *ent;
 	bool dotdot = false;
@@ -841,8 +856,8 @@ static void check_symlinks(void)
 	EXPECT(n == 11 && memcmp(buf, "target/path", 11) == 0,
 	       "readlink returned %zd '%.*s'", n, (int)(n > 0 ? n : 0), buf);
 	EXPECT(STAT("s", &st) && S_ISLNK(st.st_mode) && st.st_size == 11,
-	       "lstat: mode 0%o size %jd, expected a link of size 11", st.st_mode,
-	       (intmax_t)st.st_size);
+	       "lstat: mode 0%o size %jd, expected a link of size 11",
+	       st.st_mode, (intmax_t)st.st_size);
 	/* Dangling: lstat works, stat and open do not. */
 	EXPECT_ERR(ENOENT, stat("s", &st));
 	EXPECT_ERR(ENOENT, open("s", O_RDONLY));
@@ -853,7 +868,8 @@ static void check_symlinks(void)
 	/* Through a link to an existing file. */
 	REQUIRE(t_put_str("real", "content") == 0, "create real");
 	REQUIRE_OK(symlink("real", "tofile"));
-	EXPECT(stat("tofile", &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 7,
+	EXPECT(stat("tofile", &st) == 0 && S_ISREG(st.st_mode) &&
+		   st.st_size == 7,
 	       "stat through a link");
 	EXPECT_FILE("tofile", (const uint8_t *)"content", 7);
 	/* O_CREAT through a dangling link creates its target. */
@@ -862,7 +878,8 @@ static void check_symlinks(void)
 
 	if (EXPECT_OK(fd))
 		close(fd);
-	EXPECT(STAT("made", &st) && S_ISREG(st.st_mode), "O_CREAT via link did not create its target");
+	EXPECT(STAT("made", &st) && S_ISREG(st.st_mode),
+	       "O_CREAT via link did not create its target");
 	/* Long target, and a symlink to a directory. */
 	memset(target, 'x', 1000);
 	target[1000] = '\0';
@@ -876,14 +893,15 @@ static void check_symlinks(void)
 	EXPECT_FILE("todir/in", (const uint8_t *)"in", 2);
 	EXPECT_ERR(ENOTDIR, rmdir("todir"));
 	EXPECT_OK(unlink("todir"));
-	EXPECT(t_exists("dir/in"), "unlinking a dir symlink removed the dir's content");
+	EXPECT(t_exists("dir/in"),
+	       "unlinking a dir symlink removed the dir's content");
 }
 
 /* ---- checks: size changes ---------------------------------------------- */
 
 static void check_truncate_grow_zeros(void)
 {
-	uint8_t want[10000] = { 0 };
+	uint8_t want[10000] = {0};
 
 	t_pattern(want, 100, 0, 30);
 	REQUIRE(t_put("f", want, 100) == 0, "create f");
@@ -900,8 +918,8 @@ static void check_truncate_grow_zeros(void)
 	{
 		uint8_t *zeros = t_xmalloc(5 * MIB + 17 - sizeof(want));
 
-		EXPECT_RANGE(fd, sizeof(want), 5 * MIB + 17 - sizeof(want), zeros,
-			     "grown tail");
+		EXPECT_RANGE(fd, sizeof(want), 5 * MIB + 17 - sizeof(want),
+			     zeros, "grown tail");
 		free(zeros);
 	}
 	close(fd);
@@ -944,8 +962,8 @@ static void check_truncate_shrink_regrow(void)
 
 static void check_truncate_unaligned(void)
 {
-	static const off_t sizes[] = { 4095, 4096, 4097, 1,    8191,
-				       8192, 8193, 0,    12289, 16383 };
+	static const off_t sizes[] = {4095, 4096, 4097, 1,     8191,
+				      8192, 8193, 0,	12289, 16383};
 	enum { FULL = 4 * BLK };
 	uint8_t full[FULL], want[FULL];
 
@@ -958,8 +976,9 @@ static void check_truncate_unaligned(void)
 		REQUIRE(t_put("f", full, FULL) == 0, "create f");
 		t_drop_cache("f");
 		EXPECT_OK(truncate("f", s));
-		EXPECT(STAT("f", &st) && st.st_size == s, "size %jd after truncate to %jd",
-		       (intmax_t)st.st_size, (intmax_t)s);
+		EXPECT(STAT("f", &st) && st.st_size == s,
+		       "size %jd after truncate to %jd", (intmax_t)st.st_size,
+		       (intmax_t)s);
 		t_drop_cache("f");
 		EXPECT_FILE("f", full, (size_t)s);
 		/* Regrow: [s, FULL) must read zeros, not the old bytes. */
@@ -967,7 +986,8 @@ static void check_truncate_unaligned(void)
 		memcpy(want, full, (size_t)s);
 		memset(want + s, 0, FULL - (size_t)s);
 		t_drop_cache("f");
-		snprintf(what, sizeof(what), "f cut to %jd then regrown", (intmax_t)s);
+		snprintf(what, sizeof(what), "f cut to %jd then regrown",
+			 (intmax_t)s);
 		int fd = open("f", O_RDONLY);
 
 		if (EXPECT_OK(fd)) {
@@ -988,9 +1008,11 @@ static void check_fallocate_extend(void)
 	EXPECT(write(fd, head, sizeof(head)) == (ssize_t)sizeof(head), "write");
 	if (EXPECT_OK(fallocate(fd, 0, 0, 100000))) {
 		EXPECT(fstat(fd, &st) == 0 && st.st_size == 100000,
-		       "size %jd after fallocate to 100000", (intmax_t)st.st_size);
+		       "size %jd after fallocate to 100000",
+		       (intmax_t)st.st_size);
 		t_drop_fd_cache(fd);
-		EXPECT_RANGE(fd, 0, sizeof(head), head, "data before fallocate");
+		EXPECT_RANGE(fd, 0, sizeof(head), head,
+			     "data before fallocate");
 		uint8_t *zeros = t_xmalloc(100000);
 
 		EXPECT_RANGE(fd, sizeof(head), 100000 - sizeof(head), zeros,
@@ -1001,7 +1023,8 @@ static void check_fallocate_extend(void)
 	EXPECT_OK(fallocate(fd, 0, 50000, 10));
 	EXPECT_OK(fallocate(fd, FALLOC_FL_KEEP_SIZE, 100000, 8192));
 	EXPECT(fstat(fd, &st) == 0 && st.st_size == 100000,
-	       "size %jd after in-range/KEEP_SIZE fallocate", (intmax_t)st.st_size);
+	       "size %jd after in-range/KEEP_SIZE fallocate",
+	       (intmax_t)st.st_size);
 	EXPECT_ERR(EINVAL, fallocate(fd, 0, 0, 0));
 	close(fd);
 }
@@ -1018,8 +1041,9 @@ static void check_punch_hole(void)
 	REQUIRE(t_pwrite_full(fd, want, LEN, 0) == LEN, "write f");
 	EXPECT_OK(fsync(fd));
 	REQUIRE_OK(fstat(fd, &before));
-	EXPECT(before.st_blocks >= LEN / 512, "st_blocks %jd for %d written bytes",
-	       (intmax_t)before.st_blocks, LEN);
+	EXPECT(before.st_blocks >= LEN / 512,
+	       "st_blocks %jd for %d written bytes", (intmax_t)before.st_blocks,
+	       LEN);
 	/* [1000, 15288): blocks 1 and 2 whole, the edges of 0 and 3 partly. */
 	if (EXPECT_OK(fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
 				P_OFF, P_LEN))) {
@@ -1030,11 +1054,13 @@ static void check_punch_hole(void)
 		REQUIRE_OK(fstat(fd, &after));
 		EXPECT(after.st_size == LEN, "size %jd after KEEP_SIZE punch",
 		       (intmax_t)after.st_size);
-		EXPECT(after.st_blocks <= before.st_blocks - 2 * BLK / 512,
-		       "st_blocks %jd -> %jd: two whole punched blocks not freed",
-		       (intmax_t)before.st_blocks, (intmax_t)after.st_blocks);
+		EXPECT(
+		    after.st_blocks <= before.st_blocks - 2 * BLK / 512,
+		    "st_blocks %jd -> %jd: two whole punched blocks not freed",
+		    (intmax_t)before.st_blocks, (intmax_t)after.st_blocks);
 	}
-	/* Punch without KEEP_SIZE is invalid; a punch past EOF changes nothing. */
+	/* Punch without KEEP_SIZE is invalid; a punch past EOF changes nothing.
+	 */
 	EXPECT_ERR(EOPNOTSUPP, fallocate(fd, FALLOC_FL_PUNCH_HOLE, 0, BLK));
 	EXPECT_OK(fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
 			    LEN + BLK, BLK));
@@ -1061,16 +1087,17 @@ static void check_sparse_1g(void)
 	REQUIRE_OK(fstat(fd, &st));
 	EXPECT(st.st_size == GIB + BLK, "size %jd, expected %lld",
 	       (intmax_t)st.st_size, GIB + BLK);
-	EXPECT(st.st_blocks * 512 <= 256 * KIB, "st_blocks %jd for one written block",
-	       (intmax_t)st.st_blocks);
+	EXPECT(st.st_blocks * 512 <= 256 * KIB,
+	       "st_blocks %jd for one written block", (intmax_t)st.st_blocks);
 	t_drop_fd_cache(fd);
 	EXPECT_RANGE(fd, 0, BLK, NULL, "hole @ 0");
 	EXPECT_RANGE(fd, 512 * MIB + 123, 3 * BLK, NULL, "hole @ 512 MiB");
 	{
-		uint8_t want[200] = { 0 };
+		uint8_t want[200] = {0};
 
 		memcpy(want + 100, data, 100);
-		EXPECT_RANGE(fd, GIB - 100, 200, want, "hole/data edge @ 1 GiB");
+		EXPECT_RANGE(fd, GIB - 100, 200, want,
+			     "hole/data edge @ 1 GiB");
 	}
 	EXPECT_RANGE(fd, GIB, BLK, data, "data @ 1 GiB");
 	char c;
@@ -1089,22 +1116,24 @@ static void check_chmod_chown(void)
 
 	REQUIRE(t_put_str("f", "x") == 0, "create f");
 	EXPECT_OK(chmod("f", 0600));
-	EXPECT(STAT("f", &st) && st.st_mode == (S_IFREG | 0600), "mode 0%o, expected 0100600",
-	       st.st_mode);
+	EXPECT(STAT("f", &st) && st.st_mode == (S_IFREG | 0600),
+	       "mode 0%o, expected 0100600", st.st_mode);
 	EXPECT_OK(chmod("f", 07777));
-	EXPECT(STAT("f", &st) && st.st_mode == (S_IFREG | 07777), "mode 0%o, expected 0107777",
-	       st.st_mode);
+	EXPECT(STAT("f", &st) && st.st_mode == (S_IFREG | 07777),
+	       "mode 0%o, expected 0107777", st.st_mode);
 	EXPECT_OK(chmod("f", 0640));
 	EXPECT_OK(chown("f", 1234, 5678));
 	EXPECT(STAT("f", &st) && st.st_uid == 1234 && st.st_gid == 5678,
 	       "owner %u:%u, expected 1234:5678", st.st_uid, st.st_gid);
-	EXPECT(st.st_mode == (S_IFREG | 0640), "mode 0%o changed by chown", st.st_mode);
+	EXPECT(st.st_mode == (S_IFREG | 0640), "mode 0%o changed by chown",
+	       st.st_mode);
 	EXPECT_OK(chown("f", (uid_t)-1, 4321));
 	EXPECT(STAT("f", &st) && st.st_uid == 1234 && st.st_gid == 4321,
 	       "owner %u:%u, expected 1234:4321", st.st_uid, st.st_gid);
 	EXPECT_OK(chown("f", (uid_t)-1, (gid_t)-1));
 	EXPECT(STAT("f", &st) && st.st_uid == 1234 && st.st_gid == 4321,
-	       "chown(-1, -1) changed the owner to %u:%u", st.st_uid, st.st_gid);
+	       "chown(-1, -1) changed the owner to %u:%u", st.st_uid,
+	       st.st_gid);
 	/* chown of a set-user-ID file clears the bit (Linux, even for root). */
 	EXPECT_OK(chmod("f", 04755));
 	EXPECT_OK(chown("f", 0, 0));
@@ -1115,8 +1144,8 @@ static void check_chmod_chown(void)
 	EXPECT_OK(lchown("s", 42, 43));
 	EXPECT(STAT("s", &sl) && sl.st_uid == 42 && sl.st_gid == 43,
 	       "link owner %u:%u", sl.st_uid, sl.st_gid);
-	EXPECT(STAT("f", &st) && st.st_uid == 0, "lchown changed the target to %u",
-	       st.st_uid);
+	EXPECT(STAT("f", &st) && st.st_uid == 0,
+	       "lchown changed the target to %u", st.st_uid);
 	/* Directories. */
 	REQUIRE_OK(mkdir("d", 0755));
 	EXPECT_OK(chmod("d", 0711));
@@ -1139,85 +1168,93 @@ static void check_utimensat(void)
 	int64_t t0, t1;
 
 	REQUIRE(t_put_str("f", "x") == 0, "create f");
-	ts[0] = (struct timespec){ 1000000000, 123456789 };
-	ts[1] = (struct timespec){ 1500000000, 987654321 };
+	ts[0] = (struct timespec){1000000000, 123456789};
+	ts[1] = (struct timespec){1500000000, 987654321};
 	EXPECT_OK(utimensat(AT_FDCWD, "f", ts, 0));
 	EXPECT(STAT("f", &st) && t_ts_ns(st.st_atim) == 1000000000123456789LL &&
-		       t_ts_ns(st.st_mtim) == 1500000000987654321LL,
+		   t_ts_ns(st.st_mtim) == 1500000000987654321LL,
 	       "times %jd.%09ld / %jd.%09ld, expected 1000000000.123456789 / "
 	       "1500000000.987654321",
 	       (intmax_t)st.st_atim.tv_sec, st.st_atim.tv_nsec,
 	       (intmax_t)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
 	/* Negative and far-future times. */
-	ts[0] = (struct timespec){ -86400, 1 };
-	ts[1] = (struct timespec){ 4102444800LL, 999999999 };
+	ts[0] = (struct timespec){-86400, 1};
+	ts[1] = (struct timespec){4102444800LL, 999999999};
 	EXPECT_OK(utimensat(AT_FDCWD, "f", ts, 0));
-	EXPECT(STAT("f", &st) && t_ts_ns(st.st_atim) == -86400LL * 1000000000 + 1 &&
-		       t_ts_ns(st.st_mtim) == 4102444800999999999LL,
+	EXPECT(STAT("f", &st) &&
+		   t_ts_ns(st.st_atim) == -86400LL * 1000000000 + 1 &&
+		   t_ts_ns(st.st_mtim) == 4102444800999999999LL,
 	       "times %jd.%09ld / %jd.%09ld, expected -86400.000000001 / "
 	       "4102444800.999999999",
 	       (intmax_t)st.st_atim.tv_sec, st.st_atim.tv_nsec,
 	       (intmax_t)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
 
 	/* UTIME_OMIT keeps atime; UTIME_NOW sets mtime to the current time. */
-	ts[0] = (struct timespec){ 1000000000, 5 };
-	ts[1] = (struct timespec){ 1000000000, 6 };
+	ts[0] = (struct timespec){1000000000, 5};
+	ts[1] = (struct timespec){1000000000, 6};
 	EXPECT_OK(utimensat(AT_FDCWD, "f", ts, 0));
 	STAT("f", &st0);
 	t_tick();
 	t0 = t_now_ns();
-	ts[0] = (struct timespec){ 0, UTIME_OMIT };
-	ts[1] = (struct timespec){ 0, UTIME_NOW };
+	ts[0] = (struct timespec){0, UTIME_OMIT};
+	ts[1] = (struct timespec){0, UTIME_NOW};
 	EXPECT_OK(utimensat(AT_FDCWD, "f", ts, 0));
 	t1 = t_now_ns();
 	STAT("f", &st);
 	EXPECT(t_ts_ns(st.st_atim) == 1000000000000000005LL,
-	       "UTIME_OMIT changed atime to %jd.%09ld", (intmax_t)st.st_atim.tv_sec,
-	       st.st_atim.tv_nsec);
-	EXPECT(t_ts_ns(st.st_mtim) >= t0 - 20000000 && t_ts_ns(st.st_mtim) <= t1 + 20000000,
+	       "UTIME_OMIT changed atime to %jd.%09ld",
+	       (intmax_t)st.st_atim.tv_sec, st.st_atim.tv_nsec);
+	EXPECT(t_ts_ns(st.st_mtim) >= t0 - 20000000 &&
+		   t_ts_ns(st.st_mtim) <= t1 + 20000000,
 	       "UTIME_NOW mtime %jd.%09ld not within [%jd, %jd] ns",
 	       (intmax_t)st.st_mtim.tv_sec, st.st_mtim.tv_nsec, (intmax_t)t0,
 	       (intmax_t)t1);
-	EXPECT(t_ts_ns(st.st_ctim) > t_ts_ns(st0.st_ctim), "ctime did not advance on utimensat");
+	EXPECT(t_ts_ns(st.st_ctim) > t_ts_ns(st0.st_ctim),
+	       "ctime did not advance on utimensat");
 	/* UTIME_NOW on atime, OMIT on mtime. */
-	ts[0] = (struct timespec){ 0, UTIME_NOW };
-	ts[1] = (struct timespec){ 0, UTIME_OMIT };
+	ts[0] = (struct timespec){0, UTIME_NOW};
+	ts[1] = (struct timespec){0, UTIME_OMIT};
 	int64_t mtime = t_ts_ns(st.st_mtim);
 
 	EXPECT_OK(utimensat(AT_FDCWD, "f", ts, 0));
 	STAT("f", &st);
 	EXPECT(t_ts_ns(st.st_mtim) == mtime, "UTIME_OMIT changed mtime");
-	EXPECT(t_ts_ns(st.st_atim) >= t0 - 20000000, "UTIME_NOW atime in the past");
+	EXPECT(t_ts_ns(st.st_atim) >= t0 - 20000000,
+	       "UTIME_NOW atime in the past");
 	/* NULL: both now. futimens through a fd. */
 	EXPECT_OK(utimensat(AT_FDCWD, "f", NULL, 0));
 	STAT("f", &st);
-	EXPECT(t_ts_ns(st.st_mtim) >= t0 - 20000000 && t_ts_ns(st.st_atim) >= t0 - 20000000,
+	EXPECT(t_ts_ns(st.st_mtim) >= t0 - 20000000 &&
+		   t_ts_ns(st.st_atim) >= t0 - 20000000,
 	       "utimensat(NULL) did not set both to now");
 	int fd = open("f", O_RDONLY);
 
 	if (EXPECT_OK(fd)) {
-		ts[0] = (struct timespec){ 1234567890, 111 };
-		ts[1] = (struct timespec){ 1234567890, 222 };
+		ts[0] = (struct timespec){1234567890, 111};
+		ts[1] = (struct timespec){1234567890, 222};
 		EXPECT_OK(futimens(fd, ts));
 		EXPECT(fstat(fd, &st) == 0 && st.st_mtim.tv_nsec == 222 &&
-			       st.st_atim.tv_nsec == 111,
-		       "futimens ns %ld/%ld", st.st_atim.tv_nsec, st.st_mtim.tv_nsec);
+			   st.st_atim.tv_nsec == 111,
+		       "futimens ns %ld/%ld", st.st_atim.tv_nsec,
+		       st.st_mtim.tv_nsec);
 		close(fd);
 	}
 	/* AT_SYMLINK_NOFOLLOW sets the link's own times. */
 	REQUIRE_OK(symlink("f", "s"));
-	ts[0] = (struct timespec){ 1111111111, 1 };
-	ts[1] = (struct timespec){ 1111111111, 2 };
+	ts[0] = (struct timespec){1111111111, 1};
+	ts[1] = (struct timespec){1111111111, 2};
 	EXPECT_OK(utimensat(AT_FDCWD, "s", ts, AT_SYMLINK_NOFOLLOW));
 	EXPECT(STAT("s", &st) && t_ts_ns(st.st_mtim) == 1111111111000000002LL,
-	       "link mtime %jd.%09ld", (intmax_t)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+	       "link mtime %jd.%09ld", (intmax_t)st.st_mtim.tv_sec,
+	       st.st_mtim.tv_nsec);
 	EXPECT(STAT("f", &st) && st.st_mtim.tv_sec == 1234567890,
 	       "target mtime changed by AT_SYMLINK_NOFOLLOW");
 }
 
 static void check_mtime_ctime_on_write_truncate(void)
 {
-	static const struct timespec old[2] = { { 1000000000, 0 }, { 1000000000, 0 } };
+	static const struct timespec old[2] = {{1000000000, 0},
+					       {1000000000, 0}};
 	struct stat st0, st;
 	int64_t t0;
 	int fd;
@@ -1232,9 +1269,11 @@ static void check_mtime_ctime_on_write_truncate(void)
 	EXPECT(pwrite(fd, "defg", 4, 3) == 4, "pwrite");
 	EXPECT_OK(fsync(fd));
 	REQUIRE_OK(stat("f", &st));
-	EXPECT(t_ts_ns(st.st_mtim) >= t0 - 20000000, "mtime %jd.%09ld not advanced by write",
+	EXPECT(t_ts_ns(st.st_mtim) >= t0 - 20000000,
+	       "mtime %jd.%09ld not advanced by write",
 	       (intmax_t)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
-	EXPECT(t_ts_ns(st.st_ctim) > t_ts_ns(st0.st_ctim), "ctime not advanced by write");
+	EXPECT(t_ts_ns(st.st_ctim) > t_ts_ns(st0.st_ctim),
+	       "ctime not advanced by write");
 	/* ftruncate, growing and shrinking */
 	EXPECT_OK(futimens(fd, old));
 	REQUIRE_OK(fstat(fd, &st0));
@@ -1242,16 +1281,20 @@ static void check_mtime_ctime_on_write_truncate(void)
 	t0 = t_now_ns();
 	EXPECT_OK(ftruncate(fd, 100));
 	REQUIRE_OK(stat("f", &st));
-	EXPECT(t_ts_ns(st.st_mtim) >= t0 - 20000000, "mtime not advanced by ftruncate (grow)");
-	EXPECT(t_ts_ns(st.st_ctim) > t_ts_ns(st0.st_ctim), "ctime not advanced by ftruncate");
+	EXPECT(t_ts_ns(st.st_mtim) >= t0 - 20000000,
+	       "mtime not advanced by ftruncate (grow)");
+	EXPECT(t_ts_ns(st.st_ctim) > t_ts_ns(st0.st_ctim),
+	       "ctime not advanced by ftruncate");
 	EXPECT_OK(futimens(fd, old));
 	REQUIRE_OK(fstat(fd, &st0));
 	t_tick();
 	t0 = t_now_ns();
 	EXPECT_OK(truncate("f", 2));
 	REQUIRE_OK(stat("f", &st));
-	EXPECT(t_ts_ns(st.st_mtim) >= t0 - 20000000, "mtime not advanced by truncate (shrink)");
-	EXPECT(t_ts_ns(st.st_ctim) > t_ts_ns(st0.st_ctim), "ctime not advanced by truncate");
+	EXPECT(t_ts_ns(st.st_mtim) >= t0 - 20000000,
+	       "mtime not advanced by truncate (shrink)");
+	EXPECT(t_ts_ns(st.st_ctim) > t_ts_ns(st0.st_ctim),
+	       "ctime not advanced by truncate");
 	/* O_TRUNC */
 	EXPECT_OK(futimens(fd, old));
 	close(fd);
@@ -1261,8 +1304,10 @@ static void check_mtime_ctime_on_write_truncate(void)
 	REQUIRE_OK(fd = open("f", O_WRONLY | O_TRUNC));
 	close(fd);
 	REQUIRE_OK(stat("f", &st));
-	EXPECT(t_ts_ns(st.st_mtim) >= t0 - 20000000, "mtime not advanced by O_TRUNC");
-	EXPECT(t_ts_ns(st.st_ctim) > t_ts_ns(st0.st_ctim), "ctime not advanced by O_TRUNC");
+	EXPECT(t_ts_ns(st.st_mtim) >= t0 - 20000000,
+	       "mtime not advanced by O_TRUNC");
+	EXPECT(t_ts_ns(st.st_ctim) > t_ts_ns(st0.st_ctim),
+	       "ctime not advanced by O_TRUNC");
 	/* A read changes neither mtime nor ctime. */
 	REQUIRE(t_put_str("f", "some data") == 0, "rewrite f");
 	REQUIRE_OK(stat("f", &st0));
@@ -1274,7 +1319,7 @@ static void check_mtime_ctime_on_write_truncate(void)
 	close(fd);
 	REQUIRE_OK(stat("f", &st));
 	EXPECT(t_ts_ns(st.st_mtim) == t_ts_ns(st0.st_mtim) &&
-		       t_ts_ns(st.st_ctim) == t_ts_ns(st0.st_ctim),
+		   t_ts_ns(st.st_ctim) == t_ts_ns(st0.st_ctim),
 	       "read changed mtime or ctime");
 }
 
@@ -1286,58 +1331,70 @@ static void check_ctime_chmod_link_rename(void)
 	REQUIRE_OK(stat("f", &st0));
 	t_tick();
 	EXPECT_OK(chmod("f", 0600));
-	EXPECT(stat("f", &st) == 0 && t_ts_ns(st.st_ctim) > t_ts_ns(st0.st_ctim),
+	EXPECT(stat("f", &st) == 0 &&
+		   t_ts_ns(st.st_ctim) > t_ts_ns(st0.st_ctim),
 	       "ctime not advanced by chmod");
-	EXPECT(t_ts_ns(st.st_mtim) == t_ts_ns(st0.st_mtim), "mtime changed by chmod");
+	EXPECT(t_ts_ns(st.st_mtim) == t_ts_ns(st0.st_mtim),
+	       "mtime changed by chmod");
 	st0 = st;
 	t_tick();
 	EXPECT_OK(chown("f", 1, 1));
-	EXPECT(stat("f", &st) == 0 && t_ts_ns(st.st_ctim) > t_ts_ns(st0.st_ctim),
+	EXPECT(stat("f", &st) == 0 &&
+		   t_ts_ns(st.st_ctim) > t_ts_ns(st0.st_ctim),
 	       "ctime not advanced by chown");
 	st0 = st;
 	t_tick();
 	EXPECT_OK(link("f", "g"));
-	EXPECT(stat("f", &st) == 0 && t_ts_ns(st.st_ctim) > t_ts_ns(st0.st_ctim),
+	EXPECT(stat("f", &st) == 0 &&
+		   t_ts_ns(st.st_ctim) > t_ts_ns(st0.st_ctim),
 	       "ctime not advanced by link");
 	st0 = st;
 	t_tick();
 	EXPECT_OK(unlink("g"));
-	EXPECT(stat("f", &st) == 0 && t_ts_ns(st.st_ctim) > t_ts_ns(st0.st_ctim),
+	EXPECT(stat("f", &st) == 0 &&
+		   t_ts_ns(st.st_ctim) > t_ts_ns(st0.st_ctim),
 	       "ctime not advanced by unlink of another link");
 	st0 = st;
 	t_tick();
 	EXPECT_OK(rename("f", "h"));
-	EXPECT(stat("h", &st) == 0 && t_ts_ns(st.st_ctim) > t_ts_ns(st0.st_ctim),
+	EXPECT(stat("h", &st) == 0 &&
+		   t_ts_ns(st.st_ctim) > t_ts_ns(st0.st_ctim),
 	       "ctime not advanced by rename");
-	EXPECT(t_ts_ns(st.st_mtim) == t_ts_ns(st0.st_mtim), "mtime changed by rename");
+	EXPECT(t_ts_ns(st.st_mtim) == t_ts_ns(st0.st_mtim),
+	       "mtime changed by rename");
 	st0 = st;
 	t_tick();
 	EXPECT_OK(setxattr("h", "user.t", "v", 1, 0));
-	EXPECT(stat("h", &st) == 0 && t_ts_ns(st.st_ctim) > t_ts_ns(st0.st_ctim),
+	EXPECT(stat("h", &st) == 0 &&
+		   t_ts_ns(st.st_ctim) > t_ts_ns(st0.st_ctim),
 	       "ctime not advanced by setxattr");
 }
 
 static void check_parent_dir_times(void)
 {
-	static const struct timespec old[2] = { { 1000000000, 0 }, { 1000000000, 0 } };
+	static const struct timespec old[2] = {{1000000000, 0},
+					       {1000000000, 0}};
 	struct stat st;
 	int64_t t0;
 
-#define DIR_TOUCHED_BY(what, op)                                              \
-	do {                                                                  \
-		EXPECT_OK(utimensat(AT_FDCWD, "d", old, 0));                  \
-		t_tick();                                                     \
-		t0 = t_now_ns();                                              \
-		op;                                                           \
-		EXPECT(stat("d", &st) == 0 && t_ts_ns(st.st_mtim) >= t0 - 20000000 && \
-			       t_ts_ns(st.st_ctim) >= t0 - 20000000,          \
-		       "parent mtime/ctime not advanced by %s (mtime %jd.%09ld)", \
-		       what, (intmax_t)st.st_mtim.tv_sec, st.st_mtim.tv_nsec); \
+#define DIR_TOUCHED_BY(what, op)                                               \
+	do {                                                                   \
+		EXPECT_OK(utimensat(AT_FDCWD, "d", old, 0));                   \
+		t_tick();                                                      \
+		t0 = t_now_ns();                                               \
+		op;                                                            \
+		EXPECT(                                                        \
+		    stat("d", &st) == 0 &&                                     \
+			t_ts_ns(st.st_mtim) >= t0 - 20000000 &&                \
+			t_ts_ns(st.st_ctim) >= t0 - 20000000,                  \
+		    "parent mtime/ctime not advanced by %s (mtime %jd.%09ld)", \
+		    what, (intmax_t)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);    \
 	} while (0)
 
 	REQUIRE_OK(mkdir("d", 0755));
 	REQUIRE_OK(mkdir("other", 0755));
-	DIR_TOUCHED_BY("create", EXPECT(t_put_str("d/f", "x") == 0, "create d/f"));
+	DIR_TOUCHED_BY("create",
+		       EXPECT(t_put_str("d/f", "x") == 0, "create d/f"));
 	DIR_TOUCHED_BY("unlink", EXPECT_OK(unlink("d/f")));
 	DIR_TOUCHED_BY("mkdir", EXPECT_OK(mkdir("d/sub", 0755)));
 	DIR_TOUCHED_BY("rmdir", EXPECT_OK(rmdir("d/sub")));
@@ -1388,12 +1445,14 @@ static void check_xattrs(void)
 	EXPECT(n == 12 && memcmp(buf, "longer value", 12) == 0,
 	       "replaced value: %zd bytes", n);
 	EXPECT_OK(setxattr("f", "user.empty", "", 0, 0));
-	EXPECT(getxattr("f", "user.empty", buf, sizeof(buf)) == 0, "empty value");
+	EXPECT(getxattr("f", "user.empty", buf, sizeof(buf)) == 0,
+	       "empty value");
 	t_pattern(bin, sizeof(bin), 0, 80);
 	bin[0] = bin[500] = 0;
 	EXPECT_OK(setxattr("f", "user.bin", bin, sizeof(bin), 0));
 	n = getxattr("f", "user.bin", binback, sizeof(binback));
-	EXPECT(n == (ssize_t)sizeof(bin) && memcmp(bin, binback, sizeof(bin)) == 0,
+	EXPECT(n == (ssize_t)sizeof(bin) &&
+		   memcmp(bin, binback, sizeof(bin)) == 0,
 	       "binary value: %zd bytes or content differs", n);
 	/* listxattr: size query, ERANGE, names. */
 	n = listxattr("f", NULL, 0);
@@ -1404,8 +1463,8 @@ static void check_xattrs(void)
 	EXPECT_ERR(ERANGE, listxattr("f", list, 3));
 	n = listxattr("f", list, sizeof(list));
 	EXPECT(n >= want && t_list_has(list, n, "user.a") &&
-		       t_list_has(list, n, "user.empty") &&
-		       t_list_has(list, n, "user.bin"),
+		   t_list_has(list, n, "user.empty") &&
+		   t_list_has(list, n, "user.bin"),
 	       "listxattr (%zd bytes) misses a name", n);
 	/* removexattr */
 	EXPECT_OK(removexattr("f", "user.a"));
@@ -1413,19 +1472,21 @@ static void check_xattrs(void)
 	EXPECT_ERR(ENODATA, removexattr("f", "user.a"));
 	n = listxattr("f", list, sizeof(list));
 	EXPECT(n >= 0 && !t_list_has(list, n, "user.a") &&
-		       t_list_has(list, n, "user.bin"),
+		   t_list_has(list, n, "user.bin"),
 	       "listxattr after removexattr");
 	/* Through a fd, on a directory, and kept per inode across links. */
 	int fd = open("f", O_RDONLY);
 
 	if (EXPECT_OK(fd)) {
 		EXPECT_OK(fsetxattr(fd, "user.fd", "1", 1, 0));
-		EXPECT(fgetxattr(fd, "user.fd", buf, sizeof(buf)) == 1, "fgetxattr");
+		EXPECT(fgetxattr(fd, "user.fd", buf, sizeof(buf)) == 1,
+		       "fgetxattr");
 		close(fd);
 	}
 	REQUIRE_OK(mkdir("d", 0755));
 	EXPECT_OK(setxattr("d", "user.dir", "dv", 2, 0));
-	EXPECT(getxattr("d", "user.dir", buf, sizeof(buf)) == 2, "xattr on a dir");
+	EXPECT(getxattr("d", "user.dir", buf, sizeof(buf)) == 2,
+	       "xattr on a dir");
 	EXPECT_OK(link("f", "g"));
 	EXPECT(getxattr("g", "user.fd", buf, sizeof(buf)) == 1,
 	       "xattr not visible through a hard link");
@@ -1450,18 +1511,20 @@ static void check_unlinked_open_file(void)
 	EXPECT(t_pwrite_full(fd, want, LEN, 0) == LEN, "write before unlink");
 	EXPECT_OK(unlink("f"));
 	EXPECT_ERR(ENOENT, lstat("f", &st));
-	EXPECT(fstat(fd, &st) == 0 && st.st_nlink == 0, "fstat nlink %ju, expected 0",
-	       (uintmax_t)st.st_nlink);
+	EXPECT(fstat(fd, &st) == 0 && st.st_nlink == 0,
+	       "fstat nlink %ju, expected 0", (uintmax_t)st.st_nlink);
 	t_drop_fd_cache(fd);
 	EXPECT_RANGE(fd, 0, LEN, want, "unlinked file, first half");
-	EXPECT(t_pwrite_full(fd, want + LEN, LEN, LEN) == LEN, "write after unlink");
+	EXPECT(t_pwrite_full(fd, want + LEN, LEN, LEN) == LEN,
+	       "write after unlink");
 	EXPECT_OK(fsync(fd));
-	EXPECT(fstat(fd, &st) == 0 && st.st_size == 2 * LEN, "size %jd, expected %d",
-	       (intmax_t)st.st_size, 2 * LEN);
+	EXPECT(fstat(fd, &st) == 0 && st.st_size == 2 * LEN,
+	       "size %jd, expected %d", (intmax_t)st.st_size, 2 * LEN);
 	t_drop_fd_cache(fd);
 	EXPECT_RANGE(fd, 0, 2 * LEN, want, "unlinked file, both halves");
 	EXPECT_OK(ftruncate(fd, LEN + 10));
-	EXPECT(fstat(fd, &st) == 0 && st.st_size == LEN + 10, "ftruncate of an unlinked file");
+	EXPECT(fstat(fd, &st) == 0 && st.st_size == LEN + 10,
+	       "ftruncate of an unlinked file");
 	/* Reopening the unlinked inode through /proc reaches the filesystem. */
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
 	fd2 = open(proc, O_RDONLY);
@@ -1506,7 +1569,8 @@ static void check_o_append(void)
 	t_pattern(big, sizeof(big), 0, 91);
 	memcpy(big, "helloworldABC", 13);
 	REQUIRE_OK(fd1 = open("f", O_WRONLY | O_APPEND));
-	EXPECT(write(fd1, big + 13, sizeof(big) - 13) == (ssize_t)(sizeof(big) - 13),
+	EXPECT(write(fd1, big + 13, sizeof(big) - 13) ==
+		   (ssize_t)(sizeof(big) - 13),
 	       "append across a block");
 	close(fd1);
 	t_drop_cache("f");
@@ -1570,7 +1634,7 @@ static void t_count_entries(const char *path, const char *prefix, int *counts,
 
 static void check_readdir_large(void)
 {
-	int counts[NENT] = { 0 }, others, wrong = 0;
+	int counts[NENT] = {0}, others, wrong = 0;
 	struct dirent *e;
 	int dots = 0, dotdots = 0, badtype = 0, badino = 0;
 
@@ -1582,8 +1646,10 @@ static void check_readdir_large(void)
 	for (int i = 0; i < NENT; i++)
 		if (counts[i] != 1 && wrong++ < 5)
 			t_note(__LINE__, "e%04d listed %d times", i, counts[i]);
-	EXPECT(wrong == 0, "%d of %d entries not listed exactly once", wrong, NENT);
-	EXPECT(others == 1, "%d other names listed, expected 1 (subdir)", others);
+	EXPECT(wrong == 0, "%d of %d entries not listed exactly once", wrong,
+	       NENT);
+	EXPECT(others == 1, "%d other names listed, expected 1 (subdir)",
+	       others);
 
 	DIR *d = opendir(".");
 
@@ -1594,17 +1660,18 @@ static void check_readdir_large(void)
 		dots += !strcmp(e->d_name, ".");
 		dotdots += !strcmp(e->d_name, "..");
 		if (e->d_type != DT_UNKNOWN &&
-		    e->d_type != (strcmp(e->d_name, "subdir") && e->d_name[0] != '.'
-					  ? DT_REG
-					  : DT_DIR))
+		    e->d_type !=
+			(strcmp(e->d_name, "subdir") && e->d_name[0] != '.'
+			     ? DT_REG
+			     : DT_DIR))
 			badtype++;
 		if (e->d_name[0] == 'e' && e->d_name[4] == '7' &&
 		    (lstat(e->d_name, &st) != 0 || st.st_ino != e->d_ino))
 			badino++;
 	}
 	closedir(d);
-	EXPECT(dots == 1 && dotdots == 1, "'.' listed %d times, '..' %d times", dots,
-	       dotdots);
+	EXPECT(dots == 1 && dotdots == 1, "'.' listed %d times, '..' %d times",
+	       dots, dotdots);
 	EXPECT(badtype == 0, "%d entries with a wrong d_type", badtype);
 	EXPECT(badino == 0, "%d entries whose d_ino differs from stat", badino);
 	EXPECT_OK(chdir(".."));
@@ -1627,7 +1694,7 @@ static void t_rename_m(int i)
 
 static void check_readdir_during_changes(void)
 {
-	int seen_m[NENT] = { 0 }, seen_n[500] = { 0 }, seen_r[NENT] = { 0 };
+	int seen_m[NENT] = {0}, seen_n[500] = {0}, seen_r[NENT] = {0};
 	int counts[NENT];
 	int others = 0, read = 0, wrong = 0;
 	struct dirent *e;
@@ -1644,11 +1711,14 @@ static void check_readdir_during_changes(void)
 
 		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
 			continue;
-		if (e->d_name[0] == 'm' && sscanf(e->d_name + 1, "%4d", &i) == 1)
+		if (e->d_name[0] == 'm' &&
+		    sscanf(e->d_name + 1, "%4d", &i) == 1)
 			seen_m[i]++;
-		else if (e->d_name[0] == 'n' && sscanf(e->d_name + 1, "%4d", &i) == 1)
+		else if (e->d_name[0] == 'n' &&
+			 sscanf(e->d_name + 1, "%4d", &i) == 1)
 			seen_n[i]++;
-		else if (e->d_name[0] == 'r' && sscanf(e->d_name + 1, "%4d", &i) == 1)
+		else if (e->d_name[0] == 'r' &&
+			 sscanf(e->d_name + 1, "%4d", &i) == 1)
 			seen_r[i]++;
 		else
 			others++;
@@ -1683,12 +1753,13 @@ static void check_readdir_during_changes(void)
 			       touched ? "removed or renamed" : "untouched",
 			       seen_m[i]);
 		if (seen_r[i] > 1 && wrong++ < 5)
-			t_note(__LINE__, "r%04d (renamed to) listed %d times", i,
-			       seen_r[i]);
+			t_note(__LINE__, "r%04d (renamed to) listed %d times",
+			       i, seen_r[i]);
 	}
 	for (int i = 0; i < 500; i++)
 		if (seen_n[i] > 1 && wrong++ < 5)
-			t_note(__LINE__, "n%04d (added) listed %d times", i, seen_n[i]);
+			t_note(__LINE__, "n%04d (added) listed %d times", i,
+			       seen_n[i]);
 	EXPECT(wrong == 0, "%d entries listed wrongly during changes", wrong);
 	EXPECT(others == 0, "%d unexpected names", others);
 
@@ -1699,7 +1770,8 @@ static void check_readdir_during_changes(void)
 	for (int i = 0; i < NENT; i++)
 		wrong += counts[i] != (t_touched_m(i) ? 0 : 1);
 	EXPECT(wrong == 0 && others == 600,
-	       "after changes: %d m-entries wrong, %d others (expected 500 n + 100 r)",
+	       "after changes: %d m-entries wrong, %d others (expected 500 n + "
+	       "100 r)",
 	       wrong, others);
 	EXPECT_OK(chdir(".."));
 }
@@ -1732,7 +1804,8 @@ static void check_seekdir_telldir(void)
 	seekdir(d, pos);
 	e = readdir(d);
 	EXPECT(e && strcmp(e->d_name, x) == 0,
-	       "after seekdir: '%s', expected '%s'", e ? e->d_name : "(end)", x);
+	       "after seekdir: '%s', expected '%s'", e ? e->d_name : "(end)",
+	       x);
 	/* Still right after entries before the position were removed. */
 	for (int i = 0; i < 100 && i < nseen; i++) {
 		if (seen[i][0] != 's')
@@ -1752,8 +1825,9 @@ static void check_seekdir_telldir(void)
 
 	while ((e = readdir(d)))
 		total++;
-	EXPECT(total == NENT + 2 - count, "after rewinddir %d entries, expected %d",
-	       total, NENT + 2 - count);
+	EXPECT(total == NENT + 2 - count,
+	       "after rewinddir %d entries, expected %d", total,
+	       NENT + 2 - count);
 	closedir(d);
 	for (int i = 0; i < nseen; i++)
 		free(seen[i]);
@@ -1775,7 +1849,8 @@ static void check_o_direct(void)
 	fd = open("f", O_CREAT | O_RDWR | O_DIRECT, 0644);
 	if (!EXPECT_OK(fd))
 		goto out_free;
-	EXPECT(pwrite(fd, wbuf, LEN, OFF) == LEN, "O_DIRECT pwrite 16 KiB @ 8 KiB");
+	EXPECT(pwrite(fd, wbuf, LEN, OFF) == LEN,
+	       "O_DIRECT pwrite 16 KiB @ 8 KiB");
 	memset(rbuf, 0xee, LEN);
 	EXPECT(pread(fd, rbuf, LEN, OFF) == LEN && memcmp(rbuf, wbuf, LEN) == 0,
 	       "O_DIRECT pread back differs");
@@ -1789,7 +1864,8 @@ static void check_o_direct(void)
 	/* The buffered view agrees. */
 	fd = open("f", O_RDONLY);
 	if (EXPECT_OK(fd)) {
-		EXPECT_RANGE(fd, OFF, LEN, wbuf, "buffered read of O_DIRECT data");
+		EXPECT_RANGE(fd, OFF, LEN, wbuf,
+			     "buffered read of O_DIRECT data");
 		EXPECT_RANGE(fd, 0, OFF, NULL, "buffered read of the hole");
 		close(fd);
 	}
@@ -1812,7 +1888,8 @@ static void check_unaligned_io(void)
 		goto out_free;
 	/* The case from the brief first: 10000 bytes at offset 4000. */
 	t_pattern(chunk, 10000, 0, 110);
-	EXPECT(t_pwrite_full(fd, chunk, 10000, 4000) == 10000, "pwrite 10000 @ 4000");
+	EXPECT(t_pwrite_full(fd, chunk, 10000, 4000) == 10000,
+	       "pwrite 10000 @ 4000");
 	memcpy(model + 4000, chunk, 10000);
 	len = 14000;
 	t_drop_fd_cache(fd);
@@ -1829,7 +1906,8 @@ static void check_unaligned_io(void)
 			EXPECT(t_pwrite_full(bfd, big, BIG, BIGOFF) == BIG,
 			       "pwrite 3 MiB + 123 @ 4097");
 			t_drop_fd_cache(bfd);
-			EXPECT_RANGE(bfd, BIGOFF, BIG, big, "3 MiB + 123 @ 4097");
+			EXPECT_RANGE(bfd, BIGOFF, BIG, big,
+				     "3 MiB + 123 @ 4097");
 			EXPECT_RANGE(bfd, 0, BIGOFF, NULL, "hole before it");
 			close(bfd);
 		}
@@ -1852,7 +1930,8 @@ static void check_unaligned_io(void)
 			len = off;
 		} else {
 			t_pattern(chunk, n, off, 111 + (uint32_t)op);
-			if (!EXPECT(t_pwrite_full(fd, chunk, n, (off_t)off) == (ssize_t)n,
+			if (!EXPECT(t_pwrite_full(fd, chunk, n, (off_t)off) ==
+					(ssize_t)n,
 				    "pwrite %zu @ %zu", n, off))
 				break;
 			if (off > len)
@@ -1941,8 +2020,10 @@ static void check_identical_blocks(void)
 		       "write g @ %jd", (intmax_t)off);
 	}
 	/* Change one logical copy: the shared block must not change. */
-	EXPECT(pwrite(fd, other, BLK, 1000 * BLK) == BLK, "overwrite block 1000 of f");
-	EXPECT(pwrite(fd, other + 1, 10, 2000 * BLK + 7) == 10, "partial write in block 2000 of f");
+	EXPECT(pwrite(fd, other, BLK, 1000 * BLK) == BLK,
+	       "overwrite block 1000 of f");
+	EXPECT(pwrite(fd, other + 1, 10, 2000 * BLK + 7) == 10,
+	       "partial write in block 2000 of f");
 	t_drop_fd_cache(fd);
 	t_drop_fd_cache(fd2);
 	for (int i = 0; i < NBLK && bad < 3; i++) {
@@ -1981,7 +2062,8 @@ static void check_dedupe_rewrite_same(void)
 		EXPECT(pwrite(fd, blk, BLK, (off_t)i * BLK) == BLK,
 		       "rewrite block %d with the same bytes", i);
 	/* And a partial rewrite that leaves the block's content unchanged. */
-	EXPECT(pwrite(fd, blk + 100, 50, 5 * BLK + 100) == 50, "partial same-byte rewrite");
+	EXPECT(pwrite(fd, blk + 100, 50, 5 * BLK + 100) == 50,
+	       "partial same-byte rewrite");
 	EXPECT_OK(fsync(fd));
 	EXPECT_OK(unlink("g"));
 	EXPECT_OK(syncfs(fd));
@@ -1990,15 +2072,18 @@ static void check_dedupe_rewrite_same(void)
 		uint8_t *u = t_xmalloc(256 * BLK);
 
 		t_pattern(u, 256 * BLK, 0, 131);
-		EXPECT(t_put("h", u, 256 * BLK) == 0, "write 1 MiB of unique data");
+		EXPECT(t_put("h", u, 256 * BLK) == 0,
+		       "write 1 MiB of unique data");
 		t_drop_cache("h");
 		EXPECT_FILE("h", u, 256 * BLK);
 		free(u);
 	}
 	t_drop_fd_cache(fd);
-	EXPECT_RANGE(fd, 0, sizeof(want), want, "f after same-content rewrites");
+	EXPECT_RANGE(fd, 0, sizeof(want), want,
+		     "f after same-content rewrites");
 	/* Punch and truncate away some copies; the rest stay. */
-	EXPECT_OK(fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, 2 * BLK));
+	EXPECT_OK(fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0,
+			    2 * BLK));
 	EXPECT_OK(ftruncate(fd, 6 * BLK));
 	EXPECT_OK(syncfs(fd));
 	memset(want, 0, 2 * BLK);
@@ -2011,19 +2096,23 @@ static void check_dedupe_rewrite_same(void)
 static void check_odd_names(void)
 {
 	static const char *const names[] = {
-		"with space", "new\nline", "tab\there", "caf\xc3\xa9",
-		"\xff\xfe\x01", "-dash", "..dots", "...", " ", "back\\slash",
-		"*?[glob]", "'quote\"", "a:b;c",
+	    "with space",  "new\nline",	   "tab\there",
+	    "caf\xc3\xa9", "\xff\xfe\x01", "-dash",
+	    "..dots",	   "...",	   " ",
+	    "back\\slash", "*?[glob]",	   "'quote\"",
+	    "a:b;c",
 	};
 	enum { N = sizeof(names) / sizeof(names[0]) };
-	int seen[N] = { 0 }, others = 0;
+	int seen[N] = {0}, others = 0;
 	struct dirent *e;
 	struct stat st;
 
 	for (int i = 0; i < N; i++)
-		EXPECT(t_put_str(names[i], names[i]) == 0, "create '%s'", names[i]);
+		EXPECT(t_put_str(names[i], names[i]) == 0, "create '%s'",
+		       names[i]);
 	for (int i = 0; i < N; i++)
-		EXPECT(STAT(names[i], &st) && st.st_size == (off_t)strlen(names[i]),
+		EXPECT(STAT(names[i], &st) &&
+			   st.st_size == (off_t)strlen(names[i]),
 		       "stat '%s'", names[i]);
 	DIR *d = opendir(".");
 
@@ -2064,7 +2153,8 @@ static void check_huge_offsets(void)
 	EXPECT(fstat(fd, &st) == 0 && st.st_size == tib && st.st_blocks == 0,
 	       "1 TiB sparse: size %jd blocks %jd", (intmax_t)st.st_size,
 	       (intmax_t)st.st_blocks);
-	EXPECT(pwrite(fd, data, sizeof(data), tib - 50) == (ssize_t)sizeof(data),
+	EXPECT(pwrite(fd, data, sizeof(data), tib - 50) ==
+		   (ssize_t)sizeof(data),
 	       "pwrite across the 1 TiB mark");
 	t_drop_fd_cache(fd);
 	EXPECT_RANGE(fd, tib - 50, sizeof(data), data, "data @ 1 TiB - 50");
@@ -2084,7 +2174,7 @@ static void check_huge_offsets(void)
 	       "back to 0: size %jd blocks %jd", (intmax_t)st.st_size,
 	       (intmax_t)st.st_blocks);
 	close(fd);
-	EXPECT_OK(statfs(".", &(struct statfs){ 0 }));
+	EXPECT_OK(statfs(".", &(struct statfs){0}));
 }
 
 /* mmap: a private mapping sees the file; a shared one writes through and
@@ -2101,19 +2191,24 @@ static void check_mmap(void)
 	REQUIRE_OK(fd = open("f", O_RDWR));
 	p = mmap(NULL, LEN, PROT_READ, MAP_PRIVATE, fd, 0);
 	if (EXPECT(p != MAP_FAILED, "mmap MAP_PRIVATE: %s", t_errname(errno))) {
-		EXPECT(memcmp(p, want, LEN) == 0, "MAP_PRIVATE mapping differs from the file");
+		EXPECT(memcmp(p, want, LEN) == 0,
+		       "MAP_PRIVATE mapping differs from the file");
 		munmap(p, LEN);
 	}
 	p = mmap(NULL, LEN, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (EXPECT(p != MAP_FAILED, "mmap MAP_SHARED read-write: %s", t_errname(errno))) {
-		EXPECT(memcmp(p, want, LEN) == 0, "MAP_SHARED mapping differs from the file");
+	if (EXPECT(p != MAP_FAILED, "mmap MAP_SHARED read-write: %s",
+		   t_errname(errno))) {
+		EXPECT(memcmp(p, want, LEN) == 0,
+		       "MAP_SHARED mapping differs from the file");
 		memcpy(p + 4000, "mapped", 6);
 		memcpy(want + 4000, "mapped", 6);
 		EXPECT_OK(msync(p, LEN, MS_SYNC));
-		EXPECT_RANGE(fd, 0, LEN, want, "read(2) after a store through the mapping");
+		EXPECT_RANGE(fd, 0, LEN, want,
+			     "read(2) after a store through the mapping");
 		EXPECT(pwrite(fd, "written", 7, 9000) == 7, "pwrite");
 		memcpy(want + 9000, "written", 7);
-		EXPECT(memcmp(p + 9000, "written", 7) == 0, "mapping does not see a pwrite");
+		EXPECT(memcmp(p + 9000, "written", 7) == 0,
+		       "mapping does not see a pwrite");
 		munmap(p, LEN);
 		close(fd);
 		t_drop_cache("f");
@@ -2131,48 +2226,48 @@ struct check {
 };
 
 static const struct check checks[] = {
-	{ "create_read_write_stat", check_create_read_write_stat },
-	{ "enoent", check_enoent },
-	{ "eexist", check_eexist },
-	{ "enotempty", check_enotempty },
-	{ "eisdir", check_eisdir },
-	{ "enotdir", check_enotdir },
-	{ "enametoolong", check_enametoolong },
-	{ "eloop", check_eloop },
-	{ "exdev", check_exdev },
-	{ "einval_rename_into_subdir", check_einval_rename_into_subdir },
-	{ "rename_replaces_file", check_rename_replaces_file },
-	{ "renameat2_noreplace", check_renameat2_noreplace },
-	{ "renameat2_exchange", check_renameat2_exchange },
-	{ "hard_links", check_hard_links },
-	{ "dir_nlink", check_dir_nlink },
-	{ "symlinks", check_symlinks },
-	{ "truncate_grow_zeros", check_truncate_grow_zeros },
-	{ "truncate_shrink_regrow", check_truncate_shrink_regrow },
-	{ "truncate_unaligned", check_truncate_unaligned },
-	{ "fallocate_extend", check_fallocate_extend },
-	{ "punch_hole", check_punch_hole },
-	{ "sparse_1g", check_sparse_1g },
-	{ "chmod_chown", check_chmod_chown },
-	{ "utimensat", check_utimensat },
-	{ "mtime_ctime_on_write_truncate", check_mtime_ctime_on_write_truncate },
-	{ "ctime_chmod_link_rename", check_ctime_chmod_link_rename },
-	{ "parent_dir_times", check_parent_dir_times },
-	{ "xattrs", check_xattrs },
-	{ "unlinked_open_file", check_unlinked_open_file },
-	{ "o_append", check_o_append },
-	{ "o_trunc", check_o_trunc },
-	{ "readdir_large", check_readdir_large },
-	{ "readdir_during_changes", check_readdir_during_changes },
-	{ "seekdir_telldir", check_seekdir_telldir },
-	{ "o_direct", check_o_direct },
-	{ "unaligned_io", check_unaligned_io },
-	{ "fsync_fdatasync", check_fsync_fdatasync },
-	{ "identical_blocks", check_identical_blocks },
-	{ "dedupe_rewrite_same", check_dedupe_rewrite_same },
-	{ "odd_names", check_odd_names },
-	{ "huge_offsets", check_huge_offsets },
-	{ "mmap", check_mmap },
+    {"create_read_write_stat", check_create_read_write_stat},
+    {"enoent", check_enoent},
+    {"eexist", check_eexist},
+    {"enotempty", check_enotempty},
+    {"eisdir", check_eisdir},
+    {"enotdir", check_enotdir},
+    {"enametoolong", check_enametoolong},
+    {"eloop", check_eloop},
+    {"exdev", check_exdev},
+    {"einval_rename_into_subdir", check_einval_rename_into_subdir},
+    {"rename_replaces_file", check_rename_replaces_file},
+    {"renameat2_noreplace", check_renameat2_noreplace},
+    {"renameat2_exchange", check_renameat2_exchange},
+    {"hard_links", check_hard_links},
+    {"dir_nlink", check_dir_nlink},
+    {"symlinks", check_symlinks},
+    {"truncate_grow_zeros", check_truncate_grow_zeros},
+    {"truncate_shrink_regrow", check_truncate_shrink_regrow},
+    {"truncate_unaligned", check_truncate_unaligned},
+    {"fallocate_extend", check_fallocate_extend},
+    {"punch_hole", check_punch_hole},
+    {"sparse_1g", check_sparse_1g},
+    {"chmod_chown", check_chmod_chown},
+    {"utimensat", check_utimensat},
+    {"mtime_ctime_on_write_truncate", check_mtime_ctime_on_write_truncate},
+    {"ctime_chmod_link_rename", check_ctime_chmod_link_rename},
+    {"parent_dir_times", check_parent_dir_times},
+    {"xattrs", check_xattrs},
+    {"unlinked_open_file", check_unlinked_open_file},
+    {"o_append", check_o_append},
+    {"o_trunc", check_o_trunc},
+    {"readdir_large", check_readdir_large},
+    {"readdir_during_changes", check_readdir_during_changes},
+    {"seekdir_telldir", check_seekdir_telldir},
+    {"o_direct", check_o_direct},
+    {"unaligned_io", check_unaligned_io},
+    {"fsync_fdatasync", check_fsync_fdatasync},
+    {"identical_blocks", check_identical_blocks},
+    {"dedupe_rewrite_same", check_dedupe_rewrite_same},
+    {"odd_names", check_odd_names},
+    {"huge_offsets", check_huge_offsets},
+    {"mmap", check_mmap},
 };
 
 static const char *t_root;
@@ -2213,11 +2308,12 @@ static void t_run(const char *base, const struct check *c)
 
 int main(int argc, char **argv)
 {
-	static const struct check statfs_check = { "statfs", check_statfs_root };
+	static const struct check statfs_check = {"statfs", check_statfs_root};
 	char base[PATH_MAX];
 
 	if (argc < 2 || argc > 3) {
-		fprintf(stderr, "usage: %s MOUNTPOINT [CHECK-SUBSTRING]\n", argv[0]);
+		fprintf(stderr, "usage: %s MOUNTPOINT [CHECK-SUBSTRING]\n",
+			argv[0]);
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -2225,7 +2321,8 @@ int main(int argc, char **argv)
 	t_root = argv[1];
 	snprintf(base, sizeof(base), "%s/posix.%d", argv[1], (int)getpid());
 	if (mkdir(base, 0755) != 0) {
-		fprintf(stderr, "posix_semantics: mkdir %s: %s\n", base, strerror(errno));
+		fprintf(stderr, "posix_semantics: mkdir %s: %s\n", base,
+			strerror(errno));
 		return 2;
 	}
 	for (size_t i = 0; i < sizeof(checks) / sizeof(checks[0]); i++)

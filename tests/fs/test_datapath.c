@@ -177,7 +177,7 @@ static uint64_t t_pblk_of(struct t_ctx *t, uint64_t ino, uint64_t lblk)
 		assert_int_equal(v.mv_size, BMAP_EXTENT_BLOCKS * sizeof(pblk));
 		memcpy(&pblk,
 		       (const uint8_t *)v.mv_data +
-			       (lblk % BMAP_EXTENT_BLOCKS) * sizeof(pblk),
+			   (lblk % BMAP_EXTENT_BLOCKS) * sizeof(pblk),
 		       sizeof(pblk));
 	} else {
 		assert_int_equal(rc, MDB_NOTFOUND);
@@ -412,10 +412,8 @@ static uint64_t t_sum_refs(struct t_ctx *t, uint64_t *used)
 
 	*used = 0;
 	assert_int_equal(metastore_txn_begin(t->fs.ms, false, &txn), 0);
-	assert_int_equal(mdb_cursor_open(txn,
-					 metastore_dbi(t->fs.ms, MS_BLOCKS),
-					 &cur),
-			 0);
+	assert_int_equal(
+	    mdb_cursor_open(txn, metastore_dbi(t->fs.ms, MS_BLOCKS), &cur), 0);
 	for (rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); rc == 0;
 	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
 		struct ms_block b[MS_BLOCK_EXTENT];
@@ -569,14 +567,14 @@ static void test_unaligned_across_boundaries(void **state)
 		uint64_t off;
 		size_t len;
 	} w[] = {
-		{BS - 1, 2},              /* one byte either side */
-		{100, 200},               /* inside one block */
-		{2 * BS - 10, BS + 20},   /* head, whole, tail */
-		{3 * BS + 1, BS - 2},     /* inside, touching neither edge */
-		{5 * BS, BS},             /* aligned, between others */
-		{4 * BS + 4000, 2 * BS},  /* over the aligned one */
-		{0, 1},                   /* first byte */
-		{8 * BS - 1, 1},          /* last byte */
+	    {BS - 1, 2},	     /* one byte either side */
+	    {100, 200},		     /* inside one block */
+	    {2 * BS - 10, BS + 20},  /* head, whole, tail */
+	    {3 * BS + 1, BS - 2},    /* inside, touching neither edge */
+	    {5 * BS, BS},	     /* aligned, between others */
+	    {4 * BS + 4000, 2 * BS}, /* over the aligned one */
+	    {0, 1},		     /* first byte */
+	    {8 * BS - 1, 1},	     /* last byte */
 	};
 
 	size_t size = 0;
@@ -645,8 +643,8 @@ static void test_duplicates_share_blocks(void **state)
 {
 	struct t_ctx *t = *state;
 	uint64_t ino = t_new_file(t);
-	static const uint64_t lblks[10] = {0, 3, 7, 63, 64, 65, 200, 201,
-					   1000, 4097};
+	static const uint64_t lblks[10] = {0,  3,   7,	 63,   64,
+					   65, 200, 201, 1000, 4097};
 	uint8_t p[BS], q[BS];
 
 	t_pattern(p, 7);
@@ -782,8 +780,7 @@ static void test_truncate_drops_refs_and_zeroes_tail(void **state)
 	t_truncate(t, ino, sizeof(data));
 	assert_int_equal(t_inode(t, ino).size, sizeof(data));
 	t_expect(t, ino, 0, 5000, data, 5000);
-	t_expect(t, ino, 5000, sizeof(data) - 5000, zeros,
-		 sizeof(data) - 5000);
+	t_expect(t, ino, 5000, sizeof(data) - 5000, zeros, sizeof(data) - 5000);
 	assert_int_equal(t_counters(t).live_blocks, 3);
 	/* A write past the zeros reads them back too (RMW of the edge). */
 	t_write(t, ino, 2 * BS + 10, "end", 3);
@@ -1017,9 +1014,9 @@ static void test_checksum_mismatch_is_eio(void **state)
 	/* A partial write into the bad block cannot launder it: its
 	 * read-modify-write fails too, and the map is unchanged. */
 	bool drop_setid = false;
-	assert_int_equal(datapath_write(&t->fs, ino, BS + 10, "x", 1,
-					&drop_setid, NULL),
-			 -EIO);
+	assert_int_equal(
+	    datapath_write(&t->fs, ino, BS + 10, "x", 1, &drop_setid, NULL),
+	    -EIO);
 	assert_int_equal(T_STAT(t, checksum_errors), 3);
 	assert_int_equal(t_pblk_of(t, ino, 1), 2);
 
@@ -1149,22 +1146,22 @@ int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, t_setup, t_teardown)
 	const struct CMUnitTest tests[] = {
-		T(test_random_writes_match_shadow),
-		T(test_big_truncate_and_punch_span_transactions),
-		T(test_random_ops_keep_invariants),
-		T(test_short_tail_and_eof),
-		T(test_unaligned_across_boundaries),
-		T(test_sparse_reads_zero_and_costs_nothing),
-		T(test_duplicates_share_blocks),
-		T(test_duplicates_within_one_write),
-		T(test_truncate_drops_refs_and_zeroes_tail),
-		T(test_punch_drops_whole_blocks_zeroes_edges),
-		T(test_zero_blocks_become_holes),
-		T(test_delete_all_then_reuse_after_sync),
-		T(test_checksum_mismatch_is_eio),
-		T(test_verify_keeps_collisions_apart),
-		cmocka_unit_test_setup_teardown(test_noverify_trusts_sha1,
-						t_setup_noverify, t_teardown),
+	    T(test_random_writes_match_shadow),
+	    T(test_big_truncate_and_punch_span_transactions),
+	    T(test_random_ops_keep_invariants),
+	    T(test_short_tail_and_eof),
+	    T(test_unaligned_across_boundaries),
+	    T(test_sparse_reads_zero_and_costs_nothing),
+	    T(test_duplicates_share_blocks),
+	    T(test_duplicates_within_one_write),
+	    T(test_truncate_drops_refs_and_zeroes_tail),
+	    T(test_punch_drops_whole_blocks_zeroes_edges),
+	    T(test_zero_blocks_become_holes),
+	    T(test_delete_all_then_reuse_after_sync),
+	    T(test_checksum_mismatch_is_eio),
+	    T(test_verify_keeps_collisions_apart),
+	    cmocka_unit_test_setup_teardown(test_noverify_trusts_sha1,
+					    t_setup_noverify, t_teardown),
 	};
 #undef T
 

@@ -63,8 +63,8 @@ static void t_put(struct t_store *s, enum ms_table t, const void *k,
 		  size_t klen, const void *v, size_t vlen)
 {
 	MDB_val key = {klen, (void *)k}, val = {vlen, (void *)v};
-	assert_int_equal(mdb_put(s->txn, metastore_dbi(s->ms, t), &key, &val, 0),
-			 0);
+	assert_int_equal(
+	    mdb_put(s->txn, metastore_dbi(s->ms, t), &key, &val, 0), 0);
 }
 
 static void t_del(struct t_store *s, enum ms_table t, const void *k,
@@ -137,9 +137,8 @@ static void t_inode_put(struct t_store *s, uint64_t ino,
 static void t_inode_get(struct t_store *s, uint64_t ino, struct ms_inode *in)
 {
 	MDB_val k = {sizeof(ino), &ino}, v;
-	assert_int_equal(mdb_get(s->txn, metastore_dbi(s->ms, MS_INODES), &k,
-				 &v),
-			 0);
+	assert_int_equal(
+	    mdb_get(s->txn, metastore_dbi(s->ms, MS_INODES), &k, &v), 0);
 	memcpy(in, v.mv_data, sizeof(*in));
 }
 
@@ -182,9 +181,8 @@ static void t_build_file(struct t_store *s, struct ms_counters *c)
 		memset(s->data[i], 'A' + i, BS);
 		struct fingerprint fp;
 		assert_int_equal(fingerprint_block(s->data[i], &fp), 0);
-		assert_int_equal(dedupe_block_new(s->ms, s->txn, c, &fp,
-						  &pblk[i]),
-				 0);
+		assert_int_equal(
+		    dedupe_block_new(s->ms, s->txn, c, &fp, &pblk[i]), 0);
 		assert_int_equal(pblk[i], i + 1);
 	}
 	assert_int_equal(dedupe_block_ref(s->ms, s->txn, 1), 0);
@@ -193,8 +191,10 @@ static void t_build_file(struct t_store *s, struct ms_counters *c)
 	ms_put_be64(k, FILE_INO);
 	ms_put_be64(k + 8, 0);
 	t_put(s, MS_BMAP, k, 16, ext, sizeof(ext));
-	struct ms_inode f = {.mode = S_IFREG | 0644, .nlink = 1,
-			     .size = FILE_SIZE, .nblocks = 4};
+	struct ms_inode f = {.mode = S_IFREG | 0644,
+			     .nlink = 1,
+			     .size = FILE_SIZE,
+			     .nblocks = 4};
 	t_inode_put(s, FILE_INO, &f);
 	c->live_blocks = 4;
 	c->logical_bytes = FILE_SIZE;
@@ -209,8 +209,8 @@ static int t_setup(void **state)
 	t_open(s, true);
 	struct ms_counters c;
 	assert_int_equal(metastore_counters_get(s->ms, s->txn, &c), 0);
-	struct ms_inode root = {.mode = S_IFDIR | 0755, .nlink = 2,
-				.parent = 1, .next_cookie = 4};
+	struct ms_inode root = {
+	    .mode = S_IFDIR | 0755, .nlink = 2, .parent = 1, .next_cookie = 4};
 	t_inode_put(s, 1, &root);
 	t_dirent(s, 1, "f", FILE_INO, 3);
 	t_build_file(s, &c);
@@ -239,7 +239,8 @@ static int t_teardown(void **state)
 	return 0;
 }
 
-/* ---- running ---------------------------------------------------------------- */
+/* ---- running ----------------------------------------------------------------
+ */
 
 /* fsck the store; its output in *out (caller frees). The problem count. */
 static int t_fsck(struct t_store *s, char **out)
@@ -279,14 +280,16 @@ static void t_edit_counters(struct t_store *s, size_t field, int64_t delta)
 	t_close(s);
 }
 
-/* ---- tests ------------------------------------------------------------------ */
+/* ---- tests ------------------------------------------------------------------
+ */
 
 static void test_clean(void **state)
 {
 	struct t_store *s = *state;
 	char *out;
 	assert_int_equal(t_fsck(s, &out), 0);
-	assert_string_equal(out, "fsck: 2 inodes, 3 unique blocks, 0 problems\n");
+	assert_string_equal(out,
+			    "fsck: 2 inodes, 3 unique blocks, 0 problems\n");
 	free(out);
 }
 
@@ -319,7 +322,8 @@ static void test_flipped_byte(void **state)
 	char *out;
 	assert_int_equal(t_fsck(s, &out), 1);
 	if (!strstr(out, line) ||
-	    !strstr(out, "block 1: referenced by ino 2 at offset 0 (block 0)\n") ||
+	    !strstr(out,
+		    "block 1: referenced by ino 2 at offset 0 (block 0)\n") ||
 	    !strstr(out, "block 1: referenced by ino 2 at offset 8192 "
 			 "(block 2)\n"))
 		fail_msg("missing lines in:\n%s", out);
@@ -341,8 +345,9 @@ static void test_free_block_in_use(void **state)
 	uint64_t pblk = 3;
 	t_put(s, MS_FREEMAP, &pblk, sizeof(pblk), "", 0);
 	t_close(s);
-	t_expect(s, 1, "block 3: in freemap, but it has a block record "
-		       "(refs in use)");
+	t_expect(s, 1,
+		 "block 3: in freemap, but it has a block record "
+		 "(refs in use)");
 }
 
 static void test_dirent_without_inode(void **state)
@@ -354,8 +359,9 @@ static void test_dirent_without_inode(void **state)
 	t_dirent(s, 1, "ghost", 99, root.next_cookie++);
 	t_inode_put(s, 1, &root);
 	t_close(s);
-	t_expect(s, 1, "dirent 1/ghost: points at ino 99, which does not "
-		       "exist");
+	t_expect(s, 1,
+		 "dirent 1/ghost: points at ino 99, which does not "
+		 "exist");
 }
 
 static void test_dircookie_missing(void **state)
@@ -388,8 +394,9 @@ static void test_map_past_size(void **state)
 	t_close(s);
 	t_edit_counters(s, offsetof(struct ms_counters, logical_bytes),
 			-(int64_t)(BS + 100));
-	t_expect(s, 1, "ino 2: 1 block-map entry past its size 12288 "
-		       "(first at block 4)");
+	t_expect(s, 1,
+		 "ino 2: 1 block-map entry past its size 12288 "
+		 "(first at block 4)");
 }
 
 static void test_nlink(void **state)
@@ -453,8 +460,8 @@ static void test_fpindex_second_item(void **state)
 		 "fpindex %s: names block 2, which another item names too",
 		 hex0);
 	if (problems != 1 || (!strstr(out, line) && !strstr(out, line0)))
-		fail_msg("want 1 problem, a second item; got %d:\n%s",
-			 problems, out);
+		fail_msg("want 1 problem, a second item; got %d:\n%s", problems,
+			 out);
 	free(out);
 }
 
@@ -466,9 +473,8 @@ static void test_block_not_indexed(void **state)
 	t_sha1(s, 1, sb);
 	t_fp_item(sb, 2, item);
 	MDB_val k = {1, (uint8_t[]){0}}, v = {sizeof(item), item};
-	assert_int_equal(mdb_del(s->txn, metastore_dbi(s->ms, MS_FPINDEX), &k,
-				 &v),
-			 0);
+	assert_int_equal(
+	    mdb_del(s->txn, metastore_dbi(s->ms, MS_FPINDEX), &k, &v), 0);
 	t_close(s);
 	char hex[41], line[200];
 	fingerprint_hex(sb, hex);
@@ -494,8 +500,9 @@ static void test_empty_block_record(void **state)
 		t_put(s, MS_FREEMAP, &p, sizeof(p), "", 0);
 	assert_int_equal(metastore_counters_put(s->ms, s->txn, &c), 0);
 	t_close(s);
-	t_expect(s, 1, "blocks: record 1 (blocks 64-127) holds only free "
-		       "slots (empty records are deleted)");
+	t_expect(s, 1,
+		 "blocks: record 1 (blocks 64-127) holds only free "
+		 "slots (empty records are deleted)");
 }
 
 /* Two blocks under one SHA-1 are a collision kept apart: legal only when
@@ -552,8 +559,9 @@ static void test_orphan_is_info(void **state)
 	t_close(s);
 	t_edit_counters(s, offsetof(struct ms_counters, inodes), 1);
 	t_edit_counters(s, offsetof(struct ms_counters, next_ino), 1);
-	t_expect(s, 0, "info: ino 3: unlinked while open (an orphan of an "
-		       "unclean stop); the next mount deletes it");
+	t_expect(s, 0,
+		 "info: ino 3: unlinked while open (an orphan of an "
+		 "unclean stop); the next mount deletes it");
 }
 
 static void test_locked_store(void **state)
@@ -575,23 +583,23 @@ static void test_locked_store(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		T(test_clean),
-		T(test_wrong_refcount),
-		T(test_flipped_byte),
-		T(test_leaked_block),
-		T(test_free_block_in_use),
-		T(test_dirent_without_inode),
-		T(test_dircookie_missing),
-		T(test_wrong_counters),
-		T(test_map_past_size),
-		T(test_nlink),
-		T(test_fpindex_wrong_block),
-		T(test_fpindex_second_item),
-		T(test_block_not_indexed),
-		T(test_empty_block_record),
-		T(test_missed_dedupe),
-		T(test_orphan_is_info),
-		T(test_locked_store),
+	    T(test_clean),
+	    T(test_wrong_refcount),
+	    T(test_flipped_byte),
+	    T(test_leaked_block),
+	    T(test_free_block_in_use),
+	    T(test_dirent_without_inode),
+	    T(test_dircookie_missing),
+	    T(test_wrong_counters),
+	    T(test_map_past_size),
+	    T(test_nlink),
+	    T(test_fpindex_wrong_block),
+	    T(test_fpindex_second_item),
+	    T(test_block_not_indexed),
+	    T(test_empty_block_record),
+	    T(test_missed_dedupe),
+	    T(test_orphan_is_info),
+	    T(test_locked_store),
 	};
 	return cmocka_run_group_tests_name("fsck", tests, NULL, NULL);
 }

@@ -88,11 +88,12 @@ static void test_many_grow_and_remove(void **state)
 			inode_table_ref(t, ino);
 	for (uint64_t ino = 1; ino <= T_MANY; ino++)
 		if (inode_table_lookups(t, ino) != t_count_of(ino))
-			fail_msg("after growth: ino %llu has %llu lookups, "
-				 "want %llu",
-				 (unsigned long long)ino,
-				 (unsigned long long)inode_table_lookups(t, ino),
-				 (unsigned long long)t_count_of(ino));
+			fail_msg(
+			    "after growth: ino %llu has %llu lookups, "
+			    "want %llu",
+			    (unsigned long long)ino,
+			    (unsigned long long)inode_table_lookups(t, ino),
+			    (unsigned long long)t_count_of(ino));
 
 	/* Remove the odd ones, some in one forget, some one by one. */
 	for (uint64_t ino = 1; ino <= T_MANY; ino += 2) {
@@ -108,11 +109,12 @@ static void test_many_grow_and_remove(void **state)
 	for (uint64_t ino = 1; ino <= T_MANY; ino++) {
 		uint64_t want = ino % 2 ? 0 : t_count_of(ino);
 		if (inode_table_lookups(t, ino) != want)
-			fail_msg("after removals: ino %llu has %llu lookups, "
-				 "want %llu",
-				 (unsigned long long)ino,
-				 (unsigned long long)inode_table_lookups(t, ino),
-				 (unsigned long long)want);
+			fail_msg(
+			    "after removals: ino %llu has %llu lookups, "
+			    "want %llu",
+			    (unsigned long long)ino,
+			    (unsigned long long)inode_table_lookups(t, ino),
+			    (unsigned long long)want);
 	}
 
 	/* The survivors can still be found and removed to the last one. */
@@ -165,8 +167,7 @@ static void test_random_against_model(void **state)
 						 "lookups, want %llu",
 						 op, (unsigned long long)x,
 						 (unsigned long long)
-							 inode_table_lookups(t,
-									     x),
+						     inode_table_lookups(t, x),
 						 (unsigned long long)model[i]);
 			}
 	}
@@ -211,20 +212,20 @@ static void test_dense_removals(void **state)
 		}
 		for (int r = 0; r < N; r++) {
 			assert_int_equal(
-				inode_table_unref(t, inos[r], counts[r]), 0);
+			    inode_table_unref(t, inos[r], counts[r]), 0);
 			assert_int_equal(inode_table_lookups(t, inos[r]), 0);
 			for (int i = r + 1; i < N; i++) {
 				uint64_t want = counts[i];
 				if (inode_table_lookups(t, inos[i]) != want)
-					fail_msg("round %d, after %d removals: "
-						 "ino %#llx has %llu lookups, "
-						 "want %llu",
-						 round, r + 1,
-						 (unsigned long long)inos[i],
-						 (unsigned long long)
-							 inode_table_lookups(
-								 t, inos[i]),
-						 (unsigned long long)want);
+					fail_msg(
+					    "round %d, after %d removals: "
+					    "ino %#llx has %llu lookups, "
+					    "want %llu",
+					    round, r + 1,
+					    (unsigned long long)inos[i],
+					    (unsigned long long)
+						inode_table_lookups(t, inos[i]),
+					    (unsigned long long)want);
 			}
 		}
 		inode_table_free(t);
@@ -234,13 +235,13 @@ static void test_dense_removals(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_ref_unref_counts, t_setup,
-						t_teardown),
-		cmocka_unit_test_setup_teardown(test_many_grow_and_remove,
-						t_setup, t_teardown),
-		cmocka_unit_test_setup_teardown(test_random_against_model,
-						t_setup, t_teardown),
-		cmocka_unit_test(test_dense_removals),
+	    cmocka_unit_test_setup_teardown(test_ref_unref_counts, t_setup,
+					    t_teardown),
+	    cmocka_unit_test_setup_teardown(test_many_grow_and_remove, t_setup,
+					    t_teardown),
+	    cmocka_unit_test_setup_teardown(test_random_against_model, t_setup,
+					    t_teardown),
+	    cmocka_unit_test(test_dense_removals),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

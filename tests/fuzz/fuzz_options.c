@@ -29,13 +29,13 @@ struct fuzz_opts {
 
 #define O(f) offsetof(struct fuzz_opts, f)
 static const struct opt_def defs[] = {
-	{"flag", 'f', OPT_FLAG, O(flag), NULL, "a flag"},
-	{"str", 'o', OPT_STRING, O(str), "S", "a string"},
-	{"num", 0, OPT_U64, O(num), "N", "a number"},
-	{"size", 0, OPT_SIZE, O(size), "SIZE", "a size"},
-	{"dur", 0, OPT_DURATION, O(dur), "TIME", "a duration"},
-	{"on", 0, OPT_BOOL, O(on), "on|off", "a boolean"},
-	{0},
+    {"flag", 'f', OPT_FLAG, O(flag), NULL, "a flag"},
+    {"str", 'o', OPT_STRING, O(str), "S", "a string"},
+    {"num", 0, OPT_U64, O(num), "N", "a number"},
+    {"size", 0, OPT_SIZE, O(size), "SIZE", "a size"},
+    {"dur", 0, OPT_DURATION, O(dur), "TIME", "a duration"},
+    {"on", 0, OPT_BOOL, O(on), "on|off", "a boolean"},
+    {0},
 };
 #undef O
 
@@ -57,8 +57,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FILE *saved = stdout;
 	if (devnull)
 		stdout = devnull; /* --help prints usage */
-	opts_parse("cmd", "[OPTIONS] ARG", defs, &o, argc, argv, pos, 2,
-		   &npos);
+	opts_parse("cmd", "[OPTIONS] ARG", defs, &o, argc, argv, pos, 2, &npos);
 	stdout = saved;
 	if (devnull)
 		fclose(devnull);

@@ -62,8 +62,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		units_format_size(size_v, buf, sizeof(buf));
 		rc = units_parse_size(buf, &back);
 		if (rc == 0) {
-			uint64_t d = back > size_v ? back - size_v
-						   : size_v - back;
+			uint64_t d =
+			    back > size_v ? back - size_v : size_v - back;
 
 			if ((double)d > (double)size_v * 0.05 + 1)
 				abort();

@@ -22,13 +22,13 @@ static void test_null_completes_at_once(void **state)
 {
 	struct array *a;
 	struct array_io io = {
-		.kind = ARRAY_IO_WRITE,
-		.offset = 8192,
-		.length = 4096,
-		.result = -ENOSPC,
-		.complete = t_complete,
+	    .kind = ARRAY_IO_WRITE,
+	    .offset = 8192,
+	    .length = 4096,
+	    .result = -ENOSPC,
+	    .complete = t_complete,
 	};
-	struct array_io ok = { .kind = ARRAY_IO_READ, .complete = t_complete };
+	struct array_io ok = {.kind = ARRAY_IO_READ, .complete = t_complete};
 
 	assert_int_equal(array_new("null", 1, &a), 0);
 	t_completions = 0;
@@ -58,8 +58,8 @@ static void test_unknown_profile(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_null_completes_at_once),
-		cmocka_unit_test(test_unknown_profile),
+	    cmocka_unit_test(test_null_completes_at_once),
+	    cmocka_unit_test(test_unknown_profile),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

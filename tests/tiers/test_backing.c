@@ -67,8 +67,7 @@ static void t_check_zero(const void *buf, uint64_t pblk)
 }
 
 /* ios[i] = { pblks[i], bufs + i * BS } */
-static struct backing_io *t_ios(const uint64_t *pblks, unsigned n,
-				char **bufs)
+static struct backing_io *t_ios(const uint64_t *pblks, unsigned n, char **bufs)
 {
 	struct backing_io *ios = calloc(n, sizeof(*ios));
 
@@ -76,14 +75,14 @@ static struct backing_io *t_ios(const uint64_t *pblks, unsigned n,
 	assert_non_null(ios);
 	assert_non_null(*bufs);
 	for (unsigned i = 0; i < n; i++)
-		ios[i] = (struct backing_io){ pblks[i], *bufs + (size_t)i * BS };
+		ios[i] = (struct backing_io){pblks[i], *bufs + (size_t)i * BS};
 	return ios;
 }
 
 /* Write pblks[] with generation @gen, read them back in reverse order
  * into fresh buffers and check. */
-static void t_write_read(struct t_store *s, const uint64_t *pblks,
-			 unsigned n, unsigned gen)
+static void t_write_read(struct t_store *s, const uint64_t *pblks, unsigned n,
+			 unsigned gen)
 {
 	char *wb, *rb;
 	struct backing_io *w = t_ios(pblks, n, &wb);
@@ -146,7 +145,7 @@ static int t_teardown(void **state)
 
 static void test_scattered(void **state)
 {
-	static const uint64_t p[] = { 7, 1, 1000, 5, 300000, 3 * CB + 2, 2 };
+	static const uint64_t p[] = {7, 1, 1000, 5, 300000, 3 * CB + 2, 2};
 
 	t_write_read(*state, p, sizeof(p) / sizeof(p[0]), 0);
 	/* Overwrite in place. */
@@ -156,7 +155,7 @@ static void test_scattered(void **state)
 static void test_adjacent_across_chunk(void **state)
 {
 	struct t_store *s = *state;
-	const uint64_t p[] = { CB - 2, CB + 1, CB - 1, CB, CB - 3 };
+	const uint64_t p[] = {CB - 2, CB + 1, CB - 1, CB, CB - 3};
 	char path[128];
 	struct stat st;
 
@@ -174,10 +173,10 @@ static void test_adjacent_across_chunk(void **state)
 static void test_unwritten_reads_zero(void **state)
 {
 	struct t_store *s = *state;
-	const uint64_t wp[] = { 10 };
+	const uint64_t wp[] = {10};
 	/* 5: a hole; 9..12: one run that ends past EOF (short read, then
 	 * EOF); 2 * CB: a chunk file that has never been written. */
-	const uint64_t rp[] = { 5, 9, 10, 11, 12, 2 * CB };
+	const uint64_t rp[] = {5, 9, 10, 11, 12, 2 * CB};
 	char *wb, *rb;
 	struct backing_io *w = t_ios(wp, 1, &wb), *r = t_ios(rp, 6, &rb);
 
@@ -200,7 +199,7 @@ static void test_unwritten_reads_zero(void **state)
 static void test_pblk_zero_invalid(void **state)
 {
 	struct t_store *s = *state;
-	const uint64_t p[] = { 3, 0, 4 };
+	const uint64_t p[] = {3, 0, 4};
 	char *b;
 	struct backing_io *ios = t_ios(p, 3, &b);
 
@@ -261,10 +260,10 @@ static void *t_worker_run(void *arg)
 		for (unsigned i = 0; i < BATCH; i++) {
 			/* Rounds alternate between chunk 0 and chunk 5. */
 			uint64_t base = round % 2 ? 5 * CB : 1;
-			uint64_t pblk = base + ((round / 2) * BATCH + i) *
-					THREADS + w->id;
+			uint64_t pblk =
+			    base + ((round / 2) * BATCH + i) * THREADS + w->id;
 
-			ios[i] = (struct backing_io){ pblk, bufs[i] };
+			ios[i] = (struct backing_io){pblk, bufs[i]};
 			t_fill(bufs[i], pblk, w->id);
 		}
 		w->err = w->s->dev.ops->write(w->s->dev.ctx, ios, BATCH);
@@ -291,9 +290,9 @@ static void test_threads(void **state)
 	pthread_t th[4];
 
 	for (unsigned i = 0; i < 4; i++) {
-		w[i] = (struct t_worker){ .s = *state, .id = i };
-		assert_int_equal(pthread_create(&th[i], NULL, t_worker_run,
-						&w[i]), 0);
+		w[i] = (struct t_worker){.s = *state, .id = i};
+		assert_int_equal(
+		    pthread_create(&th[i], NULL, t_worker_run, &w[i]), 0);
 	}
 	for (unsigned i = 0; i < 4; i++) {
 		pthread_join(th[i], NULL);
@@ -304,7 +303,7 @@ static void test_threads(void **state)
 static void test_sync_and_reopen(void **state)
 {
 	struct t_store *s = *state;
-	const uint64_t p[] = { 1, 2, 3, 4 * CB + 9 };
+	const uint64_t p[] = {1, 2, 3, 4 * CB + 9};
 	char err[256];
 	char *b;
 	struct backing_io *ios = t_ios(p, 4, &b);
@@ -371,7 +370,7 @@ static void test_open_errors(void **state)
 static void test_enospc(void **state)
 {
 	struct t_store *s = *state;
-	const uint64_t p[] = { 1, 2, 3, 10 };
+	const uint64_t p[] = {1, 2, 3, 10};
 	char path[128], *b;
 	struct backing_io *ios = t_ios(p, 4, &b);
 
@@ -392,7 +391,7 @@ static void test_enospc(void **state)
 static void test_short_write_then_error(void **state)
 {
 	struct t_store *s = *state;
-	const uint64_t p[] = { 1, 2, 3, 4 };
+	const uint64_t p[] = {1, 2, 3, 4};
 	struct rlimit old, lim;
 	char *b;
 	struct backing_io *ios = t_ios(p, 4, &b);
@@ -423,7 +422,7 @@ static void test_short_write_then_error(void **state)
 static void test_chunk_open_error(void **state)
 {
 	struct t_store *s = *state;
-	const uint64_t p[] = { 1, CB + 1 };
+	const uint64_t p[] = {1, CB + 1};
 	char path[128], *b;
 	struct backing_io *ios = t_ios(p, 2, &b);
 
@@ -440,28 +439,26 @@ static void test_chunk_open_error(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_scattered, t_setup,
-						t_teardown),
-		cmocka_unit_test_setup_teardown(test_adjacent_across_chunk,
-						t_setup, t_teardown),
-		cmocka_unit_test_setup_teardown(test_unwritten_reads_zero,
-						t_setup, t_teardown),
-		cmocka_unit_test_setup_teardown(test_pblk_zero_invalid,
-						t_setup, t_teardown),
-		cmocka_unit_test_setup_teardown(test_big_batch, t_setup,
-						t_teardown),
-		cmocka_unit_test_setup_teardown(test_threads, t_setup,
-						t_teardown),
-		cmocka_unit_test_setup_teardown(test_sync_and_reopen, t_setup,
-						t_teardown),
-		cmocka_unit_test_setup_teardown(test_open_errors, t_setup,
-						t_teardown),
-		cmocka_unit_test_setup_teardown(test_enospc, t_setup,
-						t_teardown),
-		cmocka_unit_test_setup_teardown(test_short_write_then_error,
-						t_setup, t_teardown),
-		cmocka_unit_test_setup_teardown(test_chunk_open_error, t_setup,
-						t_teardown),
+	    cmocka_unit_test_setup_teardown(test_scattered, t_setup,
+					    t_teardown),
+	    cmocka_unit_test_setup_teardown(test_adjacent_across_chunk, t_setup,
+					    t_teardown),
+	    cmocka_unit_test_setup_teardown(test_unwritten_reads_zero, t_setup,
+					    t_teardown),
+	    cmocka_unit_test_setup_teardown(test_pblk_zero_invalid, t_setup,
+					    t_teardown),
+	    cmocka_unit_test_setup_teardown(test_big_batch, t_setup,
+					    t_teardown),
+	    cmocka_unit_test_setup_teardown(test_threads, t_setup, t_teardown),
+	    cmocka_unit_test_setup_teardown(test_sync_and_reopen, t_setup,
+					    t_teardown),
+	    cmocka_unit_test_setup_teardown(test_open_errors, t_setup,
+					    t_teardown),
+	    cmocka_unit_test_setup_teardown(test_enospc, t_setup, t_teardown),
+	    cmocka_unit_test_setup_teardown(test_short_write_then_error,
+					    t_setup, t_teardown),
+	    cmocka_unit_test_setup_teardown(test_chunk_open_error, t_setup,
+					    t_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -24,7 +24,7 @@
 #define MS 1000000ull
 
 struct t_io {
-	struct array_io io;       /* first: the callback gets &t_io.io */
+	struct array_io io; /* first: the callback gets &t_io.io */
 	uint64_t deadline_ns;
 	uint64_t done_ns;
 	atomic_int completions;
@@ -40,8 +40,8 @@ static void t_complete(struct array_io *io)
 
 static void t_init(struct t_io *t, uint64_t deadline_ns)
 {
-	t->io = (struct array_io){ .kind = ARRAY_IO_READ,
-				   .complete = t_complete };
+	t->io =
+	    (struct array_io){.kind = ARRAY_IO_READ, .complete = t_complete};
 	t->deadline_ns = deadline_ns;
 	t->done_ns = 0;
 	atomic_init(&t->completions, 0);
@@ -78,7 +78,7 @@ enum { T_THREADS = 4, T_PER_THREAD = 250, T_N = T_THREADS * T_PER_THREAD };
 
 struct t_submitter {
 	struct completer *c;
-	struct t_io *ios;  /* T_PER_THREAD of them */
+	struct t_io *ios; /* T_PER_THREAD of them */
 	uint64_t seed;
 };
 
@@ -116,10 +116,10 @@ static void test_many_threads(void **state)
 
 	assert_int_equal(completer_new(&c), 0);
 	for (unsigned i = 0; i < T_THREADS; i++) {
-		subs[i] = (struct t_submitter){ c, &ios[i * T_PER_THREAD],
-						i + 1 };
-		assert_int_equal(pthread_create(&th[i], NULL, t_submit_main,
-						&subs[i]), 0);
+		subs[i] =
+		    (struct t_submitter){c, &ios[i * T_PER_THREAD], i + 1};
+		assert_int_equal(
+		    pthread_create(&th[i], NULL, t_submit_main, &subs[i]), 0);
 	}
 	for (unsigned i = 0; i < T_THREADS; i++)
 		pthread_join(th[i], NULL);
@@ -133,15 +133,17 @@ static void test_many_threads(void **state)
 	}
 	qsort(late, T_N, sizeof(*late), t_cmp_u64);
 	print_message("# completer lateness over %u requests: p50 %.1f us,"
-		      " p99 %.1f us, max %.1f us\n", T_N, late[T_N / 2] / 1e3,
-		      late[T_N * 99 / 100] / 1e3, late[T_N - 1] / 1e3);
+		      " p99 %.1f us, max %.1f us\n",
+		      T_N, late[T_N / 2] / 1e3, late[T_N * 99 / 100] / 1e3,
+		      late[T_N - 1] / 1e3);
 	completer_free(c);
 	/* Nothing completes twice after stop either. */
 	for (unsigned i = 0; i < T_N; i++)
 		assert_int_equal(atomic_load(&ios[i].completions), 1);
 }
 
-/* ---- ordering and edges ---------------------------------------------------- */
+/* ---- ordering and edges ----------------------------------------------------
+ */
 
 static void test_past_deadline_and_order(void **state)
 {
@@ -155,8 +157,8 @@ static void test_past_deadline_and_order(void **state)
 	t_init(&ios[1], now_ns + 10 * MS);
 	t_init(&ios[2], 0); /* long past: at once */
 	for (unsigned i = 0; i < 3; i++)
-		assert_int_equal(completer_submit(c, ios[i].deadline_ns,
-						  &ios[i].io), 0);
+		assert_int_equal(
+		    completer_submit(c, ios[i].deadline_ns, &ios[i].io), 0);
 	t_wait_all(ios, 3, 5000 * MS);
 	assert_true(ios[2].done_ns < ios[1].done_ns);
 	assert_true(ios[1].done_ns < ios[0].done_ns);
@@ -175,8 +177,8 @@ static void test_stop_drains(void **state)
 	assert_int_equal(completer_new(&c), 0);
 	for (unsigned i = 0; i < 100; i++) {
 		t_init(&ios[i], start_ns + 10000 * MS + i);
-		assert_int_equal(completer_submit(c, ios[i].deadline_ns,
-						  &ios[i].io), 0);
+		assert_int_equal(
+		    completer_submit(c, ios[i].deadline_ns, &ios[i].io), 0);
 	}
 	assert_int_equal(completer_pending(c), 100);
 	completer_free(c);
@@ -190,9 +192,9 @@ static void test_stop_drains(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_many_threads),
-		cmocka_unit_test(test_past_deadline_and_order),
-		cmocka_unit_test(test_stop_drains),
+	    cmocka_unit_test(test_many_threads),
+	    cmocka_unit_test(test_past_deadline_and_order),
+	    cmocka_unit_test(test_stop_drains),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -34,7 +34,7 @@ static struct engine *t_engine(uint64_t seed)
 
 static struct engine_resource_conf t_fixed(unsigned slots, uint64_t ns)
 {
-	struct engine_resource_conf c = { .name = "dev", .slots = slots };
+	struct engine_resource_conf c = {.name = "dev", .slots = slots};
 
 	c.service[ENGINE_OP_READ].fixed_ns = ns;
 	c.service[ENGINE_OP_WRITE].fixed_ns = ns;
@@ -54,7 +54,7 @@ static int t_add(struct engine *e, const struct engine_resource_conf *c)
 static uint64_t t_closed_loop(struct engine *e, const struct engine_stage *st,
 			      unsigned n_st, unsigned q, unsigned n)
 {
-	uint64_t next_ns[64] = { 0 }, end_ns = 0;
+	uint64_t next_ns[64] = {0}, end_ns = 0;
 
 	assert_true(q <= 64);
 	for (unsigned i = 0; i < n; i++) {
@@ -86,32 +86,40 @@ static void t_assert_within(double got, double want, double rel)
 
 static void test_fixed_latency_iops(void **state)
 {
-	static const unsigned qs[] = { 1, 4, 32 }, ps[] = { 1, 4, 32 };
-	static const uint64_t ls[] = { 100 * US, 1 * MS, 10 * MS };
+	static const unsigned qs[] = {1, 4, 32}, ps[] = {1, 4, 32};
+	static const uint64_t ls[] = {100 * US, 1 * MS, 10 * MS};
 
 	for (unsigned li = 0; li < 3; li++)
-	for (unsigned pi = 0; pi < 3; pi++)
-	for (unsigned qi = 0; qi < 3; qi++) {
-		struct engine *e = t_engine(1);
-		struct engine_resource_conf c = t_fixed(ps[pi], ls[li]);
-		struct engine_stage st = { .res = t_add(e, &c),
-					   .op = ENGINE_OP_READ, .bytes = 4096 };
-		unsigned n = 20000, par = qs[qi] < ps[pi] ? qs[qi] : ps[pi];
-		double iops = t_per_s(n, t_closed_loop(e, &st, 1, qs[qi], n));
+		for (unsigned pi = 0; pi < 3; pi++)
+			for (unsigned qi = 0; qi < 3; qi++) {
+				struct engine *e = t_engine(1);
+				struct engine_resource_conf c =
+				    t_fixed(ps[pi], ls[li]);
+				struct engine_stage st = {.res = t_add(e, &c),
+							  .op = ENGINE_OP_READ,
+							  .bytes = 4096};
+				unsigned n = 20000, par = qs[qi] < ps[pi]
+							      ? qs[qi]
+							      : ps[pi];
+				double iops = t_per_s(
+				    n, t_closed_loop(e, &st, 1, qs[qi], n));
 
-		print_message("# L=%llu us P=%u q=%u: %.1f IOPS (model %.1f)\n",
-			      (unsigned long long)(ls[li] / US), ps[pi], qs[qi],
-			      iops, par * (double)S / ls[li]);
-		t_assert_within(iops, par * (double)S / ls[li], 0.05);
-		engine_free(e);
-	}
+				print_message("# L=%llu us P=%u q=%u: %.1f "
+					      "IOPS (model %.1f)\n",
+					      (unsigned long long)(ls[li] / US),
+					      ps[pi], qs[qi], iops,
+					      par * (double)S / ls[li]);
+				t_assert_within(iops, par * (double)S / ls[li],
+						0.05);
+				engine_free(e);
+			}
 }
 
 static void test_queueing_wait(void **state)
 {
 	struct engine *e = t_engine(1);
 	struct engine_resource_conf c = t_fixed(2, 100 * US);
-	struct engine_stage st = { .res = t_add(e, &c), .op = ENGINE_OP_WRITE };
+	struct engine_stage st = {.res = t_add(e, &c), .op = ENGINE_OP_WRITE};
 	struct engine_resource_stats rs;
 
 	/* Three at once on two slots: the third waits for the first slot. */
@@ -138,7 +146,7 @@ static void test_bandwidth_cap(void **state)
 {
 	struct engine *e = t_engine(1);
 	struct engine_resource_conf c = t_fixed(8, 100 * US);
-	struct engine_stage st = { .op = ENGINE_OP_READ, .bytes = MIB };
+	struct engine_stage st = {.op = ENGINE_OP_READ, .bytes = MIB};
 	unsigned n = 2000;
 	double mb_s;
 
@@ -168,7 +176,7 @@ static void test_ops_cap(void **state)
 {
 	struct engine *e = t_engine(1);
 	struct engine_resource_conf c = t_fixed(32, 100 * US);
-	struct engine_stage st = { .op = ENGINE_OP_READ, .bytes = 4096 };
+	struct engine_stage st = {.op = ENGINE_OP_READ, .bytes = 4096};
 	double iops;
 
 	c.max_ops_per_s[ENGINE_OP_READ] = 3000; /* 1e9/3000: not integral */
@@ -188,8 +196,8 @@ static void t_two_stage(uint64_t link_ns, unsigned link_slots,
 	struct engine_resource_conf lc = t_fixed(link_slots, link_ns);
 	struct engine_resource_conf dc = t_fixed(drive_slots, drive_ns);
 	struct engine_stage st[2] = {
-		{ .res = t_add(e, &lc), .op = ENGINE_OP_READ, .bytes = 4096 },
-		{ .res = t_add(e, &dc), .op = ENGINE_OP_READ, .bytes = 4096 },
+	    {.res = t_add(e, &lc), .op = ENGINE_OP_READ, .bytes = 4096},
+	    {.res = t_add(e, &dc), .op = ENGINE_OP_READ, .bytes = 4096},
 	};
 	double bound, iops;
 
@@ -208,9 +216,10 @@ static void t_two_stage(uint64_t link_ns, unsigned link_slots,
 		bound = (double)S * drive_slots / drive_ns;
 	iops = t_per_s(50000, t_closed_loop(e, st, 2, 32, 50000));
 	print_message("# link %llu us x%u, drive %llu us x%u, QD32: %.1f IOPS"
-		      " (bound %.1f)\n", (unsigned long long)(link_ns / US),
-		      link_slots, (unsigned long long)(drive_ns / US),
-		      drive_slots, iops, bound);
+		      " (bound %.1f)\n",
+		      (unsigned long long)(link_ns / US), link_slots,
+		      (unsigned long long)(drive_ns / US), drive_slots, iops,
+		      bound);
 	t_assert_within(iops, bound, 0.05);
 	engine_free(e);
 }
@@ -221,17 +230,23 @@ static void test_two_stages(void **state)
 	t_two_stage(300 * US, 1, 200 * US, 8); /* link-bound: 3333 */
 }
 
-/* ---- distributions and seeds ----------------------------------------------- */
+/* ---- distributions and seeds -----------------------------------------------
+ */
 
 /* A sampled percentile scatters by sqrt(p(1-p)/N) in p (0.03 points at
  * p99 for N = 100k) times the local slope of the curve. The points keep
  * that slope moderate around p50 and p99 so that 2% is a > 4 sigma check
  * for any seed; the rare outliers sit in the last 0.1%. */
 static const struct engine_dist t_dist = {
-	.n_points = 6,
-	.points = {
-		{ 0.0, 50 * US }, { 50.0, 100 * US }, { 90.0, 200 * US },
-		{ 99.0, 300 * US }, { 99.9, 330 * US }, { 100.0, 2 * MS },
+    .n_points = 6,
+    .points =
+	{
+	    {0.0, 50 * US},
+	    {50.0, 100 * US},
+	    {90.0, 200 * US},
+	    {99.0, 300 * US},
+	    {99.9, 330 * US},
+	    {100.0, 2 * MS},
 	},
 };
 
@@ -270,8 +285,8 @@ static void test_percentiles(void **state)
 
 static void test_dist_edges(void **state)
 {
-	struct engine_dist d = { .n_points = 2,
-		.points = { { 50.0, 100 * US }, { 90.0, 200 * US } } };
+	struct engine_dist d = {.n_points = 2,
+				.points = {{50.0, 100 * US}, {90.0, 200 * US}}};
 	struct engine_resource_conf c = t_fixed(0, 1);
 	struct engine_rng r;
 	unsigned low = 0, high = 0;
@@ -294,7 +309,7 @@ static void test_dist_edges(void **state)
 	assert_int_equal(engine_dist_check(&d), -EINVAL);
 	d.points[1].pct = 101.0;
 	assert_int_equal(engine_dist_check(&d), -EINVAL);
-	d.points[1] = (struct engine_dist_point){ 90.0, 10 * US };
+	d.points[1] = (struct engine_dist_point){90.0, 10 * US};
 	assert_int_equal(engine_dist_check(&d), -EINVAL);
 	d.n_points = ENGINE_DIST_MAX_POINTS + 1;
 	assert_int_equal(engine_dist_check(&d), -EINVAL);
@@ -315,8 +330,8 @@ static void t_latencies(uint64_t seed, uint64_t *lat)
 {
 	struct engine *e = t_engine(seed);
 	struct engine_resource_conf c = t_fixed(4, 0);
-	struct engine_stage st[2] = { { .op = ENGINE_OP_READ },
-				      { .op = ENGINE_OP_READ } };
+	struct engine_stage st[2] = {{.op = ENGINE_OP_READ},
+				     {.op = ENGINE_OP_READ}};
 	uint64_t now_ns = 0;
 
 	c.service[ENGINE_OP_READ] = t_dist;
@@ -353,23 +368,24 @@ static void test_seed(void **state)
 	assert_int_equal(engine_rng_next(&r1), 0xe220a8397b1dcdafull);
 }
 
-/* ---- HDD ------------------------------------------------------------------ */
+/* ---- HDD ------------------------------------------------------------------
+ */
 
-#define T_SPAN (1ull << 42)   /* 4 TiB */
-#define T_XFER_NS 20480ull    /* 4096 B at 200 MB/s */
+#define T_SPAN (1ull << 42) /* 4 TiB */
+#define T_XFER_NS 20480ull  /* 4096 B at 200 MB/s */
 #define T_OVERHEAD_NS (100 * US)
-#define T_ROT_NS 4166667ull   /* 30e9 / 7200 rpm, rounded */
+#define T_ROT_NS 4166667ull /* 30e9 / 7200 rpm, rounded */
 
 static struct engine_resource_conf t_hdd(void)
 {
 	struct engine_resource_conf c = t_fixed(1, 0);
 
 	c.hdd = (struct engine_hdd){
-		.rpm = 7200,
-		.overhead_ns = T_OVERHEAD_NS,
-		.track_seek_ns = 500 * US,
-		.full_seek_ns = 16500 * US,
-		.span_bytes = T_SPAN,
+	    .rpm = 7200,
+	    .overhead_ns = T_OVERHEAD_NS,
+	    .track_seek_ns = 500 * US,
+	    .full_seek_ns = 16500 * US,
+	    .span_bytes = T_SPAN,
 	};
 	c.bandwidth_bytes_per_s[ENGINE_OP_READ] = 200000000;
 	c.bandwidth_bytes_per_s[ENGINE_OP_WRITE] = 200000000;
@@ -380,8 +396,10 @@ static struct engine_resource_conf t_hdd(void)
 static uint64_t t_hdd_read(struct engine *e, int res, uint64_t now_ns,
 			   uint64_t off, uint64_t want_ns)
 {
-	struct engine_stage st = { .res = res, .op = ENGINE_OP_READ,
-				   .bytes = 4096, .offset_bytes = off };
+	struct engine_stage st = {.res = res,
+				  .op = ENGINE_OP_READ,
+				  .bytes = 4096,
+				  .offset_bytes = off};
 	uint64_t end_ns = engine_submit(e, now_ns, &st, 1);
 
 	assert_int_equal(end_ns - now_ns, want_ns);
@@ -416,8 +434,8 @@ static void test_hdd_seek_model(void **state)
 	 * bounds only: sqrt(11/16) is not exact. */
 	head += 4096;
 	{
-		struct engine_stage st = { .res = res, .op = ENGINE_OP_READ,
-					   .bytes = 4096 };
+		struct engine_stage st = {
+		    .res = res, .op = ENGINE_OP_READ, .bytes = 4096};
 		uint64_t ns = engine_submit(e, t, &st, 1) - t;
 
 		assert_true(ns > sixteenth_ns && ns < full_ns);
@@ -426,9 +444,10 @@ static void test_hdd_seek_model(void **state)
 	t = t_hdd_read(e, res, t, T_SPAN + 4096, full_ns);
 	t = t_hdd_read(e, res, t, 0, full_ns);
 	t = t_hdd_read(e, res, t, 4096, seq_ns);
-	print_message("# HDD 4 KiB service: sequential %.3f ms, span/16 %.3f ms,"
-		      " span/4 %.3f ms, full %.3f ms\n", seq_ns / 1e6,
-		      sixteenth_ns / 1e6, quarter_ns / 1e6, full_ns / 1e6);
+	print_message(
+	    "# HDD 4 KiB service: sequential %.3f ms, span/16 %.3f ms,"
+	    " span/4 %.3f ms, full %.3f ms\n",
+	    seq_ns / 1e6, sixteenth_ns / 1e6, quarter_ns / 1e6, full_ns / 1e6);
 	engine_free(e);
 }
 
@@ -436,8 +455,8 @@ static void test_hdd_random_vs_sequential(void **state)
 {
 	struct engine *e = t_engine(1);
 	struct engine_resource_conf c = t_hdd();
-	struct engine_stage st = { .res = t_add(e, &c), .op = ENGINE_OP_READ,
-				   .bytes = 4096 };
+	struct engine_stage st = {
+	    .res = t_add(e, &c), .op = ENGINE_OP_READ, .bytes = 4096};
 	struct engine_rng r;
 	uint64_t t = 0, n = 2000;
 	double seq, rnd;
@@ -453,17 +472,19 @@ static void test_hdd_random_vs_sequential(void **state)
 	engine_rng_seed(&r, 5);
 	t = 0;
 	for (uint64_t i = 0; i < n; i++) {
-		st.offset_bytes = (engine_rng_next(&r) % (T_SPAN / 4096)) * 4096;
+		st.offset_bytes =
+		    (engine_rng_next(&r) % (T_SPAN / 4096)) * 4096;
 		t = engine_submit(e, t, &st, 1);
 	}
 	rnd = t_per_s(n, t);
 	/* Uniform random distance: E[sqrt(|x - y|)] = 8/15 over the unit
 	 * span, so a mean of 0.1 + 0.5 + 16 * 8/15 + 4.167 + 0.02 ms. */
 	print_message("# HDD 4 KiB QD1: sequential %.0f IOPS, random %.1f IOPS"
-		      " (model %.1f)\n", seq, rnd,
+		      " (model %.1f)\n",
+		      seq, rnd,
 		      1e3 / (0.1 + 0.5 + 16.0 * 8 / 15 + 4.166667 + 0.02048));
-	t_assert_within(rnd, 1e3 / (0.1 + 0.5 + 16.0 * 8 / 15 + 4.166667 +
-				    0.02048), 0.05);
+	t_assert_within(
+	    rnd, 1e3 / (0.1 + 0.5 + 16.0 * 8 / 15 + 4.166667 + 0.02048), 0.05);
 	assert_true(rnd * 50 < seq);
 	engine_free(e);
 }
@@ -471,16 +492,16 @@ static void test_hdd_random_vs_sequential(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_fixed_latency_iops),
-		cmocka_unit_test(test_queueing_wait),
-		cmocka_unit_test(test_bandwidth_cap),
-		cmocka_unit_test(test_ops_cap),
-		cmocka_unit_test(test_two_stages),
-		cmocka_unit_test(test_percentiles),
-		cmocka_unit_test(test_dist_edges),
-		cmocka_unit_test(test_seed),
-		cmocka_unit_test(test_hdd_seek_model),
-		cmocka_unit_test(test_hdd_random_vs_sequential),
+	    cmocka_unit_test(test_fixed_latency_iops),
+	    cmocka_unit_test(test_queueing_wait),
+	    cmocka_unit_test(test_bandwidth_cap),
+	    cmocka_unit_test(test_ops_cap),
+	    cmocka_unit_test(test_two_stages),
+	    cmocka_unit_test(test_percentiles),
+	    cmocka_unit_test(test_dist_edges),
+	    cmocka_unit_test(test_seed),
+	    cmocka_unit_test(test_hdd_seek_model),
+	    cmocka_unit_test(test_hdd_random_vs_sequential),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
