@@ -237,8 +237,10 @@ int dp_commit(struct dp_txn *t)
 	r = metastore_txn_commit(t->txn);
 	if (!r) {
 		publish(&fs->stats, &t->delta);
-		atomic_fetch_add_explicit(&fs->commits, 1,
-					  memory_order_relaxed);
+		uint64_t n = atomic_fetch_add_explicit(&fs->commits, 1,
+						       memory_order_relaxed);
+		if (n % FS_TRIM_COMMITS == FS_TRIM_COMMITS - 1)
+			fs_trim_meta_cache(fs);
 	}
 	uint64_t trim = r ? 0 : t->trim_ino;
 	dp_release(t);

@@ -65,6 +65,12 @@ int fs_sync(struct fs *fs);
 int fs_trim(struct fs *fs, uint64_t ino);
 /* Delete the inodes left unlinked-but-open by an earlier run. */
 int fs_reap_orphans(struct fs *fs);
+/* Past cfg.meta_cache_bytes of mapped metadata, drop the map's pages from
+ * this process (they stay in the host page cache). Called by the syncer
+ * and every FS_TRIM_COMMITS commits, so a long sync does not let RSS run. */
+void fs_trim_meta_cache(struct fs *fs);
+#define FS_TRIM_COMMITS 256
+
 /* Fill the store-derived stats figures. */
 void fs_gauges(struct fs *fs, struct stats_gauges *g);
 
