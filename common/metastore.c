@@ -102,6 +102,22 @@ uint64_t ms_get_be64(const uint8_t *p)
 	return v;
 }
 
+void ms_put_be48(uint8_t *p, uint64_t v)
+{
+	for (int i = 5; i >= 0; i--) {
+		p[i] = (uint8_t)v;
+		v >>= 8;
+	}
+}
+
+uint64_t ms_get_be48(const uint8_t *p)
+{
+	uint64_t v = 0;
+	for (int i = 0; i < 6; i++)
+		v = v << 8 | p[i];
+	return v;
+}
+
 int metastore_errno(int rc)
 {
 	switch (rc) {

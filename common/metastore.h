@@ -168,5 +168,8 @@ int metastore_counters_put(const struct metastore *ms, MDB_txn *txn,
 /* Key helpers: big-endian u64 so keys sort numerically. */
 void ms_put_be64(uint8_t *p, uint64_t v);
 uint64_t ms_get_be64(const uint8_t *p);
+/* 48-bit big-endian: the pblk of an fpindex item. */
+void ms_put_be48(uint8_t *p, uint64_t v);
+uint64_t ms_get_be48(const uint8_t *p);
 
 #endif

@@ -28,22 +28,6 @@
  * 256 new blocks touches the leaves it lands in, not 256 sub-trees. */
 static const uint8_t fp_key = 0;
 
-static void put_be48(uint8_t *p, uint64_t v)
-{
-	for (int i = 5; i >= 0; i--) {
-		p[i] = (uint8_t)v;
-		v >>= 8;
-	}
-}
-
-static uint64_t get_be48(const uint8_t *p)
-{
-	uint64_t v = 0;
-	for (int i = 0; i < 6; i++)
-		v = v << 8 | p[i];
-	return v;
-}
-
 /* A slot open for change, in place in its record: LMDB hands out a
  * pointer into the (already writable) page with MDB_CURRENT|MDB_RESERVE,
  * so changing one block's refs writes 16 bytes, not a 1 KiB record.
@@ -147,7 +131,7 @@ int dedupe_index_walk(const struct metastore *ms, MDB_txn *txn,
 		}
 		if (memcmp(v.mv_data, sha1, TAIL))
 			break; /* past this SHA-1's items */
-		r = fn(ctx, get_be48((const uint8_t *)v.mv_data + TAIL));
+		r = fn(ctx, ms_get_be48((const uint8_t *)v.mv_data + TAIL));
 		if (r)
 			break;
 	}
@@ -222,7 +206,7 @@ int dedupe_block_new(const struct metastore *ms, MDB_txn *txn,
 		return r;
 	uint8_t item[MS_FP_ITEM_LEN];
 	memcpy(item, fp->sha1, TAIL);
-	put_be48(item + TAIL, *pblk);
+	ms_put_be48(item + TAIL, *pblk);
 	MDB_val k = {1, (void *)&fp_key}, v = {sizeof(item), item};
 	r = metastore_errno(
 	    mdb_put(txn, metastore_dbi(ms, MS_FPINDEX), &k, &v, 0));
@@ -266,7 +250,7 @@ static int unindex(const struct metastore *ms, MDB_txn *txn,
 		if (v.mv_size != MS_FP_ITEM_LEN ||
 		    memcmp(it, b->sha1_head, head))
 			break;
-		if (get_be48(it + TAIL) == pblk) {
+		if (ms_get_be48(it + TAIL) == pblk) {
 			r = metastore_errno(mdb_cursor_del(cur, 0));
 			break;
 		}

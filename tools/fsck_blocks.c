@@ -152,22 +152,6 @@ static void head_hex(const uint8_t head[4], char hex[9])
 		 head[3]);
 }
 
-static void put_be48(uint8_t *p, uint64_t v)
-{
-	for (int i = 5; i >= 0; i--) {
-		p[i] = (uint8_t)v;
-		v >>= 8;
-	}
-}
-
-static uint64_t get_be48(const uint8_t *p)
-{
-	uint64_t v = 0;
-	for (int i = 0; i < 6; i++)
-		v = v << 8 | p[i];
-	return v;
-}
-
 static void check_refs(struct fsck *f, uint64_t pblk, const struct ms_block *b)
 {
 	uint32_t n = f->refs[pblk];
@@ -197,7 +181,7 @@ static int check_indexed(struct fsck *f, struct block_scan *s, uint64_t pblk,
 	uint8_t item[MS_FP_ITEM_LEN];
 	static const uint8_t fp_key = 0;
 	memcpy(item, sha1, FINGERPRINT_SHA1_LEN);
-	put_be48(item + FINGERPRINT_SHA1_LEN, pblk);
+	ms_put_be48(item + FINGERPRINT_SHA1_LEN, pblk);
 	MDB_val k = {1, (void *)&fp_key}, v = {sizeof(item), item};
 	int rc = mdb_cursor_get(s->fpindex, &k, &v, MDB_GET_BOTH);
 	if (rc == 0)
@@ -229,7 +213,7 @@ static int check_indexed_head(struct fsck *f, struct block_scan *s,
 		const uint8_t *it = v.mv_data;
 		if (v.mv_size != MS_FP_ITEM_LEN || memcmp(it, b->sha1_head, 4))
 			break;
-		if (get_be48(it + FINGERPRINT_SHA1_LEN) == pblk)
+		if (ms_get_be48(it + FINGERPRINT_SHA1_LEN) == pblk)
 			return 0;
 	}
 	if (rc && rc != MDB_NOTFOUND)
@@ -471,7 +455,7 @@ static int check_fp_entry(struct fsck *f, const MDB_val *k, const MDB_val *v,
 	uint8_t sha1[FINGERPRINT_SHA1_LEN];
 	memcpy(sha1, v->mv_data, FINGERPRINT_SHA1_LEN);
 	uint64_t pblk =
-	    get_be48((const uint8_t *)v->mv_data + FINGERPRINT_SHA1_LEN);
+	    ms_get_be48((const uint8_t *)v->mv_data + FINGERPRINT_SHA1_LEN);
 	char hex[41];
 	fingerprint_hex(sha1, hex);
 	if (memcmp(g->sha1, sha1, FINGERPRINT_SHA1_LEN)) {
