@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -130,8 +131,12 @@ static int ctl_handle(void *ctx, const char *line, FILE *out, char *err,
 
 /* ---- detaching -------------------------------------------------------- */
 
+/* The child's stderr while it opens the store is /dev/null; this is the
+ * terminal's, restored once the store is open. -1: foreground. */
+static int terminal_stderr = -1;
+
 /* Parent side: wait for the child's verdict; the exit code of `mount`. */
-static int wait_for_child(int rfd)
+static int wait_for_child(int rfd, pid_t pid, const char *store)
 {
 	char msg[1024];
 	ssize_t n, got = 0;
@@ -140,8 +145,22 @@ static int wait_for_child(int rfd)
 	close(rfd);
 	msg[got] = '\0';
 	if (got == 0) {
-		fprintf(stderr, "arraysim: the mount daemon died while "
-				"starting (see STORE/arraysim.log)\n");
+		/* It died before it could say why: a crash while opening the
+		 * store is LMDB tripping over a damaged page. */
+		int st = 0;
+		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+			;
+		if (WIFSIGNALED(st))
+			fprintf(
+			    stderr,
+			    "arraysim: store %s: the daemon crashed opening "
+			    "it (signal %d): its metadata is damaged\n",
+			    store, WTERMSIG(st));
+		else
+			fprintf(stderr,
+				"arraysim: the mount daemon exited while "
+				"starting (see %s/arraysim.log)\n",
+				store);
 		return 2;
 	}
 	if (!strcmp(msg, "ok"))
@@ -294,6 +313,10 @@ static int run(const struct daemon_opts *o, int *wfd)
 		if (logf)
 			log_set_stream(logf); /* lives as long as the process */
 	}
+	/* The store opened: what libfuse has to say about the mountpoint may
+	 * reach the terminal again. */
+	if (terminal_stderr >= 0)
+		dup2(terminal_stderr, STDERR_FILENO);
 	log_info("mount", "store %s on %s, seed %llu, dedupe verify %s",
 		 d->fs.store, o->mountpoint, (unsigned long long)o->cfg.seed,
 		 o->cfg.verify ? "on" : "off");
@@ -341,7 +364,7 @@ int fs_daemon_run(const struct daemon_opts *o)
 	}
 	if (pid > 0) {
 		close(pfd[1]);
-		return wait_for_child(pfd[0]);
+		return wait_for_child(pfd[0], pid, o->cfg.store);
 	}
 	close(pfd[0]);
 	setsid();
@@ -352,6 +375,12 @@ int fs_daemon_run(const struct daemon_opts *o)
 	FILE *quiet = fopen("/dev/null", "we");
 	if (quiet)
 		log_set_stream(quiet);
+	/* Nothing of the child's may reach the terminal but through the
+	 * parent's one line (an LMDB assertion would otherwise print there). */
+	int devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	terminal_stderr = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
+	if (devnull >= 0)
+		dup2(devnull, STDERR_FILENO);
 	int code = run(o, &pfd[1]);
 	_exit(code);
 }
