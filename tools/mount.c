@@ -41,8 +41,8 @@ static const struct opt_def mount_defs[] = {
     {"meta-max", 0, OPT_SIZE, O(meta_max), "SIZE",
      "largest the metadata store may grow (default 64G)"},
     {"meta-cache", 0, OPT_SIZE, O(meta_cache), "SIZE",
-     "metadata kept mapped in the daemon, checked at each background "
-     "sync; 0 for no bound (default 256M)"},
+     "metadata kept mapped in the daemon, checked every 256 commits "
+     "and at each sync; 0 for no bound (default 256M)"},
     {"foreground", 'f', OPT_FLAG, O(foreground), NULL,
      "stay in the foreground, log to stderr"},
     {"options", 'o', OPT_STRING, O(fuse_opts), "OPTS",
