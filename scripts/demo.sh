@@ -45,7 +45,8 @@ fio --name=dedupe --directory="$demo/mnt" --size="$SIZE" --bs=4k \
 echo "== fio: 16 MiB of 4 KiB random writes, then read back and verified"
 fio --name=verify --directory="$demo/mnt" --size=16M --bs=4k \
 	--rw=randwrite --ioengine=psync --verify=crc32c --do_verify=1 \
-	--verify_fatal=1 --group_reporting --output-format=terse \
+	--verify_fatal=1 --verify_state_save=0 --group_reporting \
+	--output-format=terse \
 	--terse-version=3 >/dev/null
 echo "   fio wrote and verified its data"
 
