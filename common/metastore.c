@@ -600,17 +600,25 @@ void metastore_txn_abort(MDB_txn *txn)
 		mdb_txn_abort(txn);
 }
 
+int metastore_get_exact(MDB_txn *txn, MDB_dbi dbi, MDB_val *key, void *out,
+			size_t size)
+{
+	MDB_val v;
+	int rc = mdb_get(txn, dbi, key, &v);
+	if (rc)
+		return metastore_errno(rc);
+	if (v.mv_size != size)
+		return -EIO;
+	memcpy(out, v.mv_data, size);
+	return 0;
+}
+
 int metastore_counters_get(const struct metastore *ms, MDB_txn *txn,
 			   struct ms_counters *out)
 {
-	MDB_val k = {sizeof("counters") - 1, "counters"}, v;
-	int rc = mdb_get(txn, ms->dbi[MS_META], &k, &v);
-	if (rc)
-		return metastore_errno(rc);
-	if (v.mv_size != sizeof(*out))
-		return -EIO;
-	memcpy(out, v.mv_data, sizeof(*out));
-	return 0;
+	MDB_val k = {sizeof("counters") - 1, "counters"};
+	return metastore_get_exact(txn, ms->dbi[MS_META], &k, out,
+				   sizeof(*out));
 }
 
 int metastore_counters_put(const struct metastore *ms, MDB_txn *txn,

@@ -159,6 +159,11 @@ void metastore_txn_abort(MDB_txn *txn);
  * MDB_NOTFOUND -> -ENOENT, corruption -> -EIO). */
 int metastore_errno(int mdb_rc);
 
+/* The value of @key in table @dbi, copied to @out, which must be exactly
+ * @size bytes: 0, -ENOENT, -EIO (a value of another size) or -errno. */
+int metastore_get_exact(MDB_txn *txn, MDB_dbi dbi, MDB_val *key, void *out,
+			size_t size);
+
 /* Typed get/put of the counters record inside @txn. */
 int metastore_counters_get(const struct metastore *ms, MDB_txn *txn,
 			   struct ms_counters *out);

@@ -37,14 +37,9 @@ static MDB_dbi dbi(const struct metastore *ms, enum ms_table t)
 int ns_inode_get(const struct metastore *ms, MDB_txn *txn, uint64_t ino,
 		 struct ms_inode *out)
 {
-	MDB_val k = {sizeof(ino), &ino}, v;
-	int rc = mdb_get(txn, dbi(ms, MS_INODES), &k, &v);
-	if (rc)
-		return metastore_errno(rc);
-	if (v.mv_size != sizeof(*out))
-		return -EIO;
-	memcpy(out, v.mv_data, sizeof(*out));
-	return 0;
+	MDB_val k = {sizeof(ino), &ino};
+	return metastore_get_exact(txn, dbi(ms, MS_INODES), &k, out,
+				   sizeof(*out));
 }
 
 int ns_inode_put(const struct metastore *ms, MDB_txn *txn, uint64_t ino,
@@ -103,16 +98,12 @@ int ns_dirent_lookup(const struct metastore *ms, MDB_txn *txn, uint64_t parent,
 	int r = make_name_key(&k, parent, name);
 	if (r)
 		return r;
-	MDB_val v;
-	int rc = mdb_get(txn, dbi(ms, MS_DIRNAMES), &k.val, &v);
-	if (rc)
-		return metastore_errno(rc);
 	struct ms_dirent_val d;
-	if (v.mv_size != sizeof(d))
-		return -EIO;
-	memcpy(&d, v.mv_data, sizeof(d));
-	*ino = d.ino;
-	return 0;
+	r = metastore_get_exact(txn, dbi(ms, MS_DIRNAMES), &k.val, &d,
+				sizeof(d));
+	if (!r)
+		*ino = d.ino;
+	return r;
 }
 
 static int put_cookie(const struct metastore *ms, MDB_txn *txn, uint64_t parent,
@@ -131,14 +122,8 @@ static int put_cookie(const struct metastore *ms, MDB_txn *txn, uint64_t parent,
 static int get_dirent(const struct metastore *ms, MDB_txn *txn, MDB_val *key,
 		      struct ms_dirent_val *d)
 {
-	MDB_val v;
-	int rc = mdb_get(txn, dbi(ms, MS_DIRNAMES), key, &v);
-	if (rc)
-		return metastore_errno(rc);
-	if (v.mv_size != sizeof(*d))
-		return -EIO;
-	memcpy(d, v.mv_data, sizeof(*d));
-	return 0;
+	return metastore_get_exact(txn, dbi(ms, MS_DIRNAMES), key, d,
+				   sizeof(*d));
 }
 
 int ns_dirent_add(const struct metastore *ms, MDB_txn *txn, uint64_t parent,

@@ -64,11 +64,10 @@ trap 'bi_cleanup' EXIT
 trap 'bi_cleanup 130' INT
 trap 'bi_cleanup 143' TERM
 
-# bi_unmount DIR: take down a mount that should not be there; its daemon
-# exits when unmounted.
+# bi_unmount DIR: take down a mount that should not be there. Callers
+# that go on to use its store wait for its daemon (t_wait_pid_exit).
 bi_unmount() {
 	timeout 20 fusermount3 -u "$1" 2>/dev/null || fusermount3 -uz "$1" 2>/dev/null || true
-	sleep 1
 }
 
 # new_store NAME: an empty directory for a store, made the current $STORE.
