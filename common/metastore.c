@@ -77,9 +77,9 @@ static unsigned table_flags(enum ms_table t)
 	case MS_ORPHANS:
 		return MDB_INTEGERKEY;
 	case MS_FPINDEX:
-		/* Key sha1[0]; 25-byte items sha1[1..20) + be48 pblk. A
-		 * SHA-1 names every block that has it: more than one only
-		 * after a collision, which verify-on-match keeps apart. */
+		/* One key; items sha1[0..20) + pblk. A SHA-1 names every
+		 * block that has it: more than one only after a collision,
+		 * which verify-on-match keeps apart. */
 		return MDB_DUPSORT | MDB_DUPFIXED;
 	default:
 		return 0;
@@ -102,20 +102,32 @@ uint64_t ms_get_be64(const uint8_t *p)
 	return v;
 }
 
-void ms_put_be48(uint8_t *p, uint64_t v)
+void ms_put_pblk(uint8_t *p, uint64_t v)
 {
-	for (int i = 5; i >= 0; i--) {
+	for (int i = MS_PBLK_BYTES - 1; i >= 0; i--) {
 		p[i] = (uint8_t)v;
 		v >>= 8;
 	}
 }
 
-uint64_t ms_get_be48(const uint8_t *p)
+uint64_t ms_get_pblk(const uint8_t *p)
 {
 	uint64_t v = 0;
-	for (int i = 0; i < 6; i++)
+	for (unsigned i = 0; i < MS_PBLK_BYTES; i++)
 		v = v << 8 | p[i];
 	return v;
+}
+
+void ms_bmap_encode(const uint64_t pblk[BMAP_EXTENT_BLOCKS], uint8_t *v)
+{
+	for (unsigned i = 0; i < BMAP_EXTENT_BLOCKS; i++)
+		ms_put_pblk(v + i * MS_PBLK_BYTES, pblk[i]);
+}
+
+void ms_bmap_decode(const uint8_t *v, uint64_t pblk[BMAP_EXTENT_BLOCKS])
+{
+	for (unsigned i = 0; i < BMAP_EXTENT_BLOCKS; i++)
+		pblk[i] = ms_get_pblk(v + i * MS_PBLK_BYTES);
 }
 
 int metastore_errno(int rc)
@@ -526,12 +538,29 @@ out_free:
 	return r;
 }
 
+/* A closed store needs no reserve: give its space back to the host, so
+ * that an unmounted store takes only the pages it uses. The next open
+ * allocates it again before the first write transaction. */
+static void release_reserve(struct metastore *ms)
+{
+	MDB_envinfo info;
+	mdb_env_info(ms->env, &info);
+	uint64_t used = ((uint64_t)info.me_last_pgno + 1) * ms->page_bytes;
+	if (ms->data_fd >= 0 && ms->reserved_bytes > used)
+		(void)fallocate(ms->data_fd,
+				FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+				(off_t)used,
+				(off_t)(ms->reserved_bytes - used));
+}
+
 void metastore_close(struct metastore *ms)
 {
 	if (!ms)
 		return;
-	if (!ms->readonly)
+	if (!ms->readonly) {
 		mdb_env_sync(ms->env, 1);
+		release_reserve(ms);
+	}
 	mdb_env_close(ms->env);
 	close(ms->lock_fd);
 	pthread_mutex_destroy(&ms->reserve_lock);

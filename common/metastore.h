@@ -3,43 +3,48 @@
  * the block maps, the fingerprint index, the refcounts and the free map
  * together or not at all.
  *
- *   table      key                          value
- *   ---------  ---------------------------  ---------------------------------
- *   meta       "format","counters",...      see struct ms_* below
- *   inodes     ino (u64, native)            struct ms_inode
- *   dirnames   parent ino (BE) + name       struct ms_dirent_val (ino, cookie)
- *   dircookies parent ino (BE) + cookie(BE) ino (u64) + name (readdir order)
- *   symlinks   ino (u64, native)            target bytes
- *   xattrs     ino (BE) + name              value bytes
- *   bmap       ino (BE) + extent index (BE) u64 pblk[BMAP_EXTENT_BLOCKS];
- * 0=hole blocks     pblk / 64 (u64, native)      struct
- * ms_block[MS_BLOCK_EXTENT]: slot i is pblk key*64+i fpindex    one key (a 0
- * byte)           26-byte dups: sha1[0..20) then pblk (48-bit BE), one per
- * block freemap    pblk (u64, native)           empty: reusable now pending
- * pblk (u64, native)           empty: freed, reusable after sync orphans    ino
- * (u64, native)            empty: nlink 0, still open
+ *   table      key                       value
+ *   ---------  ------------------------  ---------------------------------
+ *   meta       "format","counters",...   see struct ms_* below
+ *   inodes     ino (u64, native)         struct ms_inode
+ *   dirnames   parent (BE) + name        struct ms_dirent_val
+ *   dircookies parent (BE) + cookie (BE) ino (u64) + name (readdir order)
+ *   symlinks   ino (u64, native)         target bytes
+ *   xattrs     ino (BE) + name           value bytes
+ *   bmap       ino (BE) + extent (BE)    64 pblks, 5 bytes BE each, 0=hole
+ *   blocks     pblk / 80 (u64, native)   struct ms_block[80]: slot i is
+ *                                        pblk key * 80 + i
+ *   fpindex    one key (a 0 byte)        25-byte dups: sha1[0..20) then
+ *                                        pblk (5 bytes BE), one per block
+ *   freemap    pblk (u64, native)        empty: reusable now
+ *   pending    pblk (u64, native)        empty: freed, reusable after sync
+ *   orphans    ino (u64, native)         empty: nlink 0 still open, or a
+ *                                        truncation in progress
  *
  * Big-endian prefixes keep one file's or one directory's keys adjacent and
  * in order, so readdir and truncate are cursor walks. pblk 0 is never
  * allocated: it is the hole marker in bmap extents.
  *
- * Block records and the fingerprint index are what a store holds per
- * unique block, so both are packed (16 + 26 bytes a block, against ~100
- * as one record per pblk and a 20-byte key per SHA-1):
+ * What a store holds per unique block is packed, because it is most of
+ * the metadata (about 6 + 17 + 36 bytes a block in pages, against ~100 as
+ * one record per pblk and a 20-byte key per SHA-1):
  *
- *   blocks: one record per 64 consecutive pblks; refs == 0 marks a free
- *   slot, a missing record 64 free slots, and the record is deleted when
+ *   bmap: extents of 64 blocks in 320 bytes (40-bit pblks), eleven to a
+ *   page when a file grows at its end (appended, see fs/datapath.c).
+ *
+ *   blocks: one record per 80 consecutive pblks; refs == 0 marks a free
+ *   slot, a missing record 80 free slots, and the record is deleted when
  *   its last slot empties. A slot keeps only sha1[0..4) (sha1_head):
  *   enough to find the block's fpindex item when it is freed.
  *
  *   fpindex: DUPSORT|DUPFIXED under a single key, so the items form one
  *   B-tree of packed pages (one key per SHA-1 byte would make a 1 MiB
  *   write touch up to 256 sub-trees: measured 15-30% slower). An item is
- *   sha1[0..20) + pblk (6 bytes big-endian, so pblk < 2^48), sorted, so
- *   the blocks with one SHA-1 are adjacent, lowest pblk first:
- *     lookup of sha1:  GET_BOTH_RANGE(0, sha1 + 6 zeros),
+ *   sha1[0..20) + pblk, sorted, so the blocks with one SHA-1 are adjacent,
+ *   lowest pblk first. Random SHA-1s fill its pages to about 69%.
+ *     lookup of sha1:  GET_BOTH_RANGE(0, sha1 + 5 zeros),
  *                      then NEXT_DUP while item[0..20) == sha1;
- *     unindex of pblk: GET_BOTH_RANGE(0, head[0..4) + 22 zeros),
+ *     unindex of pblk: GET_BOTH_RANGE(0, head[0..4) + 21 zeros),
  *                      then NEXT_DUP while item[0..4) == head, until
  *                      the item whose pblk is it.
  *
@@ -56,12 +61,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define MS_FORMAT_VERSION 1
+#define MS_FORMAT_VERSION 2
 #define MS_BLOCK_SIZE 4096u
+/* A pblk on disk (fpindex items, bmap extents): 40 bits big-endian, so a
+ * store holds up to 4 PiB of unique blocks. */
+#define MS_PBLK_BYTES 5u
+#define MS_PBLK_LIMIT (1ull << (8 * MS_PBLK_BYTES))
 #define BMAP_EXTENT_BLOCKS 64u
-#define MS_BLOCK_EXTENT 64	   /* slots of one `blocks` record */
-#define MS_FP_ITEM_LEN 26	   /* fpindex item: sha1[0..20) + be48 pblk */
-#define MS_PBLK_LIMIT (1ull << 48) /* pblks are < this (fpindex items) */
+#define MS_BMAP_VALUE_LEN (BMAP_EXTENT_BLOCKS * MS_PBLK_BYTES)
+/* Slots of one `blocks` record: 80 x 16 bytes, so that three records (with
+ * LMDB's 18 bytes of node, key and index each) fill a 4 KiB page to 94%;
+ * 64 slots left a quarter of every page empty. */
+#define MS_BLOCK_EXTENT 80
+#define MS_FP_ITEM_LEN (20u + MS_PBLK_BYTES) /* sha1[0..20) + pblk */
 
 enum ms_table {
 	MS_META,
@@ -173,8 +185,12 @@ int metastore_counters_put(const struct metastore *ms, MDB_txn *txn,
 /* Key helpers: big-endian u64 so keys sort numerically. */
 void ms_put_be64(uint8_t *p, uint64_t v);
 uint64_t ms_get_be64(const uint8_t *p);
-/* 48-bit big-endian: the pblk of an fpindex item. */
-void ms_put_be48(uint8_t *p, uint64_t v);
-uint64_t ms_get_be48(const uint8_t *p);
+/* A pblk as stored in fpindex items and bmap extents (MS_PBLK_BYTES,
+ * big-endian); @v must be < MS_PBLK_LIMIT. */
+void ms_put_pblk(uint8_t *p, uint64_t v);
+uint64_t ms_get_pblk(const uint8_t *p);
+/* A bmap extent value (MS_BMAP_VALUE_LEN bytes) to and from pblks. */
+void ms_bmap_encode(const uint64_t pblk[BMAP_EXTENT_BLOCKS], uint8_t *v);
+void ms_bmap_decode(const uint8_t *v, uint64_t pblk[BMAP_EXTENT_BLOCKS]);
 
 #endif

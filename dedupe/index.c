@@ -8,9 +8,9 @@
  *
  * Both tables are packed (see common/metastore.h):
  *
- *   blocks   key pblk/64 -> ms_block[64]   a slot is changed by rewriting
- *                                          its 1 KiB record
- *   fpindex  one key -> items              sha1[0..20) | be48 pblk
+ *   blocks   key pblk/80 -> ms_block[80]   a slot is changed in place in
+ *                                          its 1280-byte record
+ *   fpindex  one key -> items              sha1[0..20) | 40-bit pblk
  *
  * A slot keeps only sha1_head = sha1[0..4), so unindexing a freed block
  * walks the items that share those 4 bytes (a handful at most, in practice
@@ -30,7 +30,7 @@ static const uint8_t fp_key = 0;
 
 /* A slot open for change, in place in its record: LMDB hands out a
  * pointer into the (already writable) page with MDB_CURRENT|MDB_RESERVE,
- * so changing one block's refs writes 16 bytes, not a 1 KiB record.
+ * so changing one block's refs writes 16 bytes, not a whole record.
  * Records are only 2-byte aligned in the page: slots are copied in and out
  * with memcpy. */
 struct slot {
@@ -43,8 +43,8 @@ struct slot {
 #define REC_BYTES (SLOTS * sizeof(struct ms_block))
 
 /* Is a record past every stored one? Then it goes in with MDB_APPEND: a
- * plain insert at the end splits a full page 2:1 (three 1 KiB records fit
- * a page), MDB_APPEND leaves the full page full. */
+ * plain insert at the end splits a full page 2:1 (three records fit a
+ * page), MDB_APPEND leaves the full page full. */
 static bool rec_is_last(MDB_cursor *cur, uint64_t key)
 {
 	MDB_val k, v;
@@ -131,7 +131,7 @@ int dedupe_index_walk(const struct metastore *ms, MDB_txn *txn,
 		}
 		if (memcmp(v.mv_data, sha1, TAIL))
 			break; /* past this SHA-1's items */
-		r = fn(ctx, ms_get_be48((const uint8_t *)v.mv_data + TAIL));
+		r = fn(ctx, ms_get_pblk((const uint8_t *)v.mv_data + TAIL));
 		if (r)
 			break;
 	}
@@ -179,7 +179,7 @@ static int alloc_pblk(const struct metastore *ms, MDB_txn *txn,
 	if (rc != MDB_NOTFOUND)
 		return metastore_errno(rc);
 	if (c->next_pblk >= MS_PBLK_LIMIT)
-		return -ENOSPC; /* fpindex items hold 48-bit pblks */
+		return -ENOSPC; /* fpindex items hold 40-bit pblks */
 	*pblk = c->next_pblk++;
 	return 0;
 }
@@ -206,7 +206,7 @@ int dedupe_block_new(const struct metastore *ms, MDB_txn *txn,
 		return r;
 	uint8_t item[MS_FP_ITEM_LEN];
 	memcpy(item, fp->sha1, TAIL);
-	ms_put_be48(item + TAIL, *pblk);
+	ms_put_pblk(item + TAIL, *pblk);
 	MDB_val k = {1, (void *)&fp_key}, v = {sizeof(item), item};
 	r = metastore_errno(
 	    mdb_put(txn, metastore_dbi(ms, MS_FPINDEX), &k, &v, 0));
@@ -250,7 +250,7 @@ static int unindex(const struct metastore *ms, MDB_txn *txn,
 		if (v.mv_size != MS_FP_ITEM_LEN ||
 		    memcmp(it, b->sha1_head, head))
 			break;
-		if (ms_get_be48(it + TAIL) == pblk) {
+		if (ms_get_pblk(it + TAIL) == pblk) {
 			r = metastore_errno(mdb_cursor_del(cur, 0));
 			break;
 		}

@@ -37,6 +37,7 @@ struct dp_extent {
 	uint64_t pblk[EXT];
 	bool valid; /* holds (ino, idx) */
 	bool dirty; /* differs from the store */
+	bool fresh; /* not in the store yet */
 };
 
 static void ext_key(uint8_t kb[16], uint64_t ino, uint64_t idx)
@@ -45,7 +46,8 @@ static void ext_key(uint8_t kb[16], uint64_t ino, uint64_t idx)
 	ms_put_be64(kb + 8, idx);
 }
 
-/* Load extent @idx of @ino into @pblk (all holes when absent). */
+/* Load extent @idx of @ino into @pblk: 0, or -ENOENT (all holes) when
+ * the store has no such extent. */
 static int ext_load(const struct metastore *ms, MDB_txn *txn, uint64_t ino,
 		    uint64_t idx, uint64_t pblk[EXT])
 {
@@ -55,14 +57,30 @@ static int ext_load(const struct metastore *ms, MDB_txn *txn, uint64_t ino,
 	int rc = mdb_get(txn, metastore_dbi(ms, MS_BMAP), &k, &v);
 	if (rc == MDB_NOTFOUND) {
 		memset(pblk, 0, EXT * sizeof(*pblk));
-		return 0;
+		return -ENOENT;
 	}
 	if (rc)
 		return metastore_errno(rc);
-	if (v.mv_size != EXT * sizeof(*pblk))
+	if (v.mv_size != MS_BMAP_VALUE_LEN)
 		return -EIO;
-	memcpy(pblk, v.mv_data, EXT * sizeof(*pblk));
+	ms_bmap_decode(v.mv_data, pblk);
 	return 0;
+}
+
+/* Does key @kb sort after every extent in the table? A file growing at
+ * its end (the newest file, typically) then appends: MDB_APPEND leaves
+ * full pages full, where a plain insert at the end splits them in half. */
+static bool ext_is_last(MDB_txn *txn, MDB_dbi dbi, const uint8_t kb[16])
+{
+	MDB_cursor *cur;
+	if (mdb_cursor_open(txn, dbi, &cur))
+		return false;
+	MDB_val k, v;
+	int rc = mdb_cursor_get(cur, &k, &v, MDB_LAST);
+	bool last = rc == MDB_NOTFOUND || (rc == 0 && k.mv_size == 16 &&
+					   memcmp(k.mv_data, kb, 16) < 0);
+	mdb_cursor_close(cur);
+	return last;
 }
 
 static int ext_store(struct dp_txn *t)
@@ -83,8 +101,13 @@ static int ext_store(struct dp_txn *t)
 		if (rc == MDB_NOTFOUND)
 			rc = 0;
 	} else {
-		MDB_val v = {sizeof(e->pblk), e->pblk};
-		rc = mdb_put(t->txn, dbi, &k, &v, 0);
+		uint8_t vb[MS_BMAP_VALUE_LEN];
+		ms_bmap_encode(e->pblk, vb);
+		MDB_val v = {sizeof(vb), vb};
+		unsigned fl =
+		    e->fresh && ext_is_last(t->txn, dbi, kb) ? MDB_APPEND : 0;
+		rc = mdb_put(t->txn, dbi, &k, &v, fl);
+		e->fresh = rc != 0;
 	}
 	e->dirty = false;
 	return metastore_errno(rc);
@@ -102,8 +125,9 @@ static int ext_seek(struct dp_txn *t, uint64_t ino, uint64_t lblk)
 		return r;
 	e->valid = false;
 	r = ext_load(t->fs->ms, t->txn, ino, idx, e->pblk);
-	if (r)
+	if (r && r != -ENOENT)
 		return r;
+	e->fresh = r == -ENOENT;
 	e->ino = ino;
 	e->idx = idx;
 	e->valid = true;
@@ -275,6 +299,8 @@ static int load_blocks(struct fs *fs, MDB_txn *txn, uint64_t ino,
 		if (lblk / EXT != cur_idx) {
 			cur_idx = lblk / EXT;
 			r = ext_load(fs->ms, txn, ino, cur_idx, ext);
+			if (r == -ENOENT)
+				r = 0; /* all holes */
 			if (r)
 				break;
 		}

@@ -78,17 +78,17 @@ static struct fsck_inode *extent_owner(struct fsck *f, uint64_t ino,
 static int check_extent(struct fsck *f, const MDB_val *k, const MDB_val *v,
 			void *ctx)
 {
-	if (k->mv_size != 16 || v->mv_size != EXT * sizeof(uint64_t)) {
+	if (k->mv_size != 16 || v->mv_size != MS_BMAP_VALUE_LEN) {
 		fsck_problem(f,
 			     "bmap: record with a %zu-byte key and a "
-			     "%zu-byte value (want 16 and %zu)",
-			     k->mv_size, v->mv_size, EXT * sizeof(uint64_t));
+			     "%zu-byte value (want 16 and %u)",
+			     k->mv_size, v->mv_size, MS_BMAP_VALUE_LEN);
 		return 0;
 	}
 	uint64_t ino = ms_get_be64(k->mv_data);
 	uint64_t idx = ms_get_be64((const uint8_t *)k->mv_data + 8);
 	uint64_t pblk[EXT];
-	memcpy(pblk, v->mv_data, sizeof(pblk));
+	ms_bmap_decode(v->mv_data, pblk);
 	struct fsck_inode *fi = extent_owner(f, ino, idx);
 	uint64_t end = fi ? (fi->in.size + BS - 1) / BS : 0;
 	unsigned mapped = 0, past_eof = 0;
@@ -181,7 +181,7 @@ static int check_indexed(struct fsck *f, struct block_scan *s, uint64_t pblk,
 	uint8_t item[MS_FP_ITEM_LEN];
 	static const uint8_t fp_key = 0;
 	memcpy(item, sha1, FINGERPRINT_SHA1_LEN);
-	ms_put_be48(item + FINGERPRINT_SHA1_LEN, pblk);
+	ms_put_pblk(item + FINGERPRINT_SHA1_LEN, pblk);
 	MDB_val k = {1, (void *)&fp_key}, v = {sizeof(item), item};
 	int rc = mdb_cursor_get(s->fpindex, &k, &v, MDB_GET_BOTH);
 	if (rc == 0)
@@ -213,7 +213,7 @@ static int check_indexed_head(struct fsck *f, struct block_scan *s,
 		const uint8_t *it = v.mv_data;
 		if (v.mv_size != MS_FP_ITEM_LEN || memcmp(it, b->sha1_head, 4))
 			break;
-		if (ms_get_be48(it + FINGERPRINT_SHA1_LEN) == pblk)
+		if (ms_get_pblk(it + FINGERPRINT_SHA1_LEN) == pblk)
 			return 0;
 	}
 	if (rc && rc != MDB_NOTFOUND)
@@ -439,7 +439,7 @@ static int group_add(struct fp_group *g, uint64_t pblk)
 	return 0;
 }
 
-/* One item: value sha1[0..20) + be48 pblk, all under one key. Items of one
+/* One item: value sha1[0..20) + 40-bit pblk, all under one key. Items of one
  * SHA-1 are adjacent (sorted), so a group is a run of them. */
 static int check_fp_entry(struct fsck *f, const MDB_val *k, const MDB_val *v,
 			  void *ctx)
@@ -455,7 +455,7 @@ static int check_fp_entry(struct fsck *f, const MDB_val *k, const MDB_val *v,
 	uint8_t sha1[FINGERPRINT_SHA1_LEN];
 	memcpy(sha1, v->mv_data, FINGERPRINT_SHA1_LEN);
 	uint64_t pblk =
-	    ms_get_be48((const uint8_t *)v->mv_data + FINGERPRINT_SHA1_LEN);
+	    ms_get_pblk((const uint8_t *)v->mv_data + FINGERPRINT_SHA1_LEN);
 	char hex[41];
 	fingerprint_hex(sha1, hex);
 	if (memcmp(g->sha1, sha1, FINGERPRINT_SHA1_LEN)) {
@@ -580,12 +580,12 @@ int fsck_check_free(struct fsck *f)
 static int list_refs(struct fsck *f, const MDB_val *k, const MDB_val *v,
 		     void *ctx)
 {
-	if (k->mv_size != 16 || v->mv_size != EXT * sizeof(uint64_t))
+	if (k->mv_size != 16 || v->mv_size != MS_BMAP_VALUE_LEN)
 		return 0;
 	uint64_t ino = ms_get_be64(k->mv_data);
 	uint64_t idx = ms_get_be64((const uint8_t *)k->mv_data + 8);
 	uint64_t pblk[EXT];
-	memcpy(pblk, v->mv_data, sizeof(pblk));
+	ms_bmap_decode(v->mv_data, pblk);
 	for (unsigned i = 0; i < EXT; i++) {
 		if (!pblk[i] || pblk[i] >= f->npblk ||
 		    !(f->state[pblk[i]] & FSCK_BAD))

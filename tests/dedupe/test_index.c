@@ -9,9 +9,10 @@
  *   new -> refs 1, indexed;  ref/unref;  unref to 0 -> out of `blocks` and
  *   `fpindex`, into `pending` (not `freemap`);  metastore_sync -> `freemap`;
  *   dedupe_block_new takes the lowest free pblk before growing next_pblk.
- * And the packed format (common/metastore.h): 64 slots a `blocks` record,
- * deleted when its last slot empties; 25-byte fpindex items under
- * sha1[0], a freed block's item found by its 4-byte sha1_head.
+ * And the packed format (common/metastore.h): 80 slots a `blocks` record,
+ * deleted when its last slot empties; 25-byte fpindex items (sha1 +
+ * 40-bit pblk) under one key, a freed block's item found by its 4-byte
+ * sha1_head.
  */
 #include <errno.h>
 #include <ftw.h>
@@ -441,36 +442,39 @@ static void test_abort_leaves_nothing(void **state)
 	assert_int_equal(dedupe_block_get(t->ms, t->txn, pblk, &b), -ENOENT);
 }
 
-/* 64 pblks share a record: 70 blocks are 2 records (pblk 0's slot stays
- * free); freeing every block of the second deletes it. */
-static void test_records_pack_64(void **state)
+/* MS_BLOCK_EXTENT (80) pblks share a record: 86 blocks are 2 records
+ * (pblk 0's slot stays free); freeing every block of the second deletes
+ * it. */
+static void test_records_pack(void **state)
 {
 	struct t_store *t = *state;
-	uint64_t p[70];
-	for (unsigned i = 0; i < 70; i++) {
+	const unsigned n = MS_BLOCK_EXTENT + 6;
+	uint64_t p[MS_BLOCK_EXTENT + 6];
+	for (unsigned i = 0; i < n; i++) {
 		struct fingerprint fp = t_fp((uint8_t)(i + 1), i);
 		assert_int_equal(
 		    dedupe_block_new(t->ms, t->txn, &t->c, &fp, &p[i]), 0);
 		assert_int_equal(p[i], i + 1);
 	}
 	assert_int_equal(t_table_entries(t, MS_BLOCKS), 2);
-	assert_int_equal(t_table_entries(t, MS_FPINDEX), 70);
-	assert_int_equal(t_refs(t, 64), 1);
+	assert_int_equal(t_table_entries(t, MS_FPINDEX), n);
+	assert_int_equal(t_refs(t, MS_BLOCK_EXTENT), 1);
 	struct ms_block b;
 	assert_int_equal(dedupe_block_get(t->ms, t->txn, 0, &b), -ENOENT);
-	assert_int_equal(dedupe_block_get(t->ms, t->txn, 71, &b), -ENOENT);
+	assert_int_equal(dedupe_block_get(t->ms, t->txn, n + 1, &b), -ENOENT);
 	assert_int_equal(dedupe_block_get(t->ms, t->txn, 200, &b), -ENOENT);
 	bool freed;
-	for (uint64_t q = 64; q <= 70; q++) {
+	for (uint64_t q = MS_BLOCK_EXTENT; q <= n; q++) {
 		assert_int_equal(
 		    dedupe_block_unref(t->ms, t->txn, &t->c, q, &freed), 0);
 		assert_true(freed);
 	}
 	assert_int_equal(t_table_entries(t, MS_BLOCKS), 1);
-	assert_int_equal(t_table_entries(t, MS_FPINDEX), 63);
-	assert_int_equal(t_refs(t, 63), 1);
-	assert_int_equal(dedupe_block_get(t->ms, t->txn, 64, &b), -ENOENT);
-	assert_int_equal(t->c.unique_blocks, 63);
+	assert_int_equal(t_table_entries(t, MS_FPINDEX), MS_BLOCK_EXTENT - 1);
+	assert_int_equal(t_refs(t, MS_BLOCK_EXTENT - 1), 1);
+	assert_int_equal(dedupe_block_get(t->ms, t->txn, MS_BLOCK_EXTENT, &b),
+			 -ENOENT);
+	assert_int_equal(t->c.unique_blocks, MS_BLOCK_EXTENT - 1);
 }
 
 /* Blocks whose SHA-1s share the first 4 bytes (and the key byte): each
@@ -520,7 +524,7 @@ static void test_unindexed_block_is_eio(void **state)
 	assert_false(freed);
 }
 
-/* fpindex items hold 48-bit pblks: the allocator stops there. */
+/* fpindex items hold 40-bit pblks: the allocator stops there. */
 static void test_pblk_limit(void **state)
 {
 	struct t_store *t = *state;
@@ -556,7 +560,7 @@ int main(void)
 					    t_teardown),
 	    cmocka_unit_test_setup_teardown(test_abort_leaves_nothing, t_setup,
 					    t_teardown),
-	    cmocka_unit_test_setup_teardown(test_records_pack_64, t_setup,
+	    cmocka_unit_test_setup_teardown(test_records_pack, t_setup,
 					    t_teardown),
 	    cmocka_unit_test_setup_teardown(test_shared_head, t_setup,
 					    t_teardown),

@@ -232,7 +232,8 @@ rc=0
 	|| { bad "fsck after the busy-store cases exited $rc"; head -n 20 "$T/fsck.out"; }
 
 # ---- another format version ----------------------------------------------
-# set_format_version STORE VERSION: rewrite meta["format"].version in place.
+# set_format_version STORE VERSION: rewrite meta["format"].version in place;
+# prints the version the store had.
 set_format_version() {
 	mdb_dump -s meta "$1/meta" >"$T/meta.dump" || return 1
 	python3 - "$T/meta.dump" "$2" <<'EOF' || return 1
@@ -247,6 +248,7 @@ while i + 1 < len(lines) and lines[i] != "DATA=END":
         v = bytearray(bytes.fromhex(lines[i + 1].strip()))
         if int.from_bytes(v[0:4], "little") != 0x41525259:
             sys.exit("meta/format: magic is %s, not ARRY" % v[0:4].hex())
+        print(int.from_bytes(v[4:8], "little"))  # the version it had
         v[4:8] = version.to_bytes(4, "little")
         lines[i + 1] = " " + v.hex()
         found = True
@@ -264,19 +266,21 @@ new_store version
 t_mount
 printf 'x\n' >"$MNT/f"
 t_umount
-if set_format_version "$STORE" 999; then
+if own_version=$(set_format_version "$STORE" 999); then
 	bad_case "store of format version 999" nonzero --path "$STORE" "$A" mount --store "$STORE" "$MNT"
 	bad_case "fsck of format version 999" 2 "$A" fsck --store "$STORE"
-	# Back to version 1, the same store mounts: the version was the cause.
-	set_format_version "$STORE" 1 || bad "could not patch the format version back to 1"
+	# Back to its own version, the same store mounts: the version was the
+	# cause.
+	set_format_version "$STORE" "$own_version" >/dev/null ||
+		bad "could not patch the format version back to $own_version"
 	rc=0
 	"$A" mount --store "$STORE" "$MNT" 2>"$T/case.err" || rc=$?
 	if [ "$rc" -eq 0 ] && t_is_mounted; then
-		[ "$(cat "$MNT/f")" = x ] && ok "store patched back to version 1 mounts with its data" \
-			|| bad "store patched back to version 1 lost its data"
+		[ "$(cat "$MNT/f")" = x ] && ok "store patched back to version $own_version mounts with its data" \
+			|| bad "store patched back to version $own_version lost its data"
 		t_umount
 	else
-		bad "store patched back to version 1 does not mount (status $rc): $(cat "$T/case.err")"
+		bad "store patched back to version $own_version does not mount (status $rc): $(cat "$T/case.err")"
 	fi
 else
 	bad "could not patch the format version with mdb_dump/mdb_load (see above)"

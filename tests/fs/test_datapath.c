@@ -174,11 +174,9 @@ static uint64_t t_pblk_of(struct t_ctx *t, uint64_t ino, uint64_t lblk)
 	assert_int_equal(metastore_txn_begin(t->fs.ms, false, &txn), 0);
 	int rc = mdb_get(txn, metastore_dbi(t->fs.ms, MS_BMAP), &k, &v);
 	if (rc == 0) {
-		assert_int_equal(v.mv_size, BMAP_EXTENT_BLOCKS * sizeof(pblk));
-		memcpy(&pblk,
-		       (const uint8_t *)v.mv_data +
-			   (lblk % BMAP_EXTENT_BLOCKS) * sizeof(pblk),
-		       sizeof(pblk));
+		assert_int_equal(v.mv_size, MS_BMAP_VALUE_LEN);
+		pblk = ms_get_pblk((const uint8_t *)v.mv_data +
+				   (lblk % BMAP_EXTENT_BLOCKS) * MS_PBLK_BYTES);
 	} else {
 		assert_int_equal(rc, MDB_NOTFOUND);
 	}

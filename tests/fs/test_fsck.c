@@ -9,8 +9,9 @@
  *   pblk 1 = A (refs 2), pblk 2 = B (refs 1), pblk 3 = C (refs 1)
  *
  * The blocks go in through dedupe_block_new; damage is written with
- * t_block_put (a slot of a 64-slot `blocks` record) and t_fp_item (an
- * fpindex item: key sha1[0], value sha1[1..20) + 48-bit BE pblk).
+ * t_block_put (a slot of an 80-slot `blocks` record), t_put_extent (a
+ * bmap extent) and t_fp_item (an fpindex item: sha1[0..20) + 40-bit BE
+ * pblk under one key).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -93,12 +94,23 @@ static void t_block_put(struct t_store *s, uint64_t pblk,
 	t_put(s, MS_BLOCKS, &key, sizeof(key), rec, sizeof(rec));
 }
 
+/* Extent @idx of @ino's block map, as the data path stores it. */
+static void t_put_extent(struct t_store *s, uint64_t ino, uint64_t idx,
+			 const uint64_t ext[BMAP_EXTENT_BLOCKS])
+{
+	uint8_t k[16], v[MS_BMAP_VALUE_LEN];
+	ms_put_be64(k, ino);
+	ms_put_be64(k + 8, idx);
+	ms_bmap_encode(ext, v);
+	t_put(s, MS_BMAP, k, sizeof(k), v, sizeof(v));
+}
+
 /* The fpindex item naming @pblk under @sha1. */
 static void t_fp_item(const uint8_t sha1[FINGERPRINT_SHA1_LEN], uint64_t pblk,
 		      uint8_t item[MS_FP_ITEM_LEN])
 {
 	memcpy(item, sha1, FINGERPRINT_SHA1_LEN);
-	for (int i = 5; i >= 0; i--, pblk >>= 8)
+	for (int i = MS_PBLK_BYTES - 1; i >= 0; i--, pblk >>= 8)
 		item[FINGERPRINT_SHA1_LEN + i] = (uint8_t)pblk;
 }
 
@@ -187,10 +199,7 @@ static void t_build_file(struct t_store *s, struct ms_counters *c)
 	}
 	assert_int_equal(dedupe_block_ref(s->ms, s->txn, 1), 0);
 	uint64_t ext[BMAP_EXTENT_BLOCKS] = {1, 2, 1, 0, 3};
-	uint8_t k[16];
-	ms_put_be64(k, FILE_INO);
-	ms_put_be64(k + 8, 0);
-	t_put(s, MS_BMAP, k, 16, ext, sizeof(ext));
+	t_put_extent(s, FILE_INO, 0, ext);
 	struct ms_inode f = {.mode = S_IFREG | 0644,
 			     .nlink = 1,
 			     .size = FILE_SIZE,
@@ -485,7 +494,7 @@ static void test_block_not_indexed(void **state)
 	t_expect(s, 1, line);
 }
 
-/* A record whose 64 slots are all free should have been deleted. */
+/* A record whose slots are all free should have been deleted. */
 static void test_empty_block_record(void **state)
 {
 	struct t_store *s = *state;
@@ -501,7 +510,7 @@ static void test_empty_block_record(void **state)
 	assert_int_equal(metastore_counters_put(s->ms, s->txn, &c), 0);
 	t_close(s);
 	t_expect(s, 1,
-		 "blocks: record 1 (blocks 64-127) holds only free "
+		 "blocks: record 1 (blocks 80-159) holds only free "
 		 "slots (empty records are deleted)");
 }
 
@@ -519,10 +528,7 @@ static void test_missed_dedupe(void **state)
 	assert_int_equal(dedupe_block_new(s->ms, s->txn, &c, &fp, &pblk), 0);
 	assert_int_equal(pblk, 4);
 	uint64_t ext[BMAP_EXTENT_BLOCKS] = {1, 2, 1, 4, 3};
-	uint8_t k[16];
-	ms_put_be64(k, FILE_INO);
-	ms_put_be64(k + 8, 0);
-	t_put(s, MS_BMAP, k, 16, ext, sizeof(ext));
+	t_put_extent(s, FILE_INO, 0, ext);
 	struct ms_inode in;
 	t_inode_get(s, FILE_INO, &in);
 	in.nblocks++;
