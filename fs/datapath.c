@@ -525,59 +525,76 @@ static int store_built_block(struct dp_txn *t, uint64_t ino, uint64_t lblk,
 
 /* ---- write ------------------------------------------------------------ */
 
-struct write_plan {
-	uint8_t *bounce;	/* whole blocks, when the write is unaligned */
-	const uint8_t *blocks;	/* what gets stored: bounce or the caller's */
-	struct fingerprint *fp; /* one per block */
-	unsigned n;
-};
-
-static void plan_free(struct write_plan *p)
+/* Is block @i of @w only partly covered by the caller's bytes? */
+static bool block_partial(const struct dp_write *w, unsigned i)
 {
-	free(p->bounce);
-	free(p->fp);
+	return (i == 0 && w->off % BS) ||
+	       (i == w->n - 1 && (w->off + w->len) % BS);
 }
 
-/* Complete partial edge blocks with the bytes they hold now (the caller
- * holds the inode's data lock, so they cannot change under us). */
-static int plan_blocks(struct fs *fs, uint64_t ino, uint64_t off,
-		       const void *buf, size_t len, struct write_plan *p)
+int datapath_write_prep(struct dp_write *w, uint64_t off, const void *buf,
+			size_t len)
 {
-	uint64_t first = off / BS;
-	p->n = (unsigned)chunker_count(off, len);
-	p->fp = malloc(p->n * sizeof(*p->fp));
-	if (!p->fp)
-		return -ENOMEM;
-	if (off % BS == 0 && len % BS == 0) {
-		p->blocks = buf;
+	*w = (struct dp_write){.off = off, .len = len, .buf = buf};
+	if (off + len < off)
+		return -EFBIG;
+	w->n = (unsigned)chunker_count(off, len);
+	if (!w->n)
 		return 0;
-	}
-	p->bounce = malloc((size_t)p->n * BS);
-	if (!p->bounce)
+	w->fp = malloc(w->n * sizeof(*w->fp));
+	if (!w->fp)
 		return -ENOMEM;
-	int r = 0;
-	if (off % BS)
-		r = load_blocks_retry(fs, ino, first, 1, p->bounce, NULL);
-	if (!r && (off + len) % BS && (p->n > 1 || off % BS == 0))
-		r = load_blocks_retry(fs, ino, first + p->n - 1, 1,
-				      p->bounce + (size_t)(p->n - 1) * BS,
-				      NULL);
-	if (r)
-		return r;
-	memcpy(p->bounce + off % BS, buf, len);
-	p->blocks = p->bounce;
-	return 0;
-}
-
-static int fingerprint_all(struct write_plan *p)
-{
-	for (unsigned i = 0; i < p->n; i++) {
-		int r =
-		    fingerprint_block(p->blocks + (size_t)i * BS, &p->fp[i]);
+	/* Whole blocks depend on the caller's bytes alone. */
+	const uint8_t *b = buf;
+	for (unsigned i = 0; i < w->n; i++) {
+		if (block_partial(w, i))
+			continue;
+		size_t at = (size_t)((off / BS + i) * BS - off);
+		int r = fingerprint_block(b + at, &w->fp[i]);
 		if (r)
 			return r;
 	}
 	return 0;
+}
+
+void datapath_write_free(struct dp_write *w)
+{
+	free(w->bounce);
+	free(w->fp);
+	w->bounce = NULL;
+	w->fp = NULL;
+}
+
+/* Complete partial edge blocks with the bytes they hold now (the caller
+ * holds the inode's data lock, so they cannot change under us), and
+ * fingerprint them. */
+static int complete_edges(struct fs *fs, uint64_t ino, struct dp_write *w)
+{
+	uint64_t first = w->off / BS, off = w->off;
+	if (off % BS == 0 && w->len % BS == 0) {
+		w->blocks = w->buf;
+		return 0;
+	}
+	if (!w->bounce)
+		w->bounce = malloc((size_t)w->n * BS);
+	if (!w->bounce)
+		return -ENOMEM;
+	int r = 0;
+	if (off % BS)
+		r = load_blocks_retry(fs, ino, first, 1, w->bounce, NULL);
+	if (!r && (off + w->len) % BS && (w->n > 1 || off % BS == 0))
+		r = load_blocks_retry(fs, ino, first + w->n - 1, 1,
+				      w->bounce + (size_t)(w->n - 1) * BS,
+				      NULL);
+	if (r)
+		return r;
+	memcpy(w->bounce + off % BS, w->buf, w->len);
+	w->blocks = w->bounce;
+	for (unsigned i = 0; i < w->n && !r; i++)
+		if (block_partial(w, i))
+			r = fingerprint_block(w->blocks + (size_t)i * BS,
+					      &w->fp[i]);
+	return r;
 }
 
 /* Returns whether a bit was cleared. */
@@ -590,10 +607,11 @@ static bool drop_setid_bits(struct ms_inode *in)
 	return in->mode != before;
 }
 
-static int write_txn(struct fs *fs, uint64_t ino, uint64_t off, size_t len,
-		     const struct write_plan *p, bool *drop_setid,
-		     struct array_io *io)
+static int write_txn(struct fs *fs, uint64_t ino, const struct dp_write *p,
+		     bool *drop_setid, struct array_io *io)
 {
+	uint64_t off = p->off;
+	size_t len = p->len;
 	struct dp_txn t;
 	int r = dp_begin(fs, &t);
 	if (r)
@@ -630,25 +648,30 @@ static int write_txn(struct fs *fs, uint64_t ino, uint64_t off, size_t len,
 	return dp_commit(&t);
 }
 
+int datapath_write_commit(struct fs *fs, struct dp_write *w, uint64_t ino,
+			  bool *drop_setid, struct array_io *io)
+{
+	if (w->n == 0)
+		return 0;
+	int r = complete_edges(fs, ino, w);
+	if (r)
+		return r;
+	r = write_txn(fs, ino, w, drop_setid, io);
+	/* Freed blocks wait in `pending` until a sync makes their freeing
+	 * durable; a full disk may only need that sync. */
+	if (r == -ENOSPC && fs_sync(fs) == 0)
+		r = write_txn(fs, ino, w, drop_setid, io);
+	return r;
+}
+
 int datapath_write(struct fs *fs, uint64_t ino, uint64_t off, const void *buf,
 		   size_t len, bool *drop_setid, struct array_io *io)
 {
-	if (len == 0)
-		return 0;
-	if (off + len < off)
-		return -EFBIG;
-	struct write_plan p = {0};
-	int r = plan_blocks(fs, ino, off, buf, len, &p);
+	struct dp_write w;
+	int r = datapath_write_prep(&w, off, buf, len);
 	if (!r)
-		r = fingerprint_all(&p);
-	if (!r) {
-		r = write_txn(fs, ino, off, len, &p, drop_setid, io);
-		/* Freed blocks wait in `pending` until a sync makes their
-		 * freeing durable; a full disk may only need that sync. */
-		if (r == -ENOSPC && fs_sync(fs) == 0)
-			r = write_txn(fs, ino, off, len, &p, drop_setid, io);
-	}
-	plan_free(&p);
+		r = datapath_write_commit(fs, &w, ino, drop_setid, io);
+	datapath_write_free(&w);
 	return r;
 }
 

@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dedupe/fingerprint.h"
 #include "fs/fs.h"
 
 /* A write transaction of the datastore: the LMDB transaction, the
@@ -49,6 +50,29 @@ void dp_abort(struct dp_txn *t);
  * checksum (counted), never wrong bytes. */
 int datapath_read(struct fs *fs, uint64_t ino, uint64_t off, size_t len,
 		  void *buf, size_t *got);
+/* A write in two steps, so that hashing, most of its cost, runs outside
+ * the inode's data lock and concurrent writes to one file hash in
+ * parallel: datapath_write_prep() fingerprints the whole blocks of the
+ * request (they depend on the caller's bytes alone; no lock needed), then
+ * datapath_write_commit(), under the lock, completes partial edge blocks
+ * with the bytes they hold, fingerprints those, and commits. @buf must
+ * stay valid until datapath_write_free(). */
+struct dp_write {
+	uint64_t off;
+	size_t len;
+	const uint8_t *buf;	/* the caller's bytes */
+	unsigned n;		/* blocks the write touches */
+	struct fingerprint *fp; /* one per block */
+	uint8_t *bounce;	/* whole blocks, when the write is unaligned */
+	const uint8_t *blocks;	/* what gets stored: bounce or buf */
+};
+int datapath_write_prep(struct dp_write *w, uint64_t off, const void *buf,
+			size_t len);
+/* The caller holds the inode's data lock; arguments as datapath_write. */
+int datapath_write_commit(struct fs *fs, struct dp_write *w, uint64_t ino,
+			  bool *drop_setid, struct array_io *io);
+/* Free what prep and commit allocated; @w may be reused after prep. */
+void datapath_write_free(struct dp_write *w);
 /* Write @len bytes at @off (the caller holds the inode's data lock).
  * *drop_setid in: the writer lacks CAP_FSETID, so set-user-ID (and
  * set-group-ID with group exec) are cleared, as a local fs does; out:

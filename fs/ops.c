@@ -812,11 +812,16 @@ static void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
 	struct fs_io *x = new_io(req, ARRAY_IO_WRITE, ino, off, size, t0);
 	if (!x)
 		return reply_err(req, STATS_OP_WRITE, t0, -ENOMEM);
-	inode_table_lock(fs->itab, ino);
 	bool drop_setid = fuse_req_ctx(req)->uid != 0;
-	x->io.result =
-	    datapath_write(fs, ino, off, buf, size, &drop_setid, &x->io);
-	inode_table_unlock(fs->itab, ino);
+	struct dp_write w;
+	x->io.result = datapath_write_prep(&w, off, buf, size);
+	if (!x->io.result) {
+		inode_table_lock(fs->itab, ino);
+		x->io.result =
+		    datapath_write_commit(fs, &w, ino, &drop_setid, &x->io);
+		inode_table_unlock(fs->itab, ino);
+	}
+	datapath_write_free(&w);
 	if (!x->io.result && drop_setid && fs->session)
 		fuse_lowlevel_notify_inval_inode(fs->session, ino, -1, 0);
 	array_submit(fs->array, &x->io);

@@ -1140,6 +1140,39 @@ static void test_big_truncate_and_punch_span_transactions(void **state)
 	free(buf);
 }
 
+/* A write prepared (its whole blocks hashed) before the inode lock is
+ * taken completes its partial edge blocks at commit, from what they hold
+ * then: a write that lands in between is not undone by stale edges. */
+static void test_prepared_write_completes_edges_at_commit(void **state)
+{
+	struct t_ctx *t = *state;
+	uint64_t ino = t_new_file(t);
+	static uint8_t a[3 * BS], b[2 * BS + 200], c[3 * BS], want[3 * BS];
+	memset(a, 'A', sizeof(a));
+	memset(b, 'B', sizeof(b));
+	memset(c, 'C', sizeof(c));
+	t_write(t, ino, 0, a, sizeof(a));
+
+	/* head partial (block 0), one whole block, tail partial (block 2) */
+	struct dp_write w;
+	assert_int_equal(datapath_write_prep(&w, 100, b, 2 * BS), 0);
+	assert_int_equal(w.n, 3);
+	t_write(t, ino, 0, c, sizeof(c)); /* lands between prep and commit */
+	bool setid = false;
+	assert_int_equal(datapath_write_commit(&t->fs, &w, ino, &setid, NULL),
+			 0);
+	datapath_write_free(&w);
+
+	memcpy(want, c, sizeof(want));
+	memset(want + 100, 'B', 2 * BS);
+	t_expect(t, ino, 0, sizeof(want), want, sizeof(want));
+	/* the whole block hashed at prep deduped against nothing stale */
+	uint8_t whole[BS];
+	memset(whole, 'B', BS);
+	t_write(t, ino, 4 * BS, whole, BS);
+	assert_int_equal(t_pblk_of(t, ino, 4), t_pblk_of(t, ino, 1));
+}
+
 int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, t_setup, t_teardown)
@@ -1149,6 +1182,7 @@ int main(void)
 	    T(test_random_ops_keep_invariants),
 	    T(test_short_tail_and_eof),
 	    T(test_unaligned_across_boundaries),
+	    T(test_prepared_write_completes_edges_at_commit),
 	    T(test_sparse_reads_zero_and_costs_nothing),
 	    T(test_duplicates_share_blocks),
 	    T(test_duplicates_within_one_write),

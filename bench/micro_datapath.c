@@ -1,0 +1,173 @@
+/* micro_datapath: the data path's own cost, in process, without FUSE.
+ *
+ *   micro_datapath STORE_DIR [MIB] [BS]
+ *
+ * Opens a fresh store in STORE_DIR (must be empty), creates one file and
+ * times datapath_write / datapath_read with requests of BS bytes (default
+ * 4096) over MIB MiB (default 256), in phases:
+ *   fill       sequential writes of unique data into an empty file
+ *   dup        random-order rewrites of the bytes each block already holds
+ *              (every block a dedupe hit, verified byte for byte)
+ *   overwrite  random-order writes of new unique data over it (each frees
+ *              a block and allocates one: the steady state of a busy array)
+ *   read       random-order reads
+ * plus SHA-1+XXH3 of the same blocks alone, so the remainder is metadata and
+ * store I/O. One thread: this is the cost of one request, not throughput.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "dedupe/fingerprint.h"
+#include "fs/datapath.h"
+#include "fs/fs.h"
+#include "fs/namespace.h"
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* xorshift64: unique-looking data and request order, reproducible. */
+static uint64_t rnd(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+static void fill_random(uint8_t *buf, size_t len, uint64_t *s)
+{
+	for (size_t i = 0; i + 8 <= len; i += 8) {
+		uint64_t v = rnd(s);
+		memcpy(buf + i, &v, 8);
+	}
+}
+
+static void report(const char *phase, uint64_t ns, uint64_t nreq, size_t bs)
+{
+	double us = (double)ns / 1e3 / (double)nreq;
+	double mbs = (double)nreq * (double)bs / ((double)ns / 1e9) / 1e6;
+	printf("%-10s %8.1f us/request %9.1f MB/s  (%llu x %zu B)\n", phase, us,
+	       mbs, (unsigned long long)nreq, bs);
+}
+
+static uint64_t new_file(struct fs *fs)
+{
+	struct dp_txn x;
+	struct ms_inode in, root;
+	uint64_t ino;
+	if (dp_begin(fs, &x) ||
+	    ns_inode_new(fs->ms, x.txn, &x.c, S_IFREG | 0644, 0, 0, 0, 1, &ino,
+			 &in) ||
+	    ns_inode_get(fs->ms, x.txn, 1, &root) ||
+	    ns_dirent_add(fs->ms, x.txn, 1, &root, "f", ino) ||
+	    ns_inode_put(fs->ms, x.txn, 1, &root) || dp_commit(&x)) {
+		fprintf(stderr, "micro_datapath: cannot create the file\n");
+		exit(1);
+	}
+	return ino;
+}
+
+struct run {
+	struct fs *fs;
+	uint64_t ino;
+	size_t bs;
+	uint64_t nreq;
+	uint8_t *buf;
+	uint64_t seed;
+};
+
+/* Requests in order, or in a random order when @shuffle; @fresh: new
+ * random bytes per request (else the bytes of the fill phase again). */
+static uint64_t write_phase(struct run *r, bool shuffle, bool fresh)
+{
+	uint64_t t0 = now_ns(), order = 7, data = r->seed;
+	for (uint64_t i = 0; i < r->nreq; i++) {
+		uint64_t at = shuffle ? rnd(&order) % r->nreq : i;
+		if (fresh)
+			fill_random(r->buf, r->bs, &r->seed);
+		else {
+			data = 0x9e3779b97f4a7c15ull * (at + 1);
+			fill_random(r->buf, r->bs, &data);
+		}
+		bool setid = false;
+		int e = datapath_write(r->fs, r->ino, at * r->bs, r->buf, r->bs,
+				       &setid, NULL);
+		if (e) {
+			fprintf(stderr, "micro_datapath: write: %s\n",
+				strerror(-e));
+			exit(1);
+		}
+	}
+	return now_ns() - t0;
+}
+
+static uint64_t read_phase(struct run *r)
+{
+	uint64_t t0 = now_ns(), order = 11;
+	for (uint64_t i = 0; i < r->nreq; i++) {
+		uint64_t at = rnd(&order) % r->nreq;
+		size_t got;
+		int e = datapath_read(r->fs, r->ino, at * r->bs, r->bs, r->buf,
+				      &got);
+		if (e) {
+			fprintf(stderr, "micro_datapath: read: %s\n",
+				strerror(-e));
+			exit(1);
+		}
+	}
+	return now_ns() - t0;
+}
+
+static uint64_t hash_phase(struct run *r)
+{
+	uint64_t t0 = now_ns();
+	for (uint64_t i = 0; i < r->nreq; i++)
+		for (size_t o = 0; o < r->bs; o += 4096) {
+			struct fingerprint fp;
+			fingerprint_block(r->buf + o, &fp);
+		}
+	return now_ns() - t0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		fprintf(stderr, "usage: micro_datapath STORE_DIR [MIB] [BS]\n");
+		return 2;
+	}
+	uint64_t mib = argc > 2 ? strtoull(argv[2], NULL, 10) : 256;
+	size_t bs = argc > 3 ? strtoull(argv[3], NULL, 10) : 4096;
+	if (!mib || !bs || bs % 4096 || bs > (1u << 20)) {
+		fprintf(stderr, "micro_datapath: MIB > 0, BS a multiple of "
+				"4096 up to 1 MiB\n");
+		return 2;
+	}
+	struct fs fs;
+	struct fs_config cfg = {.store = argv[1], .seed = 1, .verify = true};
+	char err[512];
+	if (fs_open(&fs, &cfg, err, sizeof(err))) {
+		fprintf(stderr, "micro_datapath: %s\n", err);
+		return 2;
+	}
+	struct run r = {
+	    &fs, new_file(&fs), bs, (mib << 20) / bs, aligned_alloc(4096, bs),
+	    1};
+	report("fill", write_phase(&r, false, false), r.nreq, bs);
+	fs_sync(&fs);
+	report("dup", write_phase(&r, true, false), r.nreq, bs);
+	report("overwrite", write_phase(&r, true, true), r.nreq, bs);
+	fs_sync(&fs);
+	report("read", read_phase(&r), r.nreq, bs);
+	report("sha1+xxh3", hash_phase(&r), r.nreq, bs);
+	free(r.buf);
+	fs_close(&fs);
+	return 0;
+}
