@@ -1,0 +1,214 @@
+/* The fault registry: a small array of rules under a mutex, with an atomic
+ * count of the rules that operations must look at, so that the common case
+ * (no fault) never takes the lock. */
+#include "faults/faults.h"
+
+#include <errno.h>
+#include <fnmatch.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define BLOCK_BYTES 4096u
+
+struct active_rule {
+	struct fault_rule r;
+	uint64_t id;
+	uint64_t fired;
+	uint64_t rng; /* splitmix64 state */
+};
+
+struct faults {
+	pthread_mutex_t lock;
+	uint64_t seed;
+	uint64_t next_id;
+	unsigned n;
+	struct active_rule rules[FAULTS_MAX_RULES];
+	_Atomic unsigned op_rules;   /* rules faults_check must see */
+	_Atomic uint64_t thin_plus1; /* thin limit in blocks + 1; 0: none */
+};
+
+static uint64_t splitmix64(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+/* A uniform draw in [0, 1) with 53 bits. */
+static double unit_draw(uint64_t *s)
+{
+	return (double)(splitmix64(s) >> 11) * 0x1.0p-53;
+}
+
+static bool is_op_rule(const struct fault_rule *r)
+{
+	return r->kind == FAULT_ERROR || r->kind == FAULT_LATENCY ||
+	       r->kind == FAULT_TORN_WRITE;
+}
+
+int faults_new(uint64_t seed, struct faults **out)
+{
+	struct faults *f = calloc(1, sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	pthread_mutex_init(&f->lock, NULL);
+	f->seed = seed;
+	f->next_id = 1;
+	*out = f;
+	return 0;
+}
+
+void faults_free(struct faults *f)
+{
+	if (!f)
+		return;
+	pthread_mutex_destroy(&f->lock);
+	free(f);
+}
+
+/* Publish what the lock-free readers look at. */
+static void recount(struct faults *f)
+{
+	unsigned ops = 0;
+	uint64_t thin = 0;
+	for (unsigned i = 0; i < f->n; i++) {
+		ops += is_op_rule(&f->rules[i].r);
+		if (f->rules[i].r.kind == FAULT_THIN)
+			thin = f->rules[i].r.capacity_bytes / BLOCK_BYTES + 1;
+	}
+	atomic_store(&f->op_rules, ops);
+	atomic_store(&f->thin_plus1, thin);
+}
+
+int faults_add(struct faults *f, const struct fault_rule *r, uint64_t *id)
+{
+	pthread_mutex_lock(&f->lock);
+	int rc = 0;
+	for (unsigned i = 0; i < f->n && r->kind == FAULT_THIN; i++)
+		if (f->rules[i].r.kind == FAULT_THIN)
+			rc = -EEXIST;
+	if (!rc && f->n == FAULTS_MAX_RULES)
+		rc = -ENOSPC;
+	if (!rc) {
+		struct active_rule *a = &f->rules[f->n++];
+		*a = (struct active_rule){.r = *r, .id = f->next_id++};
+		a->rng = f->seed ^ (a->id * 0xd1b54a32d192ed03ull);
+		*id = a->id;
+		recount(f);
+	}
+	pthread_mutex_unlock(&f->lock);
+	return rc;
+}
+
+static void remove_at(struct faults *f, unsigned i)
+{
+	memmove(&f->rules[i], &f->rules[i + 1],
+		(f->n - i - 1) * sizeof(f->rules[0]));
+	f->n--;
+}
+
+int faults_clear(struct faults *f, uint64_t id)
+{
+	pthread_mutex_lock(&f->lock);
+	int rc = id ? -ENOENT : 0;
+	for (unsigned i = 0; i < f->n; i++)
+		if (!id || f->rules[i].id == id) {
+			remove_at(f, i--);
+			rc = 0;
+		}
+	recount(f);
+	pthread_mutex_unlock(&f->lock);
+	return rc;
+}
+
+void faults_list(struct faults *f, FILE *out)
+{
+	char buf[FAULT_PATH_MAX + 256];
+	pthread_mutex_lock(&f->lock);
+	for (unsigned i = 0; i < f->n; i++)
+		fprintf(out, "%llu %s fired=%llu\n",
+			(unsigned long long)f->rules[i].id,
+			fault_rule_format(&f->rules[i].r, buf, sizeof(buf)),
+			(unsigned long long)f->rules[i].fired);
+	pthread_mutex_unlock(&f->lock);
+}
+
+unsigned faults_count(struct faults *f)
+{
+	pthread_mutex_lock(&f->lock);
+	unsigned n = f->n;
+	pthread_mutex_unlock(&f->lock);
+	return n;
+}
+
+bool faults_thin_limit(struct faults *f, uint64_t *blocks)
+{
+	uint64_t v = atomic_load_explicit(&f->thin_plus1, memory_order_relaxed);
+	if (v)
+		*blocks = v - 1;
+	return v != 0;
+}
+
+/* Does rule @a apply to this operation? Draws from its stream only when
+ * everything else matches, so unrelated operations do not shift it. */
+static bool rule_fires(struct active_rule *a, unsigned op, const char *path)
+{
+	if (!is_op_rule(&a->r) || !(a->r.ops & op))
+		return false;
+	if (a->r.count && a->fired >= a->r.count)
+		return false;
+	if (a->r.path[0] && (!path || fnmatch(a->r.path, path, 0)))
+		return false;
+	if (a->r.prob < 1 && unit_draw(&a->rng) >= a->r.prob)
+		return false;
+	a->fired++;
+	return true;
+}
+
+static void apply(const struct active_rule *a, struct fault_hit *hit)
+{
+	if (!hit->rule_id)
+		hit->rule_id = a->id;
+	switch (a->r.kind) {
+	case FAULT_ERROR:
+		if (!hit->err)
+			hit->err = -a->r.err;
+		break;
+	case FAULT_LATENCY:
+		hit->delay_ns += a->r.latency_ns;
+		break;
+	default:
+		hit->torn = true;
+		break;
+	}
+}
+
+static bool needs_path(const struct faults *f, unsigned op)
+{
+	for (unsigned i = 0; i < f->n; i++)
+		if (is_op_rule(&f->rules[i].r) && (f->rules[i].r.ops & op) &&
+		    f->rules[i].r.path[0])
+			return true;
+	return false;
+}
+
+void faults_check(struct faults *f, unsigned op, fault_path_fn path_fn,
+		  void *path_ctx, struct fault_hit *hit)
+{
+	*hit = (struct fault_hit){0};
+	if (!atomic_load_explicit(&f->op_rules, memory_order_relaxed))
+		return;
+	char path[4096];
+	const char *p = NULL;
+	pthread_mutex_lock(&f->lock);
+	if (needs_path(f, op) && path_fn &&
+	    path_fn(path_ctx, path, sizeof(path)))
+		p = path;
+	for (unsigned i = 0; i < f->n; i++)
+		if (rule_fires(&f->rules[i], op, p))
+			apply(&f->rules[i], hit);
+	pthread_mutex_unlock(&f->lock);
+}

@@ -1,0 +1,61 @@
+/* The active faults of a mounted array, and the decisions they make.
+ *
+ * The front end (fs/ops.c) asks faults_check() at the start of every
+ * operation it can fail; an answer is an error to return instead of doing
+ * the operation, a latency to add to its reply, or a torn write. The data
+ * path asks faults_thin_limit() before it allocates a new unique block.
+ * Bit rot is not a rule that waits for operations: it is applied when
+ * injected (faults/bitrot.c), and stays listed for the record.
+ *
+ * Decisions are deterministic: each rule draws from its own splitmix64
+ * stream seeded from the mount's --seed and the rule's id, so the same
+ * sequence of operations meets the same faults. Checking costs one atomic
+ * load while no rule is active.
+ */
+#ifndef ARRAYSIM_FAULTS_FAULTS_H
+#define ARRAYSIM_FAULTS_FAULTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "faults/rule.h"
+
+#define FAULTS_MAX_RULES 64
+
+struct faults;
+
+/* What a check decided; all zero: nothing. */
+struct fault_hit {
+	int err;	   /* negative errno to fail the operation with */
+	uint64_t delay_ns; /* latency to add to the reply */
+	bool torn;	   /* write: only a prefix persists */
+	uint64_t rule_id;  /* the rule that fired (the first, if several) */
+};
+
+/* Path of an inode or entry, computed only when a rule needs it. Returns
+ * false when the path is unknown (then no path rule matches). */
+typedef bool (*fault_path_fn)(void *ctx, char *buf, size_t len);
+
+int faults_new(uint64_t seed, struct faults **out);
+void faults_free(struct faults *f);
+
+/* Activate @r; *id is its number (>= 1, never reused in this mount).
+ * -ENOSPC: FAULTS_MAX_RULES active; -EEXIST: a second thin rule. */
+int faults_add(struct faults *f, const struct fault_rule *r, uint64_t *id);
+/* Remove rule @id, or every rule when @id is 0. -ENOENT: no such rule. */
+int faults_clear(struct faults *f, uint64_t id);
+/* One line per rule: "ID RULE fired=N". */
+void faults_list(struct faults *f, FILE *out);
+/* Rules active (of any kind). */
+unsigned faults_count(struct faults *f);
+
+/* Decide for one operation @op (one enum fault_op bit) whose path
+ * @path_fn can tell. Fills @hit. */
+void faults_check(struct faults *f, unsigned op, fault_path_fn path_fn,
+		  void *path_ctx, struct fault_hit *hit);
+/* Is physical capacity thin-provisioned? Then *blocks is how many unique
+ * blocks fit (new ones beyond get ENOSPC; dedupe hits still succeed). */
+bool faults_thin_limit(struct faults *f, uint64_t *blocks);
+
+#endif

@@ -1,0 +1,217 @@
+/* faults/faults.c: the registry's decisions. A rule fires on the
+ * operations it names, as often as its count allows, with its probability
+ * drawn from a stream fixed by the seed; path rules ask for the path and
+ * match it as a glob; clear removes rules; thin publishes its limit. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "faults/faults.h"
+
+static uint64_t add(struct faults *f, const char *spec)
+{
+	struct fault_rule r;
+	char err[256];
+	if (fault_rule_parse(spec, &r, err, sizeof(err)))
+		fail_msg("'%s': %s", spec, err);
+	uint64_t id = 0;
+	assert_int_equal(faults_add(f, &r, &id), 0);
+	return id;
+}
+
+struct path_ctx {
+	const char *path;
+	unsigned asked;
+};
+
+static bool path_of(void *ctx, char *buf, size_t len)
+{
+	struct path_ctx *p = ctx;
+	p->asked++;
+	if (!p->path)
+		return false;
+	snprintf(buf, len, "%s", p->path);
+	return true;
+}
+
+static struct fault_hit check(struct faults *f, unsigned op, const char *path)
+{
+	struct path_ctx pc = {path, 0};
+	struct fault_hit h;
+	faults_check(f, op, path_of, &pc, &h);
+	return h;
+}
+
+static void test_nothing_active(void **state)
+{
+	struct faults *f;
+	assert_int_equal(faults_new(1, &f), 0);
+	struct path_ctx pc = {"/x", 0};
+	struct fault_hit h;
+	faults_check(f, FOP_WRITE, path_of, &pc, &h);
+	assert_int_equal(h.err, 0);
+	assert_int_equal(h.delay_ns, 0);
+	assert_false(h.torn);
+	assert_int_equal(pc.asked, 0); /* no path computed for nothing */
+	uint64_t blocks;
+	assert_false(faults_thin_limit(f, &blocks));
+	faults_free(f);
+}
+
+static void test_op_and_count(void **state)
+{
+	struct faults *f;
+	assert_int_equal(faults_new(1, &f), 0);
+	uint64_t id = add(f, "error op=write errno=ENOSPC count=2");
+	assert_int_equal(id, 1);
+	assert_int_equal(check(f, FOP_READ, NULL).err, 0);
+	struct fault_hit h = check(f, FOP_WRITE, NULL);
+	assert_int_equal(h.err, -ENOSPC);
+	assert_int_equal(h.rule_id, 1);
+	assert_int_equal(check(f, FOP_WRITE, NULL).err, -ENOSPC);
+	assert_int_equal(check(f, FOP_WRITE, NULL).err, 0); /* count spent */
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+	faults_list(f, out);
+	fclose(out);
+	assert_string_equal(text, "1 error op=write errno=ENOSPC count=2 "
+				  "fired=2\n");
+	free(text);
+	faults_free(f);
+}
+
+/* prob=0.3 fires on about 30% of 10,000 operations, and the same seed
+ * gives the same sequence of decisions. */
+static void test_probability_is_seeded(void **state)
+{
+	uint8_t seq[2][10000];
+	unsigned fired[2] = {0, 0};
+	for (int run = 0; run < 2; run++) {
+		struct faults *f;
+		assert_int_equal(faults_new(42, &f), 0);
+		add(f, "error op=read prob=0.3");
+		for (int i = 0; i < 10000; i++) {
+			seq[run][i] = check(f, FOP_READ, NULL).err != 0;
+			fired[run] += seq[run][i];
+		}
+		faults_free(f);
+	}
+	assert_memory_equal(seq[0], seq[1], sizeof(seq[0]));
+	/* binomial sd = sqrt(10000 * 0.3 * 0.7) = 46: 5 sd either side */
+	assert_in_range(fired[0], 3000 - 230, 3000 + 230);
+
+	struct faults *g;
+	assert_int_equal(faults_new(43, &g), 0);
+	add(g, "error op=read prob=0.3");
+	unsigned same = 0;
+	for (int i = 0; i < 10000; i++)
+		same += (check(g, FOP_READ, NULL).err != 0) == seq[0][i];
+	assert_true(same < 10000); /* another seed, another sequence */
+	faults_free(g);
+}
+
+static void test_path_glob(void **state)
+{
+	struct faults *f;
+	assert_int_equal(faults_new(1, &f), 0);
+	add(f, "error op=write path=/db/*.log");
+	assert_int_equal(check(f, FOP_WRITE, "/db/a.log").err, -EIO);
+	assert_int_equal(check(f, FOP_WRITE, "/db/sub/b.log").err, -EIO);
+	assert_int_equal(check(f, FOP_WRITE, "/db/a.dat").err, 0);
+	assert_int_equal(check(f, FOP_WRITE, NULL).err, 0); /* unknown */
+	faults_free(f);
+}
+
+static void test_latency_adds_and_torn(void **state)
+{
+	struct faults *f;
+	assert_int_equal(faults_new(1, &f), 0);
+	add(f, "latency latency=2ms op=read,write");
+	add(f, "latency latency=3ms op=write");
+	add(f, "torn-write");
+	struct fault_hit h = check(f, FOP_WRITE, NULL);
+	assert_int_equal(h.delay_ns, 5000000);
+	assert_true(h.torn);
+	assert_int_equal(h.err, 0);
+	h = check(f, FOP_WRITE, NULL);
+	assert_false(h.torn); /* torn-write defaults to count=1 */
+	assert_int_equal(check(f, FOP_READ, NULL).delay_ns, 2000000);
+	faults_free(f);
+}
+
+static void test_clear(void **state)
+{
+	struct faults *f;
+	assert_int_equal(faults_new(1, &f), 0);
+	uint64_t a = add(f, "error op=read");
+	uint64_t b = add(f, "error op=write");
+	assert_int_equal(faults_clear(f, 99), -ENOENT);
+	assert_int_equal(faults_clear(f, a), 0);
+	assert_int_equal(check(f, FOP_READ, NULL).err, 0);
+	assert_int_equal(check(f, FOP_WRITE, NULL).err, -EIO);
+	assert_int_equal(faults_count(f), 1);
+	assert_int_equal(faults_clear(f, 0), 0);
+	assert_int_equal(check(f, FOP_WRITE, NULL).err, 0);
+	assert_int_equal(faults_count(f), 0);
+	assert_true(add(f, "error") > b); /* ids are not reused */
+	faults_free(f);
+}
+
+static void test_thin(void **state)
+{
+	struct faults *f;
+	assert_int_equal(faults_new(1, &f), 0);
+	uint64_t id = add(f, "thin capacity=1M");
+	uint64_t blocks = 0;
+	assert_true(faults_thin_limit(f, &blocks));
+	assert_int_equal(blocks, 256);
+	struct fault_rule r;
+	char err[64];
+	assert_int_equal(fault_rule_parse("thin capacity=2M", &r, err, 64), 0);
+	uint64_t id2;
+	assert_int_equal(faults_add(f, &r, &id2), -EEXIST);
+	assert_int_equal(check(f, FOP_WRITE, NULL).err, 0); /* not an op rule */
+	assert_int_equal(faults_clear(f, id), 0);
+	assert_false(faults_thin_limit(f, &blocks));
+	add(f, "thin capacity=100"); /* less than a block: nothing fits */
+	assert_true(faults_thin_limit(f, &blocks));
+	assert_int_equal(blocks, 0);
+	faults_free(f);
+}
+
+static void test_rule_limit(void **state)
+{
+	struct faults *f;
+	assert_int_equal(faults_new(1, &f), 0);
+	for (int i = 0; i < FAULTS_MAX_RULES; i++)
+		add(f, "error op=rename");
+	struct fault_rule r;
+	char err[64];
+	assert_int_equal(fault_rule_parse("error", &r, err, 64), 0);
+	uint64_t id;
+	assert_int_equal(faults_add(f, &r, &id), -ENOSPC);
+	faults_free(f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_nothing_active),
+	    cmocka_unit_test(test_op_and_count),
+	    cmocka_unit_test(test_probability_is_seeded),
+	    cmocka_unit_test(test_path_glob),
+	    cmocka_unit_test(test_latency_adds_and_torn),
+	    cmocka_unit_test(test_clear),
+	    cmocka_unit_test(test_thin),
+	    cmocka_unit_test(test_rule_limit),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

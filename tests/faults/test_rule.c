@@ -1,0 +1,140 @@
+/* faults/rule.c: the fault grammar. Every rule kind with its defaults,
+ * every kind of mistake with its message, and printing that parses back to
+ * the same rule. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "faults/rule.h"
+
+static struct fault_rule parse_ok(const char *s)
+{
+	struct fault_rule r;
+	char err[256] = "";
+	if (fault_rule_parse(s, &r, err, sizeof(err)))
+		fail_msg("'%s' rejected: %s", s, err);
+	return r;
+}
+
+static void expect_error(const char *s, const char *want)
+{
+	struct fault_rule r;
+	memset(&r, 0xa5, sizeof(r));
+	struct fault_rule before = r;
+	char err[256] = "";
+	assert_int_equal(fault_rule_parse(s, &r, err, sizeof(err)), -EINVAL);
+	if (!strstr(err, want))
+		fail_msg("'%s': error '%s' does not say '%s'", s, err, want);
+	assert_memory_equal(&r, &before, sizeof(r)); /* untouched */
+}
+
+static void test_error_defaults(void **state)
+{
+	struct fault_rule r = parse_ok("error");
+	assert_int_equal(r.kind, FAULT_ERROR);
+	assert_int_equal(r.ops, FOP_ANY);
+	assert_int_equal(r.err, EIO);
+	assert_string_equal(r.path, "");
+	assert_true(r.prob == 1);
+	assert_int_equal(r.count, 0);
+}
+
+static void test_error_all_keys(void **state)
+{
+	struct fault_rule r = parse_ok(
+	    "error op=write,fsync errno=ENOSPC path=/db/*.log prob=0.25 "
+	    "count=3");
+	assert_int_equal(r.ops, FOP_WRITE | FOP_FSYNC);
+	assert_int_equal(r.err, ENOSPC);
+	assert_string_equal(r.path, "/db/*.log");
+	assert_true(r.prob == 0.25);
+	assert_int_equal(r.count, 3);
+}
+
+static void test_other_kinds(void **state)
+{
+	struct fault_rule r = parse_ok("latency latency=5ms op=read");
+	assert_int_equal(r.kind, FAULT_LATENCY);
+	assert_int_equal(r.latency_ns, 5000000);
+	assert_int_equal(r.ops, FOP_READ);
+	r = parse_ok("torn-write path=/x");
+	assert_int_equal(r.kind, FAULT_TORN_WRITE);
+	assert_int_equal(r.ops, FOP_WRITE);
+	assert_int_equal(r.count, 1);
+	r = parse_ok("thin capacity=1G");
+	assert_int_equal(r.capacity_bytes, 1ull << 30);
+	r = parse_ok("bitrot");
+	assert_int_equal(r.blocks, 1);
+	assert_false(r.has_offset);
+	r = parse_ok("bitrot path=/a offset=8K");
+	assert_true(r.has_offset);
+	assert_int_equal(r.offset, 8192);
+	r = parse_ok("bitrot blocks=7");
+	assert_int_equal(r.blocks, 7);
+}
+
+static void test_errors(void **state)
+{
+	expect_error("", "needs a kind");
+	expect_error("melt", "unknown fault kind 'melt'");
+	expect_error("error op=chew", "unknown operation 'chew'");
+	expect_error("error op=", "op: empty list");
+	expect_error("error errno=EPERM", "is not EIO, ENOSPC or EROFS");
+	expect_error("error prob=0", "not a probability");
+	expect_error("error prob=1.5", "not a probability");
+	expect_error("error prob=nan", "not a probability");
+	expect_error("error count=0", "whole number >= 1");
+	expect_error("error latency=5ms", "error takes no key 'latency'");
+	expect_error("error op=read op=write", "op: given twice");
+	expect_error("error nokey", "'nokey' is not key=value");
+	expect_error("error =x", "is not key=value");
+	expect_error("latency", "latency needs latency=DURATION");
+	expect_error("latency latency=0", "duration > 0");
+	expect_error("latency latency=fast", "duration > 0");
+	expect_error("thin", "thin needs capacity=SIZE");
+	expect_error("thin capacity=lots", "not a size");
+	expect_error("bitrot path=/a", "path= and offset= together");
+	expect_error("bitrot blocks=2 path=/a offset=0", "not both");
+	expect_error("torn-write errno=EIO", "torn-write takes no key");
+	expect_error("error path=", "path: empty or too long");
+}
+
+/* format(parse(s)) parses back to the same rule. */
+static void test_format_round_trip(void **state)
+{
+	static const char *const rules[] = {
+	    "error",
+	    "error op=read,unlink errno=EROFS path=/a/* prob=0.5 count=2",
+	    "latency latency=250us op=any",
+	    "torn-write prob=0.125 count=9",
+	    "thin capacity=123456789",
+	    "bitrot blocks=3",
+	    "bitrot path=/f offset=4096",
+	};
+	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
+		struct fault_rule a = parse_ok(rules[i]);
+		char buf[2048];
+		fault_rule_format(&a, buf, sizeof(buf));
+		struct fault_rule b = parse_ok(buf);
+		if (memcmp(&a, &b, sizeof(a)))
+			fail_msg("'%s' printed as '%s' parses differently",
+				 rules[i], buf);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_error_defaults),
+	    cmocka_unit_test(test_error_all_keys),
+	    cmocka_unit_test(test_other_kinds),
+	    cmocka_unit_test(test_errors),
+	    cmocka_unit_test(test_format_round_trip),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
