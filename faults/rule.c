@@ -309,8 +309,8 @@ char *fault_rule_format(const struct fault_rule *r, char *buf, size_t len)
 	if (keys & K_ERRNO)
 		put(buf, len, &at, " errno=%s", errno_name(r->err));
 	if (keys & K_LATENCY)
-		put(buf, len, &at, " latency=%lluus",
-		    (unsigned long long)(r->latency_ns / 1000));
+		put(buf, len, &at, " latency=%lluns",
+		    (unsigned long long)r->latency_ns);
 	if (keys & K_CAPACITY)
 		put(buf, len, &at, " capacity=%llu",
 		    (unsigned long long)r->capacity_bytes);
@@ -322,8 +322,16 @@ char *fault_rule_format(const struct fault_rule *r, char *buf, size_t len)
 	if ((keys & K_OFFSET) && r->has_offset)
 		put(buf, len, &at, " offset=%llu",
 		    (unsigned long long)r->offset);
-	if ((keys & K_PROB) && r->prob < 1)
-		put(buf, len, &at, " prob=%.17g", r->prob);
+	if ((keys & K_PROB) && r->prob < 1) {
+		/* The shortest of these that reads back as the same double. */
+		char p[32];
+		for (int digits = 6; digits <= 17; digits++) {
+			snprintf(p, sizeof(p), "%.*g", digits, r->prob);
+			if (strtod(p, NULL) == r->prob)
+				break;
+		}
+		put(buf, len, &at, " prob=%s", p);
+	}
 	if ((keys & K_COUNT) && r->count)
 		put(buf, len, &at, " count=%llu", (unsigned long long)r->count);
 	return buf;

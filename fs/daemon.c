@@ -24,6 +24,7 @@
 #include "common/ctl.h"
 #include "common/log.h"
 #include "fs/channel.h"
+#include "fs/fault_gate.h"
 #include "fs/ops.h"
 
 struct daemon {
@@ -102,6 +103,15 @@ static void syncer_stop(struct daemon *d)
 
 /* ---- control commands ------------------------------------------------- */
 
+static void print_status(struct daemon *d, FILE *out)
+{
+	fprintf(out, "store %s\n", d->fs.store);
+	fprintf(out, "seed %llu\n", (unsigned long long)d->fs.cfg.seed);
+	fprintf(out, "profile null\n");
+	fprintf(out, "faults %u\n", faults_count(d->fs.faults));
+	fprintf(out, "events %s/events.jsonl\n", d->fs.store);
+}
+
 static int ctl_handle(void *ctx, const char *line, FILE *out, char *err,
 		      size_t errlen)
 {
@@ -123,8 +133,15 @@ static int ctl_handle(void *ctx, const char *line, FILE *out, char *err,
 			snprintf(err, errlen, "sync failed: %s", strerror(-r));
 		return r;
 	}
+	if (!strcmp(line, "status")) {
+		print_status(d, out);
+		return 0;
+	}
+	if (!strncmp(line, "fault ", 6))
+		return fault_gate_ctl(&d->fs, line + 6, out, err, errlen);
 	snprintf(err, errlen,
-		 "unknown command '%.64s' (known: stats [json|reset], sync)",
+		 "unknown command '%.64s' (known: status, stats [json|reset], "
+		 "sync, fault inject|list|clear)",
 		 line);
 	return -EINVAL;
 }

@@ -22,6 +22,7 @@
 #include "dedupe/chunker.h"
 #include "dedupe/fingerprint.h"
 #include "dedupe/index.h"
+#include "fs/fault_gate.h"
 #include "fs/namespace.h"
 
 #define BS MS_BLOCK_SIZE
@@ -65,6 +66,15 @@ static int ext_load(const struct metastore *ms, MDB_txn *txn, uint64_t ino,
 		return -EIO;
 	ms_bmap_decode(v.mv_data, pblk);
 	return 0;
+}
+
+int datapath_block_of(const struct metastore *ms, MDB_txn *txn, uint64_t ino,
+		      uint64_t lblk, uint64_t *pblk)
+{
+	uint64_t ext[EXT];
+	int r = ext_load(ms, txn, ino, lblk / EXT, ext);
+	*pblk = r ? 0 : ext[lblk % EXT];
+	return r == -ENOENT ? 0 : r;
 }
 
 /* Does key @kb sort after every extent in the table? A file growing at
@@ -462,6 +472,10 @@ static int resolve_block(struct dp_txn *t, const void *data,
 		}
 		return r;
 	}
+	/* A thin-provisioned array out of physical space still takes
+	 * writes that dedupe, as above. */
+	if (fault_gate_thin_full(t->fs, t->c.unique_blocks))
+		return -ENOSPC;
 	r = dedupe_block_new(ms, t->txn, &t->c, fp, pblk);
 	if (!r)
 		r = wb_add(t->wb, *pblk, data);

@@ -45,6 +45,9 @@ int dp_begin(struct fs *fs, struct dp_txn *t);
 int dp_commit(struct dp_txn *t);
 void dp_abort(struct dp_txn *t);
 
+/* The physical block logical block @lblk of @ino maps to (0: a hole). */
+int datapath_block_of(const struct metastore *ms, MDB_txn *txn, uint64_t ino,
+		      uint64_t lblk, uint64_t *pblk);
 /* Read up to @len bytes at @off of regular file @ino into @buf; *got is
  * what was read (short at EOF). -EIO when a stored block fails its
  * checksum (counted), never wrong bytes. */

@@ -11,6 +11,7 @@
 
 #include "common/log.h"
 #include "fs/datapath.h"
+#include "fs/fault_gate.h"
 #include "fs/inode_table.h"
 #include "fs/namespace.h"
 
@@ -63,6 +64,9 @@ int fs_open(struct fs *fs, const struct fs_config *cfg, char *err,
 		snprintf(err, errlen, "out of memory");
 		goto out_free_array;
 	}
+	r = fault_gate_open(fs, err, errlen);
+	if (r)
+		goto out_free_itab;
 	r = init_root(fs);
 	if (!r)
 		r = fs_reap_orphans(fs);
@@ -71,10 +75,12 @@ int fs_open(struct fs *fs, const struct fs_config *cfg, char *err,
 	if (r) {
 		snprintf(err, errlen, "store %s: cannot initialise: %s",
 			 fs->store, strerror(-r));
-		goto out_free_itab;
+		goto out_close_faults;
 	}
 	return 0;
 
+out_close_faults:
+	fault_gate_close(fs);
 out_free_itab:
 	inode_table_free(fs->itab);
 out_free_array:
@@ -94,6 +100,7 @@ void fs_close(struct fs *fs)
 	if (r)
 		log_error("fs", "final sync of %s failed: %s", fs->store,
 			  strerror(-r));
+	fault_gate_close(fs); /* replies it delays are sent first */
 	inode_table_free(fs->itab);
 	array_free(fs->array);
 	backing_close(fs->backing);

@@ -21,6 +21,9 @@
 #include "tiers/backing.h"
 
 struct inode_table;
+struct faults;
+struct events;
+struct completer;
 
 struct fs_config {
 	const char *store;	   /* store directory (absolute) */
@@ -50,6 +53,13 @@ struct fs {
 	_Atomic uint64_t commits;
 	uint64_t synced_commits;
 	pthread_mutex_t sync_lock; /* one sync at a time */
+	/* Fault injection (fs/fault_gate.c): the active rules, the event
+	 * log, the queue that delays replies, bit rot's random stream. */
+	struct faults *faults;
+	struct events *events;
+	struct completer *fault_delay;
+	uint64_t bitrot_rng;
+	atomic_bool thin_full_logged;
 };
 
 /* Open the store and everything on top of it. 0 or -errno, with a

@@ -1,17 +1,29 @@
 /* In-memory inode state: lookup counts in an open-addressing hash map
  * (entries leave when the kernel forgets them, so the map holds what the
- * kernel holds, not what the store holds) and striped data locks. */
+ * kernel holds, not what the store holds), the name each inode was last
+ * reached by, and striped data locks.
+ *
+ * Names are kept for paths (fault rules match path globs): the kernel
+ * looks up every component of a path it uses and holds those lookups
+ * while it caches the entries, so the chain of parents of an inode the
+ * kernel holds is in the map too. */
 #include "fs/inode_table.h"
 
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define LOCK_STRIPES 256
 
 struct lookup_entry {
 	uint64_t ino; /* 0: empty */
 	uint64_t lookups;
+	uint64_t parent; /* of the last name it was reached by; 0: none */
+	char *name;
 };
+
+#define ROOT_INO 1
+#define MAX_DEPTH 256
 
 struct inode_table {
 	pthread_mutex_t map_lock;
@@ -53,6 +65,8 @@ void inode_table_free(struct inode_table *t)
 	pthread_mutex_destroy(&t->map_lock);
 	for (int i = 0; i < LOCK_STRIPES; i++)
 		pthread_mutex_destroy(&t->stripe[i]);
+	for (size_t i = 0; i < t->cap; i++)
+		free(t->map[i].name);
 	free(t->map);
 	free(t);
 }
@@ -84,8 +98,11 @@ static void grow(struct inode_table *t)
 static void remove_slot(struct inode_table *t, struct lookup_entry *e)
 {
 	size_t i = (size_t)(e - t->map), j = i;
+	free(e->name);
+	e->name = NULL;
 	for (;;) {
 		t->map[i].ino = 0;
+		t->map[i].name = NULL; /* moved, or freed above */
 		for (;;) {
 			j = (j + 1) & (t->cap - 1);
 			if (!t->map[j].ino)
@@ -101,19 +118,92 @@ static void remove_slot(struct inode_table *t, struct lookup_entry *e)
 	}
 }
 
-void inode_table_ref(struct inode_table *t, uint64_t ino)
+static struct lookup_entry *ref_locked(struct inode_table *t, uint64_t ino)
 {
-	pthread_mutex_lock(&t->map_lock);
 	if ((t->used + 1) * 4 > t->cap * 3)
 		grow(t);
 	struct lookup_entry *e = find_slot(t->map, t->cap, ino);
 	if (!e->ino) {
-		e->ino = ino;
-		e->lookups = 0;
+		*e = (struct lookup_entry){.ino = ino};
 		t->used++;
 	}
 	e->lookups++;
+	return e;
+}
+
+/* A failed strdup leaves the entry nameless: its path is then unknown,
+ * which only makes path rules not match it. */
+static void set_name(struct lookup_entry *e, uint64_t parent, const char *name)
+{
+	free(e->name);
+	e->name = strdup(name);
+	e->parent = e->name ? parent : 0;
+}
+
+void inode_table_ref(struct inode_table *t, uint64_t ino)
+{
+	pthread_mutex_lock(&t->map_lock);
+	ref_locked(t, ino);
 	pthread_mutex_unlock(&t->map_lock);
+}
+
+void inode_table_ref_named(struct inode_table *t, uint64_t ino, uint64_t parent,
+			   const char *name)
+{
+	pthread_mutex_lock(&t->map_lock);
+	set_name(ref_locked(t, ino), parent, name);
+	pthread_mutex_unlock(&t->map_lock);
+}
+
+void inode_table_renamed(struct inode_table *t, uint64_t ino, uint64_t parent,
+			 const char *name)
+{
+	pthread_mutex_lock(&t->map_lock);
+	struct lookup_entry *e = find_slot(t->map, t->cap, ino);
+	if (e->ino)
+		set_name(e, parent, name);
+	pthread_mutex_unlock(&t->map_lock);
+}
+
+/* Prepend "/" + @name to the path being built backwards from @end. */
+static bool prepend(char *buf, size_t *at, const char *name)
+{
+	size_t n = strlen(name) + 1;
+	if (n > *at)
+		return false;
+	*at -= n;
+	buf[*at] = '/';
+	memcpy(buf + *at + 1, name, n - 1);
+	return true;
+}
+
+static bool path_locked(struct inode_table *t, uint64_t ino, char *buf,
+			size_t len)
+{
+	if (len < 2)
+		return false;
+	size_t at = len - 1;
+	buf[at] = '\0';
+	for (int depth = 0; ino != ROOT_INO; depth++) {
+		struct lookup_entry *e = find_slot(t->map, t->cap, ino);
+		if (!e->ino || !e->name || depth == MAX_DEPTH ||
+		    !prepend(buf, &at, e->name))
+			return false;
+		ino = e->parent;
+	}
+	if (at == len - 1)
+		buf[--at] = '/'; /* the root itself */
+	memmove(buf, buf + at, len - at);
+	return true;
+}
+
+bool inode_table_path(struct inode_table *t, uint64_t ino, char *buf,
+		      size_t len)
+{
+	pthread_mutex_lock(&t->map_lock);
+	bool ok = path_locked(t, ino, buf, len);
+	pthread_mutex_unlock(&t->map_lock);
+	return ok;
 }
 
 uint64_t inode_table_unref(struct inode_table *t, uint64_t ino, uint64_t n)

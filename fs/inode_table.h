@@ -9,6 +9,8 @@
 #ifndef ARRAYSIM_FS_INODE_TABLE_H
 #define ARRAYSIM_FS_INODE_TABLE_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct inode_table;
@@ -17,6 +19,17 @@ struct inode_table *inode_table_new(void);
 void inode_table_free(struct inode_table *t);
 /* The kernel learned of @ino once more (a reply_entry or reply_create). */
 void inode_table_ref(struct inode_table *t, uint64_t ino);
+/* The same, reached as @name in directory @parent (lookup, create, link). */
+void inode_table_ref_named(struct inode_table *t, uint64_t ino, uint64_t parent,
+			   const char *name);
+/* @ino is now @name in @parent (rename), if the kernel holds it. */
+void inode_table_renamed(struct inode_table *t, uint64_t ino, uint64_t parent,
+			 const char *name);
+/* The path of @ino from the mount's root ("/d/f"; "/" for the root) by the
+ * names it was last reached by; false when a name on the way is unknown
+ * or @len is too small. */
+bool inode_table_path(struct inode_table *t, uint64_t ino, char *buf,
+		      size_t len);
 /* The kernel forgot @n lookups; returns the lookups still held. */
 uint64_t inode_table_unref(struct inode_table *t, uint64_t ino, uint64_t n);
 /* Lookups the kernel holds on @ino. */

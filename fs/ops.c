@@ -24,8 +24,10 @@
 
 #include "common/log.h"
 #include "fs/datapath.h"
+#include "fs/fault_gate.h"
 #include "fs/inode_table.h"
 #include "fs/namespace.h"
+#include "tiers/completer.h"
 
 #define ATTR_TIMEOUT 1.0
 #define ENTRY_TIMEOUT 1.0
@@ -48,8 +50,10 @@ static void reply_err(fuse_req_t req, enum stats_op op, uint64_t t0, int r)
 	fuse_reply_err(req, -r);
 }
 
+/* Reply with @ino, reached as @name in @parent. */
 static void reply_entry(fuse_req_t req, enum stats_op op, uint64_t t0,
-			uint64_t ino, const struct ms_inode *in)
+			uint64_t parent, const char *name, uint64_t ino,
+			const struct ms_inode *in)
 {
 	struct fuse_entry_param e = {
 	    .ino = ino,
@@ -57,7 +61,7 @@ static void reply_entry(fuse_req_t req, enum stats_op op, uint64_t t0,
 	    .entry_timeout = ENTRY_TIMEOUT,
 	};
 	ns_fill_stat(ino, in, &e.attr);
-	inode_table_ref(fs_of(req)->itab, ino);
+	inode_table_ref_named(fs_of(req)->itab, ino, parent, name);
 	account(req, op, t0, 0, 0);
 	fuse_reply_entry(req, &e);
 }
@@ -161,7 +165,7 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	metastore_txn_abort(txn);
 	if (r)
 		return reply_err(req, STATS_OP_LOOKUP, t0, r);
-	reply_entry(req, STATS_OP_LOOKUP, t0, ino, &in);
+	reply_entry(req, STATS_OP_LOOKUP, t0, parent, name, ino, &in);
 }
 
 static bool is_unlinked(struct fs *fs, uint64_t ino)
@@ -279,7 +283,9 @@ static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
 {
 	uint64_t t0 = stats_now_ns();
 	struct ms_inode in;
-	int r = setattr_txn(fs_of(req), ino, attr, to_set, &in);
+	int r = fault_gate_meta(fs_of(req), FOP_SETATTR, ino, 0, NULL);
+	if (!r)
+		r = setattr_txn(fs_of(req), ino, attr, to_set, &in);
 	if (r)
 		return reply_err(req, STATS_OP_SETATTR, t0, r);
 	reply_attr(req, STATS_OP_SETATTR, t0, ino, &in);
@@ -300,6 +306,10 @@ static int make_node(fuse_req_t req, uint64_t parent, const char *name,
 	struct fs *fs = fs_of(req);
 	const struct fuse_ctx *ctx = fuse_req_ctx(req);
 	int r = check_name(name);
+	if (!r)
+		r = fault_gate_meta(fs,
+				    S_ISDIR(nn->mode) ? FOP_MKDIR : FOP_CREATE,
+				    0, parent, name);
 	if (r)
 		return r;
 	struct dp_txn t;
@@ -347,7 +357,7 @@ static void reply_new(fuse_req_t req, enum stats_op op, uint64_t t0,
 	int r = make_node(req, parent, name, nn, &ino, &in);
 	if (r)
 		return reply_err(req, op, t0, r);
-	reply_entry(req, op, t0, ino, &in);
+	reply_entry(req, op, t0, parent, name, ino, &in);
 }
 
 static void op_mknod(fuse_req_t req, fuse_ino_t parent, const char *name,
@@ -399,7 +409,7 @@ static void op_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 	};
 	ns_fill_stat(ino, &in, &e.attr);
 	set_open_flags(fs_of(req), fi);
-	inode_table_ref(fs_of(req)->itab, ino);
+	inode_table_ref_named(fs_of(req)->itab, ino, parent, name);
 	account(req, STATS_OP_CREATE, t0, 0, 0);
 	fuse_reply_create(req, &e, fi);
 }
@@ -444,7 +454,7 @@ static void op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent,
 	r = r ? (dp_abort(&t), r) : dp_commit(&t);
 	if (r)
 		return reply_err(req, STATS_OP_LINK, t0, r);
-	reply_entry(req, STATS_OP_LINK, t0, ino, &result);
+	reply_entry(req, STATS_OP_LINK, t0, newparent, newname, ino, &result);
 }
 
 /* ---- removing names --------------------------------------------------- */
@@ -463,6 +473,9 @@ static int remove_name(fuse_req_t req, uint64_t parent, const char *name,
 {
 	struct fs *fs = fs_of(req);
 	int r = check_name(name);
+	if (!r)
+		r = fault_gate_meta(fs, want_dir ? FOP_RMDIR : FOP_UNLINK, 0,
+				    parent, name);
 	struct dp_txn t;
 	if (!r)
 		r = dp_begin(fs, &t);
@@ -649,6 +662,8 @@ static int do_rename(fuse_req_t req, const struct rename_args *a,
 	int r = check_name(a->name);
 	if (!r)
 		r = check_name(a->newname);
+	if (!r)
+		r = fault_gate_meta(fs, FOP_RENAME, 0, a->parent, a->name);
 	struct dp_txn t;
 	if (!r)
 		r = dp_begin(fs, &t);
@@ -679,7 +694,16 @@ static int do_rename(fuse_req_t req, const struct rename_args *a,
 		r = ic_put_all(&t, &ic);
 	if (!r && dst_exists && !(a->flags & RENAME_EXCHANGE))
 		*victim = dst;
-	return r ? (dp_abort(&t), r) : dp_commit(&t);
+	if (r) {
+		dp_abort(&t);
+		return r;
+	}
+	r = dp_commit(&t);
+	if (!r)
+		inode_table_renamed(fs->itab, src, a->newparent, a->newname);
+	if (!r && (a->flags & RENAME_EXCHANGE))
+		inode_table_renamed(fs->itab, dst, a->parent, a->name);
+	return r;
 }
 
 static void op_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
@@ -726,11 +750,11 @@ static int truncate_on_open(struct fs *fs, uint64_t ino)
 static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	uint64_t t0 = stats_now_ns();
-	if (fi->flags & O_TRUNC) {
-		int r = truncate_on_open(fs_of(req), ino);
-		if (r)
-			return reply_err(req, STATS_OP_OPEN, t0, r);
-	}
+	int r = fault_gate_meta(fs_of(req), FOP_OPEN, ino, 0, NULL);
+	if (!r && (fi->flags & O_TRUNC))
+		r = truncate_on_open(fs_of(req), ino);
+	if (r)
+		return reply_err(req, STATS_OP_OPEN, t0, r);
 	set_open_flags(fs_of(req), fi);
 	account(req, STATS_OP_OPEN, t0, 0, 0);
 	fuse_reply_open(req, fi);
@@ -787,11 +811,38 @@ static struct fs_io *new_io(fuse_req_t req, enum array_io_kind kind,
 	return x;
 }
 
+/* A request given injected latency goes to the array model that much
+ * later: the completer thread holds it, no worker does. */
+static void resume_after_delay(struct array_io *aio)
+{
+	struct fs_io *x = (struct fs_io *)aio;
+	aio->complete =
+	    aio->kind == ARRAY_IO_READ ? complete_read : complete_write;
+	array_submit(fs_of(x->req)->array, aio);
+}
+
+static void submit_io(struct fs *fs, struct fs_io *x, uint64_t delay_ns)
+{
+	if (delay_ns) {
+		void (*complete)(struct array_io *) = x->io.complete;
+		x->io.complete = resume_after_delay;
+		if (completer_submit(fs->fault_delay, stats_now_ns() + delay_ns,
+				     &x->io) == 0)
+			return;
+		x->io.complete = complete; /* no memory to queue: no delay */
+	}
+	array_submit(fs->array, &x->io);
+}
+
 static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		    struct fuse_file_info *fi)
 {
 	uint64_t t0 = stats_now_ns();
 	struct fs *fs = fs_of(req);
+	struct fault_hit hit;
+	fault_gate_io(fs, FOP_READ, ino, off, size, &hit);
+	if (hit.err)
+		return reply_err(req, STATS_OP_READ, t0, hit.err);
 	struct fs_io *x = new_io(req, ARRAY_IO_READ, ino, off, size, t0);
 	void *buf =
 	    x ? aligned_alloc(4096, (size + 4095) & ~(size_t)4095) : NULL;
@@ -801,7 +852,7 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	}
 	x->buf = buf;
 	x->io.result = datapath_read(fs, ino, off, size, buf, &x->got);
-	array_submit(fs->array, &x->io);
+	submit_io(fs, x, hit.delay_ns);
 }
 
 static void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
@@ -809,12 +860,21 @@ static void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
 {
 	uint64_t t0 = stats_now_ns();
 	struct fs *fs = fs_of(req);
+	struct fault_hit hit;
+	fault_gate_io(fs, FOP_WRITE, ino, off, size, &hit);
+	if (hit.err)
+		return reply_err(req, STATS_OP_WRITE, t0, hit.err);
 	struct fs_io *x = new_io(req, ARRAY_IO_WRITE, ino, off, size, t0);
 	if (!x)
 		return reply_err(req, STATS_OP_WRITE, t0, -ENOMEM);
+	/* A torn write stores a prefix and reports all of it written, as a
+	 * device that loses power mid-write told its host. */
+	size_t keep = hit.torn ? fault_gate_torn_prefix(size) : size;
+	if (hit.torn)
+		fault_gate_torn_event(fs, ino, off, size, keep, hit.rule_id);
 	bool drop_setid = fuse_req_ctx(req)->uid != 0;
 	struct dp_write w;
-	x->io.result = datapath_write_prep(&w, off, buf, size);
+	x->io.result = datapath_write_prep(&w, off, buf, keep);
 	if (!x->io.result) {
 		inode_table_lock(fs->itab, ino);
 		x->io.result =
@@ -824,7 +884,7 @@ static void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
 	datapath_write_free(&w);
 	if (!x->io.result && drop_setid && fs->session)
 		fuse_lowlevel_notify_inval_inode(fs->session, ino, -1, 0);
-	array_submit(fs->array, &x->io);
+	submit_io(fs, x, hit.delay_ns);
 }
 
 static void op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
@@ -842,7 +902,8 @@ static void op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync,
 		     struct fuse_file_info *fi)
 {
 	uint64_t t0 = stats_now_ns();
-	reply_err(req, STATS_OP_FSYNC, t0, fs_sync(fs_of(req)));
+	int r = fault_gate_meta(fs_of(req), FOP_FSYNC, ino, 0, NULL);
+	reply_err(req, STATS_OP_FSYNC, t0, r ? r : fs_sync(fs_of(req)));
 }
 
 /* ---- directories ------------------------------------------------------ */
@@ -899,8 +960,11 @@ static void op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	uint64_t t0 = stats_now_ns();
 	struct fs *fs = fs_of(req);
 	struct dir_fill d = {.req = req, .fs = fs, .size = size};
+	int r = fault_gate_meta(fs, FOP_READDIR, ino, 0, NULL);
+	if (r)
+		return reply_err(req, STATS_OP_READDIR, t0, r);
 	d.buf = malloc(size);
-	int r = d.buf ? metastore_txn_begin(fs->ms, false, &d.txn) : -ENOMEM;
+	r = d.buf ? metastore_txn_begin(fs->ms, false, &d.txn) : -ENOMEM;
 	struct ms_inode dir;
 	if (!r)
 		r = ns_inode_get(fs->ms, d.txn, ino, &dir);

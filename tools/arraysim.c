@@ -13,6 +13,7 @@ struct subcommand {
 
 /* Sorted by name: the set of verbs, in one place. */
 static const struct subcommand subcommands[] = {
+    {"ctl", cmd_ctl, "control a mounted array: status, faults, stats"},
     {"fsck", cmd_fsck, "check a store that is not mounted"},
     {"mount", cmd_mount, "mount a store as a virtual array"},
     {"stats", cmd_stats, "print the counters of a mounted array"},

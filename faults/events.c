@@ -1,0 +1,98 @@
+/* The JSON-lines event log; see faults/events.h. */
+#include "faults/events.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+struct events {
+	FILE *f;
+	pthread_mutex_t lock;
+	struct timespec start; /* CLOCK_MONOTONIC at open */
+};
+
+int events_open(const char *path, struct events **out)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	struct events *ev = calloc(1, sizeof(*ev));
+	FILE *f = ev ? fdopen(fd, "a") : NULL;
+	if (!f) {
+		close(fd);
+		free(ev);
+		return -ENOMEM;
+	}
+	/* Whole lines: a reader tailing the log never sees half of one. */
+	setvbuf(f, NULL, _IOLBF, 0);
+	ev->f = f;
+	pthread_mutex_init(&ev->lock, NULL);
+	clock_gettime(CLOCK_MONOTONIC, &ev->start);
+	*out = ev;
+	return 0;
+}
+
+void events_close(struct events *ev)
+{
+	if (!ev)
+		return;
+	fclose(ev->f);
+	pthread_mutex_destroy(&ev->lock);
+	free(ev);
+}
+
+static double since(const struct timespec *a, const struct timespec *b)
+{
+	return (double)(b->tv_sec - a->tv_sec) +
+	       (double)(b->tv_nsec - a->tv_nsec) / 1e9;
+}
+
+void events_emit(struct events *ev, const char *event, const char *fmt, ...)
+{
+	if (!ev)
+		return;
+	struct timespec wall, mono;
+	clock_gettime(CLOCK_REALTIME, &wall);
+	clock_gettime(CLOCK_MONOTONIC, &mono);
+	struct tm tm;
+	gmtime_r(&wall.tv_sec, &tm);
+	char ts[32];
+	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%S", &tm);
+	pthread_mutex_lock(&ev->lock);
+	fprintf(ev->f, "{\"ts\":\"%s.%06ldZ\",\"t\":%.6f,\"event\":\"%s\"", ts,
+		wall.tv_nsec / 1000, since(&ev->start, &mono), event);
+	if (fmt[0]) {
+		va_list ap;
+		va_start(ap, fmt);
+		fputc(',', ev->f);
+		vfprintf(ev->f, fmt, ap);
+		va_end(ap);
+	}
+	fputs("}\n", ev->f);
+	pthread_mutex_unlock(&ev->lock);
+}
+
+char *events_json_escape(const char *s, char *buf, size_t len)
+{
+	size_t at = 0;
+	for (; *s && at + 7 < len; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\') {
+			buf[at++] = '\\';
+			buf[at++] = (char)c;
+		} else if (c < 0x20) {
+			at += (size_t)snprintf(buf + at, len - at, "\\u%04x", c);
+		} else {
+			buf[at++] = (char)c;
+		}
+	}
+	if (len)
+		buf[at < len ? at : len - 1] = '\0';
+	return buf;
+}

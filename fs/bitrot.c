@@ -1,0 +1,281 @@
+/* Bit rot on purpose: corrupt stored blocks in place, as a failing medium
+ * would, leaving their recorded checksums alone so that reads detect it
+ * (EIO and the checksum_errors counter; no array profile gives redundancy
+ * to repair from yet). Then report the loss the way dedupe makes it: every
+ * file and offset that references a corrupted block, which can be many
+ * files for one block.
+ *
+ * The loss report scans the block maps and the directory entries; it is
+ * meant for stores the size of a test or a rehearsal, not for a scan of a
+ * production-sized array on every injection.
+ */
+#include "fs/bitrot.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dedupe/index.h"
+#include "fs/datapath.h"
+#include "fs/namespace.h"
+
+#define BS MS_BLOCK_SIZE
+#define MAX_BLOCKS 4096 /* one injection corrupts at most this many */
+
+/* Flip every bit of the block's first byte: any checksum notices. */
+static int corrupt_block(struct fs *fs, uint64_t pblk)
+{
+	uint8_t *buf = aligned_alloc(4096, BS);
+	if (!buf)
+		return -ENOMEM;
+	struct backing_io io = {pblk, buf};
+	int r = fs->dev.ops->read(fs->dev.ctx, &io, 1);
+	if (!r) {
+		buf[0] ^= 0xff;
+		r = fs->dev.ops->write(fs->dev.ctx, &io, 1);
+	}
+	free(buf);
+	return r;
+}
+
+static uint64_t splitmix64(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static bool chosen(const uint64_t *p, unsigned n, uint64_t pblk)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (p[i] == pblk)
+			return true;
+	return false;
+}
+
+/* Up to @want distinct blocks in use, drawn with @rng. */
+static int pick_random(struct fs *fs, MDB_txn *txn, uint64_t *rng,
+		       uint64_t want, uint64_t *out, unsigned *n)
+{
+	struct ms_counters c;
+	int r = metastore_counters_get(fs->ms, txn, &c);
+	if (r)
+		return r;
+	*n = 0;
+	if (c.next_pblk <= 1 || !c.unique_blocks)
+		return 0;
+	if (want > c.unique_blocks)
+		want = c.unique_blocks;
+	/* Bounded tries: a sparse store may not yield them all. */
+	for (uint64_t tries = 0; *n < want && tries < 64 * want + 1024;
+	     tries++) {
+		uint64_t p = 1 + splitmix64(rng) % (c.next_pblk - 1);
+		struct ms_block b;
+		if (dedupe_block_get(fs->ms, txn, p, &b) == 0 &&
+		    !chosen(out, *n, p))
+			out[(*n)++] = p;
+	}
+	return 0;
+}
+
+/* Inode of @path ("/a/b") by walking directory entries from the root. */
+static int resolve(struct fs *fs, MDB_txn *txn, const char *path, uint64_t *ino)
+{
+	char buf[FAULT_PATH_MAX];
+	snprintf(buf, sizeof(buf), "%s", path);
+	*ino = 1;
+	char *save = NULL;
+	for (char *c = strtok_r(buf, "/", &save); c;
+	     c = strtok_r(NULL, "/", &save)) {
+		int r = ns_dirent_lookup(fs->ms, txn, *ino, c, ino);
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+static int pick_at(struct fs *fs, MDB_txn *txn, const struct fault_rule *rule,
+		   uint64_t *out, unsigned *n, char *err, size_t errlen)
+{
+	uint64_t ino, pblk;
+	int r = resolve(fs, txn, rule->path, &ino);
+	if (r) {
+		snprintf(err, errlen, "bitrot: %s: %s", rule->path,
+			 strerror(-r));
+		return r;
+	}
+	r = datapath_block_of(fs->ms, txn, ino, rule->offset / BS, &pblk);
+	if (!r && !pblk) {
+		snprintf(err, errlen,
+			 "bitrot: %s has no stored block at offset %llu (a "
+			 "hole or past its end)",
+			 rule->path, (unsigned long long)rule->offset);
+		return -ENOENT;
+	}
+	*n = r ? 0 : 1;
+	out[0] = pblk;
+	return r;
+}
+
+/* ---- the loss report --------------------------------------------------- */
+
+struct dirent_rec {
+	uint64_t parent, ino;
+	char *name;
+};
+
+struct names {
+	struct dirent_rec *e;
+	size_t n, cap;
+};
+
+static void names_free(struct names *nm)
+{
+	for (size_t i = 0; i < nm->n; i++)
+		free(nm->e[i].name);
+	free(nm->e);
+}
+
+static int names_load(struct fs *fs, MDB_txn *txn, struct names *nm)
+{
+	MDB_cursor *cur;
+	int rc = mdb_cursor_open(txn, metastore_dbi(fs->ms, MS_DIRNAMES), &cur);
+	if (rc)
+		return metastore_errno(rc);
+	MDB_val k, v;
+	int r = 0;
+	while (!r && (rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) == 0) {
+		struct ms_dirent_val d;
+		if (k.mv_size <= 8 || v.mv_size != sizeof(d))
+			continue;
+		memcpy(&d, v.mv_data, sizeof(d));
+		if (nm->n == nm->cap) {
+			size_t cap = nm->cap ? 2 * nm->cap : 256;
+			void *g = realloc(nm->e, cap * sizeof(*nm->e));
+			if (!g) {
+				r = -ENOMEM;
+				break;
+			}
+			nm->e = g;
+			nm->cap = cap;
+		}
+		struct dirent_rec *e = &nm->e[nm->n];
+		e->parent = ms_get_be64(k.mv_data);
+		e->ino = d.ino;
+		e->name = strndup((const char *)k.mv_data + 8, k.mv_size - 8);
+		if (!e->name)
+			r = -ENOMEM;
+		else
+			nm->n++;
+	}
+	mdb_cursor_close(cur);
+	return r;
+}
+
+static const struct dirent_rec *name_of(const struct names *nm, uint64_t ino)
+{
+	for (size_t i = 0; i < nm->n; i++)
+		if (nm->e[i].ino == ino)
+			return &nm->e[i];
+	return NULL;
+}
+
+/* A path of @ino (one of its names, if it has several), or "inode N". */
+static void path_of(const struct names *nm, uint64_t ino, char *buf, size_t len)
+{
+	char tmp[FAULT_PATH_MAX] = "";
+	for (int depth = 0; ino != 1 && depth < 256; depth++) {
+		const struct dirent_rec *e = name_of(nm, ino);
+		if (!e) {
+			snprintf(buf, len, "inode %llu",
+				 (unsigned long long)ino);
+			return;
+		}
+		char joined[FAULT_PATH_MAX];
+		snprintf(joined, sizeof(joined), "/%s%s", e->name, tmp);
+		memcpy(tmp, joined, sizeof(tmp));
+		ino = e->parent;
+	}
+	snprintf(buf, len, "%s", tmp[0] ? tmp : "/");
+}
+
+static void report_extent(struct fs *fs, const MDB_val *k, const MDB_val *v,
+			  const uint64_t *bad, unsigned nbad,
+			  const struct names *nm, FILE *out, uint64_t *refs)
+{
+	if (k->mv_size != 16 || v->mv_size != MS_BMAP_VALUE_LEN)
+		return;
+	uint64_t ino = ms_get_be64(k->mv_data);
+	uint64_t idx = ms_get_be64((const uint8_t *)k->mv_data + 8);
+	uint64_t pblk[BMAP_EXTENT_BLOCKS];
+	ms_bmap_decode(v->mv_data, pblk);
+	for (unsigned i = 0; i < BMAP_EXTENT_BLOCKS; i++) {
+		if (!pblk[i] || !chosen(bad, nbad, pblk[i]))
+			continue;
+		char path[FAULT_PATH_MAX];
+		path_of(nm, ino, path, sizeof(path));
+		uint64_t off = (idx * BMAP_EXTENT_BLOCKS + i) * BS;
+		fprintf(out, "lost %s offset %llu length %u block %llu\n", path,
+			(unsigned long long)off, BS,
+			(unsigned long long)pblk[i]);
+		char esc[2 * FAULT_PATH_MAX];
+		events_emit(fs->events, "block_lost",
+			    "\"path\":\"%s\",\"ino\":%llu,\"offset\":%llu,"
+			    "\"length\":%u,\"block\":%llu",
+			    events_json_escape(path, esc, sizeof(esc)),
+			    (unsigned long long)ino, (unsigned long long)off,
+			    BS, (unsigned long long)pblk[i]);
+		(*refs)++;
+	}
+}
+
+static int report_losses(struct fs *fs, MDB_txn *txn, const uint64_t *bad,
+			 unsigned nbad, FILE *out)
+{
+	struct names nm = {0};
+	int r = names_load(fs, txn, &nm);
+	MDB_cursor *cur = NULL;
+	if (!r)
+		r = metastore_errno(
+		    mdb_cursor_open(txn, metastore_dbi(fs->ms, MS_BMAP), &cur));
+	uint64_t refs = 0;
+	MDB_val k, v;
+	while (!r && mdb_cursor_get(cur, &k, &v, MDB_NEXT) == 0)
+		report_extent(fs, &k, &v, bad, nbad, &nm, out, &refs);
+	if (cur)
+		mdb_cursor_close(cur);
+	names_free(&nm);
+	if (!r)
+		fprintf(out, "corrupted %u blocks referenced %llu times\n",
+			nbad, (unsigned long long)refs);
+	return r;
+}
+
+int bitrot_inject(struct fs *fs, const struct fault_rule *rule, uint64_t *rng,
+		  FILE *out, char *err, size_t errlen)
+{
+	uint64_t want = rule->has_offset ? 1 : rule->blocks;
+	if (want > MAX_BLOCKS) {
+		snprintf(err, errlen, "bitrot: at most %d blocks at a time",
+			 MAX_BLOCKS);
+		return -EINVAL;
+	}
+	uint64_t *bad = calloc(want, sizeof(*bad));
+	MDB_txn *txn = NULL;
+	int r = bad ? metastore_txn_begin(fs->ms, false, &txn) : -ENOMEM;
+	unsigned n = 0;
+	if (!r && rule->has_offset)
+		r = pick_at(fs, txn, rule, bad, &n, err, errlen);
+	else if (!r)
+		r = pick_random(fs, txn, rng, want, bad, &n);
+	for (unsigned i = 0; !r && i < n; i++)
+		r = corrupt_block(fs, bad[i]);
+	if (!r)
+		r = report_losses(fs, txn, bad, n, out);
+	metastore_txn_abort(txn);
+	free(bad);
+	if (r && !err[0])
+		snprintf(err, errlen, "bitrot: %s", strerror(-r));
+	return r;
+}

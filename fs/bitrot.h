@@ -1,0 +1,20 @@
+/* Bit rot injected on purpose (fault inject bitrot ...): see fs/bitrot.c. */
+#ifndef ARRAYSIM_FS_BITROT_H
+#define ARRAYSIM_FS_BITROT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "faults/events.h"
+#include "faults/rule.h"
+#include "fs/fs.h"
+
+/* Corrupt the blocks @rule names (rule->blocks random blocks in use, drawn
+ * from @rng, or the block under rule->path at rule->offset), then write the
+ * loss report to @out: a line "lost PATH offset OFF length 4096 block N"
+ * per reference, then "corrupted N blocks referenced M times". Each loss
+ * also goes to the event log. 0, or -errno with a reason in @err. */
+int bitrot_inject(struct fs *fs, const struct fault_rule *rule, uint64_t *rng,
+		  FILE *out, char *err, size_t errlen);
+
+#endif

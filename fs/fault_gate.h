@@ -1,0 +1,48 @@
+/* Where the front end meets faults/: the questions fs/ops.c asks before an
+ * operation runs, the control commands that inject and clear faults, and
+ * the faults that act on the store itself (bit rot).
+ *
+ *   op_write ──> fault_gate_io ──> faults_check ──> error | latency | torn
+ *   op_mkdir ──> fault_gate_meta ─┘                 (event log: every hit)
+ *   ctl "fault inject bitrot ..." ──> corrupt stored blocks, report losses
+ */
+#ifndef ARRAYSIM_FS_FAULT_GATE_H
+#define ARRAYSIM_FS_FAULT_GATE_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "faults/faults.h"
+#include "fs/fs.h"
+
+/* Create the registry (seeded from --seed), the event log
+ * (STORE/events.jsonl) and the delay queue. 0, or -errno with a reason. */
+int fault_gate_open(struct fs *fs, char *err, size_t errlen);
+/* Complete delayed replies, close the log, drop the rules. */
+void fault_gate_close(struct fs *fs);
+
+/* A metadata operation @op on inode @ino, or on entry @name of directory
+ * @parent when @name is not NULL: the error to fail it with (0: none),
+ * after sleeping any injected latency in the calling worker. */
+int fault_gate_meta(struct fs *fs, unsigned op, uint64_t ino, uint64_t parent,
+		    const char *name);
+/* A read or write of [@off, @off+@len) of @ino: what the rules decided. */
+void fault_gate_io(struct fs *fs, unsigned op, uint64_t ino, uint64_t off,
+		   size_t len, struct fault_hit *hit);
+/* How much of a torn write of @len bytes persists: half of it, down to a
+ * 512-byte sector (so a write under 1 KiB persists nothing). */
+size_t fault_gate_torn_prefix(size_t len);
+/* Log a torn write's effect. */
+void fault_gate_torn_event(struct fs *fs, uint64_t ino, uint64_t off,
+			   size_t len, size_t kept, uint64_t rule_id);
+/* Is a new unique block refused by thin provisioning, with @unique blocks
+ * stored? Logs the first refusal after each change of the limit. */
+bool fault_gate_thin_full(struct fs *fs, uint64_t unique);
+
+/* The control commands "fault inject ...", "fault list" and "fault clear
+ * ID|all" (@args: what follows "fault "). Writes the answer to @out; 0, or
+ * -errno with a one-line reason in @err. */
+int fault_gate_ctl(struct fs *fs, const char *args, FILE *out, char *err,
+		   size_t errlen);
+
+#endif

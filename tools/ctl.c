@@ -1,0 +1,71 @@
+/* arraysim ctl: one control command to a mounted array, its answer on
+ * stdout. The protocol is common/ctl.h's: one line in, "ok" or "error:"
+ * and a body out. */
+#include <stdio.h>
+#include <string.h>
+
+#include "common/ctl.h"
+#include "tools/commands.h"
+
+static const char ctl_help[] =
+    "usage: arraysim ctl MOUNTPOINT COMMAND [ARGS...]\n"
+    "\n"
+    "Send one command to the array mounted at MOUNTPOINT (only its owner\n"
+    "or root may) and print the answer.\n"
+    "\n"
+    "commands:\n"
+    "  status                      store, seed, profile, active faults\n"
+    "  stats [json|reset]          counters, as `arraysim stats`\n"
+    "  sync                        make everything written so far durable\n"
+    "  fault inject KIND [K=V...]  start a fault; prints its id\n"
+    "  fault list                  active faults: ID RULE fired=N\n"
+    "  fault clear ID|all          stop one fault, or every one\n"
+    "\n"
+    "fault kinds and keys (defaults in brackets):\n"
+    "  error       op=LIST [any] errno=EIO|ENOSPC|EROFS [EIO] path=GLOB\n"
+    "              prob=P [1] count=N [unlimited]\n"
+    "  latency     latency=DURATION op=LIST [any] path=GLOB prob=P count=N\n"
+    "  torn-write  path=GLOB prob=P [1] count=N [1]: half of the write,\n"
+    "              down to 512 bytes, persists; the host is told all did\n"
+    "  thin        capacity=SIZE: new unique blocks beyond it get ENOSPC,\n"
+    "              writes that dedupe still succeed\n"
+    "  bitrot      blocks=N [1] | path=FILE offset=OFF: corrupt stored\n"
+    "              blocks now; prints every file and offset that lost data\n"
+    "op LIST: read,write,fsync,open,create,mkdir,unlink,rmdir,rename,\n"
+    "setattr,readdir or any. GLOB: fnmatch(3) on the path from the mount's\n"
+    "root, '*' matching '/' too. Every fault and effect is logged to\n"
+    "STORE/events.jsonl.\n";
+
+int cmd_ctl(int argc, char **argv)
+{
+	if (argc >= 2 &&
+	    (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		fputs(ctl_help, stdout);
+		return 0;
+	}
+	if (argc < 3) {
+		tool_error("ctl: need MOUNTPOINT and COMMAND (try: arraysim "
+			   "ctl --help)");
+		return 2;
+	}
+	char line[CTL_MAX_LINE];
+	size_t at = 0;
+	for (int i = 2; i < argc; i++) {
+		size_t n = strlen(argv[i]);
+		if (at + n + 2 > sizeof(line) || strchr(argv[i], '\n')) {
+			tool_error("ctl: command too long or has a newline");
+			return 2;
+		}
+		if (i > 2)
+			line[at++] = ' ';
+		memcpy(line + at, argv[i], n);
+		at += n;
+	}
+	line[at] = '\0';
+	char err[1024];
+	if (ctl_request(argv[1], line, stdout, err, sizeof(err))) {
+		tool_error("ctl: %s", err);
+		return 2;
+	}
+	return 0;
+}
