@@ -23,6 +23,7 @@
  * 1 MiB, deletions go in batches), far below the smallest reserve.
  */
 #include "common/metastore.h"
+#include "common/metastore_i.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -46,17 +47,6 @@
 #define RESERVE_FLOOR (2ull << 20) /* below this, writers get ENOSPC */
 #define RELEASE_BATCH 4096	   /* pending blocks freed per txn */
 
-struct metastore {
-	MDB_env *env;
-	MDB_dbi dbi[MS_NTABLES];
-	int lock_fd;
-	bool readonly;
-	int data_fd; /* data.mdb, for fallocate */
-	size_t page_bytes;
-	pthread_mutex_t reserve_lock;
-	uint64_t reserved_bytes; /* allocated from offset 0 */
-};
-
 static const char *const table_names[MS_NTABLES] = {
     [MS_META] = "meta",		[MS_INODES] = "inodes",
     [MS_DIRNAMES] = "dirnames", [MS_DIRCOOKIES] = "dircookies",
@@ -66,7 +56,7 @@ static const char *const table_names[MS_NTABLES] = {
     [MS_PENDING] = "pending",	[MS_ORPHANS] = "orphans",
 };
 
-static unsigned table_flags(enum ms_table t)
+unsigned metastore_table_flags(enum ms_table t)
 {
 	switch (t) {
 	case MS_INODES:
@@ -305,7 +295,8 @@ static int open_tables(struct metastore *ms, bool create, const char *dir,
 		return metastore_errno(rc);
 	}
 	for (int t = 0; t < MS_NTABLES; t++) {
-		unsigned fl = table_flags(t) | (create ? MDB_CREATE : 0);
+		unsigned fl =
+		    metastore_table_flags(t) | (create ? MDB_CREATE : 0);
 		rc = mdb_dbi_open(txn, table_names[t], fl, &ms->dbi[t]);
 		if (rc == MDB_NOTFOUND && !create) {
 			snprintf(err, errlen,
@@ -352,8 +343,8 @@ static int walk_all(MDB_env *env)
 	for (int t = 0; t < MS_NTABLES && !bad; t++) {
 		MDB_cursor *cur;
 		MDB_val k, v;
-		int rc =
-		    mdb_dbi_open(txn, table_names[t], table_flags(t), &dbi);
+		int rc = mdb_dbi_open(txn, table_names[t],
+				      metastore_table_flags(t), &dbi);
 		if (rc == MDB_NOTFOUND)
 			continue; /* open_tables reports a missing table */
 		if (rc || mdb_cursor_open(txn, dbi, &cur)) {
@@ -516,12 +507,18 @@ int metastore_open(const char *dir, uint64_t map_bytes, bool create,
 	r = check_store(dir, create, &fresh, err, errlen);
 	if (r)
 		goto out_unlock;
-	r = open_env(ms, dir, map_bytes, fresh, err, errlen);
+	snprintf(ms->dir, sizeof(ms->dir), "%s", dir);
+	if (!readonly && !fresh)
+		r = metastore_durable_adopt(dir, err, errlen);
+	if (!r)
+		r = open_env(ms, dir, map_bytes, fresh, err, errlen);
 	if (r)
 		goto out_unlock;
 	r = open_tables(ms, fresh, dir, err, errlen);
 	if (r)
 		goto out_close_env;
+	if (!readonly)
+		metastore_durable_pin(ms);
 	*out = ms;
 	return 0;
 
@@ -547,16 +544,16 @@ static void release_reserve(struct metastore *ms)
 	mdb_env_info(ms->env, &info);
 	uint64_t used = ((uint64_t)info.me_last_pgno + 1) * ms->page_bytes;
 	if (ms->data_fd >= 0 && ms->reserved_bytes > used)
-		(void)fallocate(ms->data_fd,
-				FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
-				(off_t)used,
-				(off_t)(ms->reserved_bytes - used));
+		(void)fallocate(
+		    ms->data_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+		    (off_t)used, (off_t)(ms->reserved_bytes - used));
 }
 
 void metastore_close(struct metastore *ms)
 {
 	if (!ms)
 		return;
+	metastore_durable_unpin(ms);
 	if (!ms->readonly) {
 		mdb_env_sync(ms->env, 1);
 		release_reserve(ms);
@@ -690,6 +687,8 @@ int metastore_sync(struct metastore *ms)
 		if (r)
 			return r;
 		r = metastore_errno(mdb_env_sync(ms->env, 1));
+		if (!r)
+			metastore_durable_pin(ms);
 		moved = 0;
 		if (!r)
 			r = release_pending(ms, txn, &moved);

@@ -182,6 +182,13 @@ int metastore_counters_get(const struct metastore *ms, MDB_txn *txn,
 int metastore_counters_put(const struct metastore *ms, MDB_txn *txn,
 			   const struct ms_counters *c);
 
+/* Emulate a power loss: save the state the last metastore_sync() made
+ * durable (kept pinned since; see common/metastore_durable.c) so that the
+ * next open of the store starts from it, losing every later commit. The
+ * caller must stop writing and syncing the store. 0, or -errno with a
+ * reason in @err. */
+int metastore_durable_save(struct metastore *ms, char *err, size_t errlen);
+
 /* Key helpers: big-endian u64 so keys sort numerically. */
 void ms_put_be64(uint8_t *p, uint64_t v);
 uint64_t ms_get_be64(const uint8_t *p);

@@ -87,7 +87,8 @@ char *events_json_escape(const char *s, char *buf, size_t len)
 			buf[at++] = '\\';
 			buf[at++] = (char)c;
 		} else if (c < 0x20) {
-			at += (size_t)snprintf(buf + at, len - at, "\\u%04x", c);
+			at +=
+			    (size_t)snprintf(buf + at, len - at, "\\u%04x", c);
 		} else {
 			buf[at++] = (char)c;
 		}

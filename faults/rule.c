@@ -13,7 +13,7 @@
 static const char *const kind_names[FAULT_KIND_COUNT] = {
     [FAULT_ERROR] = "error",	       [FAULT_LATENCY] = "latency",
     [FAULT_TORN_WRITE] = "torn-write", [FAULT_THIN] = "thin",
-    [FAULT_BITROT] = "bitrot",
+    [FAULT_BITROT] = "bitrot",	       [FAULT_POWER_LOSS] = "power-loss",
 };
 
 static const char *const op_names[] = {
@@ -51,6 +51,7 @@ static const unsigned kind_keys[FAULT_KIND_COUNT] = {
     [FAULT_TORN_WRITE] = K_PATH | K_PROB | K_COUNT,
     [FAULT_THIN] = K_CAPACITY,
     [FAULT_BITROT] = K_BLOCKS | K_PATH | K_OFFSET,
+    [FAULT_POWER_LOSS] = 0,
 };
 
 const char *fault_kind_name(enum fault_kind k)
@@ -242,14 +243,14 @@ int fault_rule_parse(const char *args, struct fault_rule *out, char *err,
 	if (!word)
 		return fail(err, errlen,
 			    "fault inject needs a kind (error, latency, "
-			    "torn-write, thin, bitrot)");
+			    "torn-write, thin, bitrot, power-loss)");
 	unsigned k = 0;
 	while (k < FAULT_KIND_COUNT && strcmp(word, kind_names[k]))
 		k++;
 	if (k == FAULT_KIND_COUNT)
 		return fail(err, errlen,
 			    "unknown fault kind '%.32s' (error, latency, "
-			    "torn-write, thin, bitrot)",
+			    "torn-write, thin, bitrot, power-loss)",
 			    word);
 	struct fault_rule r;
 	set_defaults(&r, k);

@@ -12,6 +12,7 @@
  *   torn-write  path=GLOB  prob=P [1]  count=N [1]
  *   thin        capacity=SIZE (required)
  *   bitrot      blocks=N [1] | path=FILE offset=SIZE
+ *   power-loss  (no keys)
  *
  * op LIST: comma-separated of read, write, fsync, open, create, mkdir,
  * unlink, rmdir, rename, setattr, readdir, any. GLOB is an fnmatch(3)
@@ -31,6 +32,7 @@ enum fault_kind {
 	FAULT_TORN_WRITE,
 	FAULT_THIN,
 	FAULT_BITROT,
+	FAULT_POWER_LOSS,
 	FAULT_KIND_COUNT
 };
 

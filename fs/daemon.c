@@ -61,7 +61,8 @@ static void *syncer_main(void *arg)
 		if (d->stopping)
 			break;
 		pthread_mutex_unlock(&d->lock);
-		if (atomic_load(&d->fs.commits) != d->fs.synced_commits) {
+		if (atomic_load(&d->fs.commits) != d->fs.synced_commits &&
+		    !atomic_load(&d->fs.powered_off)) {
 			int r = fs_sync(&d->fs);
 			if (r)
 				log_error("fs", "background sync: %s",

@@ -93,6 +93,8 @@ static void decide(struct fs *fs, unsigned op, struct where *w,
 int fault_gate_meta(struct fs *fs, unsigned op, uint64_t ino, uint64_t parent,
 		    const char *name)
 {
+	if (atomic_load_explicit(&fs->powered_off, memory_order_relaxed))
+		return -EIO;
 	struct where w = {fs, name ? parent : ino, name};
 	struct fault_hit hit;
 	decide(fs, op, &w, &hit);
@@ -111,6 +113,8 @@ void fault_gate_io(struct fs *fs, unsigned op, uint64_t ino, uint64_t off,
 {
 	struct where w = {fs, ino, NULL};
 	decide(fs, op, &w, hit);
+	if (atomic_load_explicit(&fs->powered_off, memory_order_relaxed))
+		hit->err = -EIO;
 }
 
 size_t fault_gate_torn_prefix(size_t len)
@@ -143,6 +147,38 @@ bool fault_gate_thin_full(struct fs *fs, uint64_t unique)
 
 /* ---- control commands --------------------------------------------------- */
 
+/* Everything since the last sync is lost at the next mount; until the
+ * unmount, every operation fails. The lock keeps a sync from running in
+ * the middle. */
+static int power_loss(struct fs *fs, const char *rule_json, FILE *out,
+		      char *err, size_t errlen)
+{
+	pthread_mutex_lock(&fs->sync_lock);
+	uint64_t lost = atomic_load(&fs->commits) - fs->synced_commits;
+	bool was = atomic_exchange(&fs->powered_off, true);
+	int r = was ? 0 : metastore_durable_save(fs->ms, err, errlen);
+	if (r)
+		atomic_store(&fs->powered_off, false);
+	pthread_mutex_unlock(&fs->sync_lock);
+	if (r)
+		return r;
+	if (!was) {
+		events_emit(fs->events, "inject",
+			    "\"id\":0,\"rule\":\"%s\",\"commits_lost\":%llu",
+			    rule_json, (unsigned long long)lost);
+		log_warn("faults",
+			 "power lost: %llu commits since the last sync are "
+			 "gone at the next mount; every operation fails "
+			 "until the unmount",
+			 (unsigned long long)lost);
+	}
+	fprintf(out,
+		"power lost: %llu commits since the last sync are gone; "
+		"unmount and mount again to see the state of the last sync\n",
+		(unsigned long long)lost);
+	return 0;
+}
+
 static int ctl_inject(struct fs *fs, const char *args, FILE *out, char *err,
 		      size_t errlen)
 {
@@ -153,6 +189,8 @@ static int ctl_inject(struct fs *fs, const char *args, FILE *out, char *err,
 	char text[FAULT_PATH_MAX + 256], esc[2 * sizeof(text)];
 	fault_rule_format(&rule, text, sizeof(text));
 	events_json_escape(text, esc, sizeof(esc));
+	if (rule.kind == FAULT_POWER_LOSS)
+		return power_loss(fs, esc, out, err, errlen);
 	if (rule.kind == FAULT_BITROT) {
 		/* Done at once; nothing stays active. */
 		events_emit(fs->events, "inject", "\"id\":0,\"rule\":\"%s\"",

@@ -23,7 +23,9 @@ void fault_gate_close(struct fs *fs);
 
 /* A metadata operation @op on inode @ino, or on entry @name of directory
  * @parent when @name is not NULL: the error to fail it with (0: none),
- * after sleeping any injected latency in the calling worker. */
+ * after sleeping any injected latency in the calling worker. @op 0 (an
+ * operation no rule names) only asks whether the power is lost. After a
+ * power loss every operation gets EIO. */
 int fault_gate_meta(struct fs *fs, unsigned op, uint64_t ino, uint64_t parent,
 		    const char *name);
 /* A read or write of [@off, @off+@len) of @ino: what the rules decided. */

@@ -110,7 +110,13 @@ void fs_close(struct fs *fs)
 
 int fs_sync(struct fs *fs)
 {
+	if (atomic_load(&fs->powered_off))
+		return -EIO; /* nothing more becomes durable */
 	pthread_mutex_lock(&fs->sync_lock);
+	if (atomic_load(&fs->powered_off)) { /* it happened while we waited */
+		pthread_mutex_unlock(&fs->sync_lock);
+		return -EIO;
+	}
 	uint64_t commits = atomic_load(&fs->commits);
 	/* Data first: a durable map must never point at bytes that are not. */
 	int r = fs->dev.ops->sync(fs->dev.ctx);

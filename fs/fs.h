@@ -60,6 +60,9 @@ struct fs {
 	struct completer *fault_delay;
 	uint64_t bitrot_rng;
 	atomic_bool thin_full_logged;
+	/* A power loss was injected: everything fails until the unmount, and
+	 * the next mount starts from the state of the last sync. */
+	atomic_bool powered_off;
 };
 
 /* Open the store and everything on top of it. 0 or -errno, with a

@@ -420,6 +420,8 @@ static void op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent,
 	uint64_t t0 = stats_now_ns();
 	struct fs *fs = fs_of(req);
 	int r = check_name(newname);
+	if (!r)
+		r = fault_gate_meta(fs, 0, ino, 0, NULL); /* power loss only */
 	struct dp_txn t;
 	if (!r)
 		r = dp_begin(fs, &t);
@@ -1053,6 +1055,8 @@ static void op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
 	struct dp_txn t;
 	int r = xattr_supported(name);
 	if (!r)
+		r = fault_gate_meta(fs, 0, ino, 0, NULL); /* power loss only */
+	if (!r)
 		r = dp_begin(fs, &t);
 	if (r)
 		return reply_err(req, STATS_OP_XATTR, t0, r);
@@ -1132,7 +1136,9 @@ static void op_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
 	int r = xattr_supported(name);
 	if (r)
 		return reply_err(req, STATS_OP_XATTR, t0, -ENODATA);
-	r = dp_begin(fs, &t);
+	r = fault_gate_meta(fs, 0, ino, 0, NULL); /* power loss only */
+	if (!r)
+		r = dp_begin(fs, &t);
 	if (r)
 		return reply_err(req, STATS_OP_XATTR, t0, r);
 	struct ms_inode in;
@@ -1185,6 +1191,9 @@ static void op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t off,
 	struct fs *fs = fs_of(req);
 	if (off < 0 || len <= 0)
 		return reply_err(req, STATS_OP_FALLOCATE, t0, -EINVAL);
+	int gate = fault_gate_meta(fs, 0, ino, 0, NULL); /* power loss only */
+	if (gate)
+		return reply_err(req, STATS_OP_FALLOCATE, t0, gate);
 	inode_table_lock(fs->itab, ino);
 	bool more;
 	int r;

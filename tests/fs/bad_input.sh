@@ -320,14 +320,16 @@ cp -a "$STORE" "$T/damaged-pages.orig"
 for seed in 1 2 3 4 5 6; do
 	rm -rf "$STORE"
 	cp -a "$T/damaged-pages.orig" "$STORE"
-	python3 - "$STORE/meta/data.mdb" "$seed" <<'EOF'
+	used=$(mdb_stat -e "$STORE/meta" | sed -n 's/^ *Number of pages used: //p')
+	python3 - "$STORE/meta/data.mdb" "$seed" "$used" <<'EOF'
 import os, random, sys
 rng = random.Random(int(sys.argv[2]))  # the same pages and noise every run
 fd = os.open(sys.argv[1], os.O_WRONLY)
-npages = os.fstat(fd).st_size // 4096
-for page in (5, 9, 13, 17, 21, 30, 40, 60, 80, 100):
-    if page < npages:
-        os.pwrite(fd, bytes(rng.getrandbits(8) for _ in range(4096)), page * 4096)
+used = int(sys.argv[3])
+# A third of the pages LMDB uses, past the two meta pages: some of them
+# are free pages, enough of them are the live tree.
+for page in rng.sample(range(2, used), (used - 2) // 3):
+    os.pwrite(fd, bytes(rng.getrandbits(8) for _ in range(4096)), page * 4096)
 os.close(fd)
 EOF
 	rc=0
