@@ -232,6 +232,37 @@ static void test_dense_removals(void **state)
 	}
 }
 
+/* Paths from the names inodes were reached by: nested, renamed, unknown
+ * once a parent is forgotten, and intact across growth and removals. */
+static void test_paths(void **state)
+{
+	struct inode_table *t = *state;
+	char p[64];
+
+	assert_true(inode_table_path(t, 1, p, sizeof(p)));
+	assert_string_equal(p, "/");
+	inode_table_ref_named(t, 10, 1, "db");
+	inode_table_ref_named(t, 11, 10, "a.log");
+	assert_true(inode_table_path(t, 11, p, sizeof(p)));
+	assert_string_equal(p, "/db/a.log");
+	assert_false(inode_table_path(t, 11, p, 8)); /* too small */
+	inode_table_renamed(t, 11, 1, "top");
+	assert_true(inode_table_path(t, 11, p, sizeof(p)));
+	assert_string_equal(p, "/top");
+	inode_table_renamed(t, 99, 1, "nobody"); /* not held: ignored */
+	assert_int_equal(inode_table_lookups(t, 99), 0);
+	inode_table_ref_named(t, 12, 10, "b");
+	for (uint64_t i = 1000; i < 5000; i++) /* grow, then shrink */
+		inode_table_ref_named(t, i, 10, "x");
+	for (uint64_t i = 1000; i < 5000; i++)
+		inode_table_unref(t, i, 1);
+	assert_true(inode_table_path(t, 12, p, sizeof(p)));
+	assert_string_equal(p, "/db/b");
+	inode_table_unref(t, 10, 1);
+	assert_false(inode_table_path(t, 12, p, sizeof(p))); /* parent gone */
+	assert_false(inode_table_path(t, 77, p, sizeof(p)));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -242,6 +273,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_random_against_model, t_setup,
 					    t_teardown),
 	    cmocka_unit_test(test_dense_removals),
+	    cmocka_unit_test_setup_teardown(test_paths, t_setup, t_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
