@@ -25,6 +25,7 @@
 #include "common/log.h"
 #include "fs/channel.h"
 #include "fs/fault_gate.h"
+#include "fs/scenario_run.h"
 #include "fs/ops.h"
 
 struct daemon {
@@ -140,9 +141,11 @@ static int ctl_handle(void *ctx, const char *line, FILE *out, char *err,
 	}
 	if (!strncmp(line, "fault ", 6))
 		return fault_gate_ctl(&d->fs, line + 6, out, err, errlen);
+	if (!strncmp(line, "scenario ", 9))
+		return scenario_run_ctl(&d->fs, line + 9, out, err, errlen);
 	snprintf(err, errlen,
 		 "unknown command '%.64s' (known: status, stats [json|reset], "
-		 "sync, fault inject|list|clear)",
+		 "sync, fault inject|list|clear, scenario run|status|stop)",
 		 line);
 	return -EINVAL;
 }

@@ -179,27 +179,24 @@ static int power_loss(struct fs *fs, const char *rule_json, FILE *out,
 	return 0;
 }
 
-static int ctl_inject(struct fs *fs, const char *args, FILE *out, char *err,
-		      size_t errlen)
+int fault_gate_inject(struct fs *fs, const struct fault_rule *rule, FILE *out,
+		      uint64_t *idp, char *err, size_t errlen)
 {
-	struct fault_rule rule;
-	int r = fault_rule_parse(args, &rule, err, errlen);
-	if (r)
-		return r;
 	char text[FAULT_PATH_MAX + 256], esc[2 * sizeof(text)];
-	fault_rule_format(&rule, text, sizeof(text));
+	fault_rule_format(rule, text, sizeof(text));
 	events_json_escape(text, esc, sizeof(esc));
-	if (rule.kind == FAULT_POWER_LOSS)
+	*idp = 0;
+	if (rule->kind == FAULT_POWER_LOSS)
 		return power_loss(fs, esc, out, err, errlen);
-	if (rule.kind == FAULT_BITROT) {
+	if (rule->kind == FAULT_BITROT) {
 		/* Done at once; nothing stays active. */
 		events_emit(fs->events, "inject", "\"id\":0,\"rule\":\"%s\"",
 			    esc);
-		return bitrot_inject(fs, &rule, &fs->bitrot_rng, out, err,
+		return bitrot_inject(fs, rule, &fs->bitrot_rng, out, err,
 				     errlen);
 	}
 	uint64_t id;
-	r = faults_add(fs->faults, &rule, &id);
+	int r = faults_add(fs->faults, rule, &id);
 	if (r == -EEXIST)
 		snprintf(err, errlen,
 			 "a thin rule is active already (clear "
@@ -209,12 +206,34 @@ static int ctl_inject(struct fs *fs, const char *args, FILE *out, char *err,
 			 FAULTS_MAX_RULES);
 	if (r)
 		return r;
-	if (rule.kind == FAULT_THIN)
+	if (rule->kind == FAULT_THIN)
 		atomic_store(&fs->thin_full_logged, false);
 	events_emit(fs->events, "inject", "\"id\":%llu,\"rule\":\"%s\"",
 		    (unsigned long long)id, esc);
 	log_info("faults", "injected %llu: %s", (unsigned long long)id, text);
 	fprintf(out, "%llu\n", (unsigned long long)id);
+	*idp = id;
+	return 0;
+}
+
+static int ctl_inject(struct fs *fs, const char *args, FILE *out, char *err,
+		      size_t errlen)
+{
+	struct fault_rule rule;
+	uint64_t id;
+	int r = fault_rule_parse(args, &rule, err, errlen);
+	return r ? r : fault_gate_inject(fs, &rule, out, &id, err, errlen);
+}
+
+int fault_gate_clear(struct fs *fs, uint64_t id, char *err, size_t errlen)
+{
+	int r = faults_clear(fs->faults, id);
+	if (r) {
+		snprintf(err, errlen, "no fault %llu (see: fault list)",
+			 (unsigned long long)id);
+		return r;
+	}
+	events_emit(fs->events, "clear", "\"id\":%llu", (unsigned long long)id);
 	return 0;
 }
 
@@ -233,14 +252,7 @@ static int ctl_clear(struct fs *fs, const char *arg, char *err, size_t errlen)
 			return -EINVAL;
 		}
 	}
-	int r = faults_clear(fs->faults, id);
-	if (r) {
-		snprintf(err, errlen, "no fault %llu (see: fault list)",
-			 (unsigned long long)id);
-		return r;
-	}
-	events_emit(fs->events, "clear", "\"id\":%llu", (unsigned long long)id);
-	return 0;
+	return fault_gate_clear(fs, id, err, errlen);
 }
 
 int fault_gate_ctl(struct fs *fs, const char *args, FILE *out, char *err,

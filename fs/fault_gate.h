@@ -41,6 +41,13 @@ void fault_gate_torn_event(struct fs *fs, uint64_t ino, uint64_t off,
  * stored? Logs the first refusal after each change of the limit. */
 bool fault_gate_thin_full(struct fs *fs, uint64_t unique);
 
+/* Inject @rule as `fault inject` does, answering on @out; *id is the new
+ * fault's (0 for faults that act at once: bitrot, power-loss). */
+int fault_gate_inject(struct fs *fs, const struct fault_rule *rule, FILE *out,
+		      uint64_t *id, char *err, size_t errlen);
+/* Clear fault @id, or every fault when @id is 0. */
+int fault_gate_clear(struct fs *fs, uint64_t id, char *err, size_t errlen);
+
 /* The control commands "fault inject ...", "fault list" and "fault clear
  * ID|all" (@args: what follows "fault "). Writes the answer to @out; 0, or
  * -errno with a one-line reason in @err. */

@@ -12,6 +12,7 @@
 #include "common/log.h"
 #include "fs/datapath.h"
 #include "fs/fault_gate.h"
+#include "fs/scenario_run.h"
 #include "fs/inode_table.h"
 #include "fs/namespace.h"
 
@@ -100,6 +101,7 @@ void fs_close(struct fs *fs)
 	if (r)
 		log_error("fs", "final sync of %s failed: %s", fs->store,
 			  strerror(-r));
+	scenario_run_close(fs);
 	fault_gate_close(fs); /* replies it delays are sent first */
 	inode_table_free(fs->itab);
 	array_free(fs->array);

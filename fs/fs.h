@@ -24,6 +24,7 @@ struct inode_table;
 struct faults;
 struct events;
 struct completer;
+struct scenario_runner;
 
 struct fs_config {
 	const char *store;	   /* store directory (absolute) */
@@ -59,6 +60,7 @@ struct fs {
 	struct events *events;
 	struct completer *fault_delay;
 	uint64_t bitrot_rng;
+	struct scenario_runner *scenario; /* the last one started, or NULL */
 	atomic_bool thin_full_logged;
 	/* A power loss was injected: everything fails until the unmount, and
 	 * the next mount starts from the state of the last sync. */

@@ -1,7 +1,10 @@
 /* arraysim ctl: one control command to a mounted array, its answer on
  * stdout. The protocol is common/ctl.h's: one line in, "ok" or "error:"
  * and a body out. */
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/ctl.h"
@@ -20,6 +23,10 @@ static const char ctl_help[] =
     "  fault inject KIND [K=V...]  start a fault; prints its id\n"
     "  fault list                  active faults: ID RULE fired=N\n"
     "  fault clear ID|all          stop one fault, or every one\n"
+    "  scenario run FILE [time-scale=F]\n"
+    "                              run a fault timeline (faults/scenario.h),\n"
+    "                              F times faster than written\n"
+    "  scenario status|stop        where it is; stop it (faults stay)\n"
     "\n"
     "fault kinds and keys (defaults in brackets):\n"
     "  error       op=LIST [any] errno=EIO|ENOSPC|EROFS [EIO] path=GLOB\n"
@@ -65,6 +72,22 @@ int cmd_ctl(int argc, char **argv)
 		at += n;
 	}
 	line[at] = '\0';
+	/* The daemon runs in /: it needs the scenario file's full path. */
+	char full[PATH_MAX];
+	if (argc >= 5 && !strcmp(argv[2], "scenario") &&
+	    !strcmp(argv[3], "run")) {
+		if (!realpath(argv[4], full)) {
+			tool_error("ctl: %s: %s", argv[4], strerror(errno));
+			return 2;
+		}
+		int n = snprintf(line, sizeof(line),
+				 "scenario run %.3000s%s%.900s", full,
+				 argc > 5 ? " " : "", argc > 5 ? argv[5] : "");
+		if (n < 0 || (size_t)n >= sizeof(line) || strlen(full) > 3000) {
+			tool_error("ctl: scenario path too long");
+			return 2;
+		}
+	}
 	char err[1024];
 	if (ctl_request(argv[1], line, stdout, err, sizeof(err))) {
 		tool_error("ctl: %s", err);
