@@ -23,6 +23,7 @@
 
 #include "common/ctl.h"
 #include "common/log.h"
+#include "common/samples.h"
 #include "fs/channel.h"
 #include "fs/fault_gate.h"
 #include "fs/scenario_run.h"
@@ -37,7 +38,30 @@ struct daemon {
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
 	bool stopping;
+	struct sampler *sampler;
 };
+
+/* ---- per-second samples ------------------------------------------------ */
+
+static void sample_state(void *ctx, struct sample_state *out)
+{
+	struct daemon *d = ctx;
+	fs_gauges(&d->fs, &out->g);
+	out->faults_active = faults_count(d->fs.faults);
+	out->power_lost = atomic_load(&d->fs.powered_off);
+}
+
+static int sampler_begin(struct daemon *d, char *err, size_t errlen)
+{
+	char path[4200];
+	snprintf(path, sizeof(path), "%s/samples.jsonl", d->fs.store);
+	int r = sampler_start(path, 1000000000u, &d->fs.stats, sample_state, d,
+			      &d->sampler);
+	if (r)
+		snprintf(err, errlen, "cannot start sampling to %.900s: %s",
+			 path, strerror(-r));
+	return r;
+}
 
 /* ---- background sync -------------------------------------------------- */
 
@@ -349,6 +373,8 @@ static int run(const struct daemon_opts *o, int *wfd)
 	if (!r && (r = syncer_start(d)))
 		snprintf(err, sizeof(err), "cannot start syncer: %s",
 			 strerror(-r));
+	if (!r)
+		r = sampler_begin(d, err, sizeof(err));
 	if (r) {
 		fail(wfd, err);
 		goto out;
@@ -360,6 +386,7 @@ static int run(const struct daemon_opts *o, int *wfd)
 	code = serve(d) ? 1 : 0;
 	log_info("mount", "unmounting %s", o->mountpoint);
 out:
+	sampler_stop(d->sampler);
 	syncer_stop(d);
 	ctl_server_stop(d->ctl);
 	stop_session(d);

@@ -1,0 +1,54 @@
+/* Per-second samples of a mounted array, one JSON object a line in
+ * STORE/samples.jsonl, so that a run can be lined up against the
+ * workload's own log and the event log (faults/events.h), and charted.
+ *
+ *   {"ts":"2026-11-30T07:15:01.000123Z","t":1.000,"interval_s":1.000,
+ *    "read_iops":..,"write_iops":..,"read_mbps":..,"write_mbps":..,
+ *    "read_p50_us":..,"read_p99_us":..,"write_p50_us":..,"write_p99_us":..,
+ *    "other_ops":..,"errors":..,"checksum_errors":..,"dedupe_ratio":..,
+ *    "unique_blocks":..,"logical_bytes_held":..,"faults_active":..,
+ *    "power":"on"|"lost"}
+ *
+ * Rates and percentiles are of the interval since the previous sample
+ * (histograms are differenced bucket by bucket); gauges are as of the
+ * sample. t is seconds since the sampler started, on the monotonic clock.
+ */
+#ifndef ARRAYSIM_COMMON_SAMPLES_H
+#define ARRAYSIM_COMMON_SAMPLES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "common/stats.h"
+
+/* What a sample reads besides the counters; filled by the caller. */
+struct sample_state {
+	struct stats_gauges g;
+	unsigned faults_active;
+	bool power_lost;
+};
+
+typedef void (*sample_state_fn)(void *ctx, struct sample_state *out);
+
+struct sampler;
+
+/* Append to @path every @period_ns (a thread of its own), reading @s and
+ * asking @fn for the rest. 0 or -errno. */
+int sampler_start(const char *path, uint64_t period_ns, const struct stats *s,
+		  sample_state_fn fn, void *ctx, struct sampler **out);
+/* Take a last sample, stop, close. NULL is a no-op. */
+void sampler_stop(struct sampler *sp);
+
+/* One sample line from the counters now and the previous snapshot
+ * (@prev is updated); exposed for tests. @now_ns: monotonic time. */
+struct sample_prev {
+	uint64_t t_ns;
+	uint64_t count[2], bytes[2], errors, other, checksum_errors;
+	struct latency_hist hist[2]; /* read, write */
+};
+void sample_write(FILE *out, const struct stats *s,
+		  const struct sample_state *st, struct sample_prev *prev,
+		  uint64_t start_ns, uint64_t now_ns);
+
+#endif
