@@ -177,7 +177,8 @@ static int finish(struct parse *p, int rc, const char *source, char *err,
 		snprintf(err, errlen, "%s: out of memory", source);
 	if (rc)
 		return -EINVAL;
-	qsort(s->steps, s->n, sizeof(*s->steps), by_time);
+	if (s->n)
+		qsort(s->steps, s->n, sizeof(*s->steps), by_time);
 	char why[256];
 	if (check_labels(s, why, sizeof(why))) {
 		snprintf(err, errlen, "%s: %s", source, why);

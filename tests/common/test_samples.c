@@ -22,14 +22,18 @@ static char *line(const struct stats *s, const struct sample_state *st,
 	sample_write(f, s, st, prev, 0, now);
 	fclose(f);
 	/* A copy: GCC 12 takes memstream's buffer for a dangling local. */
-	char *copy = strdup(text);
+	char *copy = text ? strdup(text) : NULL;
 	free(text);
+	if (!copy)
+		fail_msg("no sample line");
 	return copy;
 }
 
 static void expect(const char *text, const char *field)
 {
-	if (!strstr(text, field))
+	if (!text)
+		fail_msg("no sample line");
+	else if (!strstr(text, field))
 		fail_msg("'%s' not in %s", field, text);
 }
 
