@@ -385,7 +385,7 @@ static void run_uring(struct worker *w)
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
-	w->ring_ok = io_uring_queue_init(QD, &w->ring, 0) == 0;
+	w->ring_ok = !w->s->cfg->no_uring && io_uring_queue_init(QD, &w->ring, 0) == 0;
 	if (w->ring_ok)
 		run_uring(w);
 	else

@@ -55,6 +55,7 @@ struct scan_config {
 	enum scan_compress compress;
 	bool cross_mounts; /* descend into other file systems */
 	uint64_t unit_bytes; /* 0: 64 MiB; tests make it small */
+	bool no_uring;	     /* read with pread, as when io_uring is refused */
 	/* Called about twice a second from its own thread, and once at the
 	 * end with walk_done and every byte done. */
 	void (*progress)(const struct scan_progress *p, void *ctx);
