@@ -4,8 +4,8 @@
  * One walker thread lists the paths (no symlinks followed, hard links
  * counted once, special files skipped, one file system unless asked) and
  * queues files, cut into units of at most 64 MiB; worker threads read the
- * units in 1 MiB aligned chunks through io_uring, several reads in flight
- * each (read-ahead), and cut every chunk into aligned blocks at every
+ * units in aligned 128 KiB chunks through io_uring, several reads in
+ * flight each (read-ahead), and cut every chunk into aligned blocks at every
  * requested block size in that one pass.
  *
  * Definitions are the filesystem's (arraysim stats), at each block size:
