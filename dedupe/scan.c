@@ -582,8 +582,9 @@ static int scan_init(struct scan *s, const struct scan_config *cfg,
 	if (!res->unreadable_paths || queue_init(&s->q))
 		return -ENOMEM;
 	pthread_mutex_init(&s->unreadable_lock, NULL);
+	uint64_t share = cfg->max_memory / (uint64_t)cfg->nsizes;
 	for (int i = 0; i < cfg->nsizes; i++)
-		if (!(s->ix[i] = scan_index_new(cfg->max_memory)))
+		if (!(s->ix[i] = scan_index_new(share)))
 			return cfg->max_memory ? -EINVAL : -ENOMEM;
 	s->t0 = now_ns();
 	return 0;

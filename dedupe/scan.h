@@ -51,7 +51,8 @@ struct scan_config {
 	uint32_t block_size[SCAN_MAX_SIZES]; /* powers of two, ascending */
 	int nsizes;
 	int threads;	     /* workers; 0: online cores */
-	uint64_t max_memory; /* bound of each block size's index; 0: none */
+	uint64_t max_memory; /* bound of the indexes, shared evenly by the
+			      * block sizes; 0: none */
 	enum scan_compress compress;
 	bool cross_mounts; /* descend into other file systems */
 	uint64_t unit_bytes; /* 0: 64 MiB; tests make it small */

@@ -42,9 +42,9 @@ static const struct opt_def scan_defs[] = {
     {"threads", 0, OPT_U64, O(threads), "N",
      "reading and hashing threads (default: online cores)"},
     {"max-memory", 0, OPT_SIZE, O(max_memory), "SIZE",
-     "bound each block size's index; past it, fingerprints are sampled "
-     "and unique blocks estimated, with a 95% error bound (default: no "
-     "bound, exact)"},
+     "bound the fingerprint indexes (all block sizes together); past it "
+     "fingerprints are sampled by hash, unique blocks estimated and a 95% "
+     "error bound printed (default: no bound, exact)"},
     {"cross-mounts", 0, OPT_FLAG, O(cross_mounts), NULL,
      "descend into other file systems (default: stay on each PATH's)"},
     {"top", 0, OPT_U64, O(top), "N",
@@ -445,11 +445,12 @@ static int check_opts(const struct scan_opts *o, struct scan_config *cfg,
 		tool_error("dedupe-scan: --threads: at most 1024");
 		return -1;
 	}
-	if (o->max_memory && o->max_memory < scan_index_min_bytes()) {
+	uint64_t min = scan_index_min_bytes() * (uint64_t)cfg->nsizes;
+	if (o->max_memory && o->max_memory < min) {
 		char m[32];
-		tool_error("dedupe-scan: --max-memory: at least %s",
-			   units_format_size(scan_index_min_bytes(), m,
-					     sizeof(m)));
+		tool_error("dedupe-scan: --max-memory: at least %s for %d "
+			   "block size(s)",
+			   units_format_size(min, m, sizeof(m)), cfg->nsizes);
 		return -1;
 	}
 	for (int i = 0; i < npos; i++) {
