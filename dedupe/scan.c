@@ -355,7 +355,8 @@ static bool completed(struct worker *w, struct slot *sl, int res)
 	if (res < 0) {
 		file_failed(w->s, f);
 	} else if (res == 0) { /* shorter than the walk saw it */
-		atomic_fetch_add(&w->s->changed, 1);
+		if (!atomic_exchange(&f->changed, true))
+			atomic_fetch_add(&w->s->changed, 1);
 		fingerprint_chunk(w, sl);
 	} else if ((sl->got += (uint32_t)res) < sl->len) {
 		return false;
@@ -468,9 +469,10 @@ struct ticker {
 	bool stop;
 };
 
-static void report(struct scan *s)
+static void report(struct scan *s, bool finished)
 {
 	struct scan_progress p = {
+	    .finished = finished,
 	    .bytes_done = atomic_load(&s->bytes_done),
 	    .bytes_found = atomic_load(&s->bytes_found),
 	    .files_found = atomic_load(&s->files_found),
@@ -494,7 +496,7 @@ static void *ticker_main(void *arg)
 		}
 		pthread_cond_timedwait(&t->cond, &t->lock, &ts);
 		if (!t->stop)
-			report(t->s);
+			report(t->s, false);
 	}
 	pthread_mutex_unlock(&t->lock);
 	return NULL;
@@ -666,7 +668,7 @@ int scan_run(const struct scan_config *cfg, struct scan_result *res)
 	if (!r)
 		r = scan_threads(&s, w, nw);
 	if (!r && cfg->progress)
-		report(&s);
+		report(&s, true);
 	res->threads = nw;
 	res->seconds = (double)(now_ns() - s.t0) / 1e9;
 	res->changed = atomic_load(&s.changed);

@@ -42,6 +42,7 @@ struct scan_progress {
 	uint64_t bytes_found; /* file sizes the walk found so far */
 	uint64_t files_found;
 	bool walk_done;
+	bool finished; /* the last call */
 	double seconds;
 };
 

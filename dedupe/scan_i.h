@@ -28,6 +28,7 @@ struct sfile {
 	bool name_is_path;  /* named on the command line: @name says it all */
 	_Atomic int units;  /* queued or in reading; the last closes fd */
 	_Atomic bool failed;
+	_Atomic bool changed; /* shorter than the walk saw it */
 };
 
 struct unit {

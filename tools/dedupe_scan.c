@@ -71,7 +71,7 @@ static void progress(const struct scan_progress *p, void *ctx)
 	if (p->walk_done && bps > 0 && p->bytes_found > p->bytes_done)
 		fprintf(stderr, ", ETA %.0f s",
 			(double)(p->bytes_found - p->bytes_done) / bps);
-	if (p->walk_done && p->bytes_done >= p->bytes_found)
+	if (p->finished)
 		fputs("\r\033[K", stderr);
 	fflush(stderr);
 }
@@ -102,17 +102,22 @@ static const char *compress_name(enum scan_compress c)
 	return c == SCAN_COMPRESS_LZ4 ? "lz4" : c == SCAN_COMPRESS_ZSTD ? "zstd" : "none";
 }
 
-/* Indices of the groups with the most duplicate blocks at size @k. */
-static int g_key;
-static const struct scan_group *g_base;
-static int by_dup(const void *a, const void *b)
+struct group_order {
+	const struct scan_group *g;
+	int k;
+};
+
+static int by_dup(const void *a, const void *b, void *ctx)
 {
-	const struct scan_group *x = &g_base[*(const size_t *)a];
-	const struct scan_group *y = &g_base[*(const size_t *)b];
-	if (x->dup[g_key] != y->dup[g_key])
-		return x->dup[g_key] < y->dup[g_key] ? 1 : -1;
+	const struct group_order *o = ctx;
+	const struct scan_group *x = &o->g[*(const size_t *)a];
+	const struct scan_group *y = &o->g[*(const size_t *)b];
+	if (x->dup[o->k] != y->dup[o->k])
+		return x->dup[o->k] < y->dup[o->k] ? 1 : -1;
 	return strcmp(x->name, y->name);
 }
+
+/* Indices of the groups with the most duplicate blocks at size @k. */
 
 static size_t top_groups(const struct scan_group *g, size_t n, int k,
 			 size_t top, size_t *idx)
@@ -121,9 +126,8 @@ static size_t top_groups(const struct scan_group *g, size_t n, int k,
 	for (size_t i = 0; i < n; i++)
 		if (g[i].dup[k])
 			idx[m++] = i;
-	g_key = k;
-	g_base = g;
-	qsort(idx, m, sizeof(*idx), by_dup);
+	struct group_order o = {g, k};
+	qsort_r(idx, m, sizeof(*idx), by_dup, &o);
 	return m < top ? m : top;
 }
 
