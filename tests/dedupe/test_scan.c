@@ -21,6 +21,8 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <lz4.h>
+#include <zstd.h>
 
 #include "dedupe/scan.h"
 #include "scan_gen.h"
@@ -255,6 +257,54 @@ static void test_sampled_estimate(void **state)
 	scan_result_free(&res);
 }
 
+/* Compression is of unique blocks, once each: three copies of a
+ * compressible block and one random block that does not shrink (stored
+ * as is, as an array would). */
+static void test_compression_of_unique_blocks(void **state)
+{
+	struct fixture *fx = *state;
+	enum { BS = 4096 };
+	static uint8_t blk[4][BS];
+	char path[128];
+	for (int i = 0; i < BS; i++)
+		blk[0][i] = (uint8_t)"compressible "[i % 13];
+	uint64_t x = 88172645463325252ull;
+	for (int i = 0; i < BS; i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		blk[3][i] = (uint8_t)x;
+	}
+	memcpy(blk[1], blk[0], BS);
+	memcpy(blk[2], blk[0], BS);
+	snprintf(path, sizeof(path), "%s/compress.bin", fx->root);
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, blk, sizeof(blk)), (ssize_t)sizeof(blk));
+	close(fd);
+
+	char out[2 * BS];
+	int lz = LZ4_compress_default((const char *)blk[0], out, BS, sizeof(out));
+	size_t zs = ZSTD_compress(out, sizeof(out), blk[0], BS, 1);
+	assert_true(lz > 0 && lz < BS / 4 && !ZSTD_isError(zs) && zs < BS / 4);
+	const uint64_t want[] = {0, (uint64_t)lz + BS, zs + BS};
+	const char *paths[] = {path};
+	for (int c = SCAN_COMPRESS_LZ4; c <= SCAN_COMPRESS_ZSTD; c++) {
+		struct scan_config cfg = {.paths = paths, .npaths = 1,
+					  .nsizes = 1, .block_size = {BS},
+					  .compress = c};
+		struct scan_result res;
+		assert_int_equal(scan_run(&cfg, &res), 0);
+		const struct scan_size_result *z = &res.size[0];
+		assert_int_equal(z->unique_blocks, 2);
+		assert_int_equal(z->compressed_bytes, want[c]);
+		/* refcount 2-3 row: the compressible block, referenced 3x */
+		assert_int_equal(z->hist[1].csize, want[c] - BS);
+		assert_int_equal(z->hist[1].ref_csize, 3 * (want[c] - BS));
+		assert_int_equal(z->hist[0].csize, BS);
+		scan_result_free(&res);
+	}
+	unlink(path);
+}
+
 static void test_parse_block_sizes(void **state)
 {
 	static const char *const bad[] = {
@@ -286,6 +336,7 @@ int main(void)
 	    cmocka_unit_test(test_hard_link_named_twice),
 	    cmocka_unit_test(test_where_sums),
 	    cmocka_unit_test(test_sampled_estimate),
+	    cmocka_unit_test(test_compression_of_unique_blocks),
 	    cmocka_unit_test(test_parse_block_sizes),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
