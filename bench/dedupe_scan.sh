@@ -4,8 +4,9 @@
 #
 #   bench/dedupe_scan.sh                      # /usr, cached, REPEAT=3
 #   TREE=/usr/share REPEAT=5 bench/dedupe_scan.sh
-#   COLD=1 bench/dedupe_scan.sh               # drop the page cache first (root;
-#                                             # slows everything else on the host)
+#   COLD=1 bench/dedupe_scan.sh               # TREE's files out of the page cache
+#                                             # before each pass (fadvise DONTNEED on
+#                                             # those files only), plus a plain read
 #
 # Each repetition runs, back to back:
 #   1. openssl speed -evp sha1 -bytes 4096 (one core), and with -multi N;
@@ -42,10 +43,25 @@ ssl_rate() {
 		| awk '$1 == "sha1" { sub(/k$/, "", $2); print $2 * 1000 }' | tail -n 1
 }
 
+# Evict TREE's clean pages, and nothing else on the host: the I/O-bound case.
 cold() {
 	[[ $COLD = 1 ]] || return 0
-	sync
-	echo 3 >/proc/sys/vm/drop_caches
+	python3 - "$TREE" <<'PY'
+import os, sys
+dev = os.stat(sys.argv[1]).st_dev
+for root, dirs, files in os.walk(sys.argv[1]):
+    dirs[:] = [d for d in dirs if os.lstat(os.path.join(root, d)).st_dev == dev]
+    for f in files:
+        try:
+            fd = os.open(os.path.join(root, f), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        except OSError:
+            continue
+        try:
+            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+        except OSError:
+            pass
+        os.close(fd)
+PY
 }
 
 tree_bytes=$(find "$TREE" -xdev -type f -printf '%s\n' 2>/dev/null | awk '{ s += $1 } END { print s + 0 }')
@@ -57,7 +73,7 @@ if [[ $COLD = 0 ]]; then
 	"$ARRAYSIM" dedupe-scan "$TREE" --csv --threads "$CORES" >/dev/null
 fi
 
-echo "rep ssl_core ssl_multi sha1sum_s sha1sum_bytes scan_s scan_bytes scan_rss_kb unique index_peak" >"$OUT_DIR/runs.txt"
+echo "rep ssl_core ssl_multi sha1sum_s sha1sum_bytes scan_s scan_bytes scan_rss_kb unique index_peak read_s" >"$OUT_DIR/runs.txt"
 for ((r = 1; r <= REPEAT; r++)); do
 	one=$(ssl_rate)
 	multi=$(ssl_rate -multi "$CORES")
@@ -75,7 +91,15 @@ for ((r = 1; r <= REPEAT; r++)); do
 import json, sys
 d = json.load(open(sys.argv[1])); s = d["sizes"][0]
 print(d["logical_bytes"], s["unique_blocks"], s["scan_index_bytes"])' "$OUT_DIR/scan.$r.json")
-	line="$r $one $multi $(since "$t0" "$t1") $tree_bytes $(since "$t2" "$t3") $bytes $(cat "$OUT_DIR/rss.$r") $unique $peak"
+	read_s=0
+	if [[ $COLD = 1 ]]; then # the disk's pace, for the I/O-bound case
+		cold
+		t4=$(now)
+		find "$TREE" -xdev -type f -print0 2>/dev/null \
+			| xargs -0 -P "$CORES" -n 64 cat >/dev/null 2>&1 || true
+		read_s=$(since "$t4" "$(now)")
+	fi
+	line="$r $one $multi $(since "$t0" "$t1") $tree_bytes $(since "$t2" "$t3") $bytes $(cat "$OUT_DIR/rss.$r") $unique $peak $read_s"
 	echo "$line" >>"$OUT_DIR/runs.txt"
 	log "rep $r: $line"
 done
@@ -102,6 +126,10 @@ print("| arraysim dedupe-scan | %s |" % gb(scan))
 print("| scan / SHA-1 limit (target >= 0.80) | %.2f |" % (scan / limit))
 print("| scan / openssl -multi | %.2f |" % (scan / sslm))
 print("| scan / sha1sum | %.2f |" % (scan / sha1sum))
+if cold:
+    rd = med([b / s for s, b in zip(col(10), col(4))])
+    print("| plain read (cat, xargs -P %d) | %s |" % (cores, gb(rd)))
+    print("| scan / plain read | %.2f |" % (scan / rd))
 print("| scan RSS | %.1f MiB |" % (rss / 2**20))
 print("| unique 4 KiB blocks | %d |" % uniq)
 print("| scan index at its largest | %.1f MiB, %.1f B per unique block |" % (peak / 2**20, peak / uniq))
