@@ -165,17 +165,15 @@ static void file_failed(struct scan *s, struct sfile *f)
 
 /* ---- fingerprinting a chunk ------------------------------------------ */
 
-static uint32_t compressed_size(struct worker *w, const uint8_t *p,
-				uint32_t bs)
+static uint32_t compressed_size(struct worker *w, const uint8_t *p, uint32_t bs)
 {
 	long n = 0;
 	if (w->s->cfg->compress == SCAN_COMPRESS_LZ4) {
 		n = LZ4_compress_default((const char *)p, (char *)w->cbuf,
 					 (int)bs, w->cbuf_len);
 	} else {
-		size_t z = ZSTD_compressCCtx(w->zctx, w->cbuf,
-					     (size_t)w->cbuf_len, p, bs,
-					     ZSTD_LEVEL);
+		size_t z = ZSTD_compressCCtx(
+		    w->zctx, w->cbuf, (size_t)w->cbuf_len, p, bs, ZSTD_LEVEL);
 		n = ZSTD_isError(z) ? 0 : (long)z;
 	}
 	/* An array stores a block that does not shrink as it is. */
@@ -185,7 +183,8 @@ static uint32_t compressed_size(struct worker *w, const uint8_t *p,
 #define BATCH 8 /* blocks hashed before their index slots are needed */
 
 /* Fingerprint a batch of @n blocks of @bs at @p; false where zero. */
-static int hash_batch(const uint8_t *p, uint32_t bs, int n, struct scan_index *ix,
+static int hash_batch(const uint8_t *p, uint32_t bs, int n,
+		      struct scan_index *ix,
 		      uint8_t sha1[BATCH][FINGERPRINT_SHA1_LEN], bool *zero)
 {
 	for (int j = 0; j < n; j++) {
@@ -332,7 +331,8 @@ static bool next_chunk(struct worker *w, struct slot *sl)
 			continue;
 		}
 		uint64_t off = u->pos, left = u->u.end - off;
-		uint32_t len = left < w->s->chunk ? (uint32_t)left : w->s->chunk;
+		uint32_t len =
+		    left < w->s->chunk ? (uint32_t)left : w->s->chunk;
 		u->pos += len;
 		if (is_hole(u, off, len)) {
 			count_hole(w, len);
@@ -414,7 +414,8 @@ static void run_uring(struct worker *w)
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
-	w->ring_ok = !w->s->cfg->no_uring && io_uring_queue_init(QD, &w->ring, 0) == 0;
+	w->ring_ok =
+	    !w->s->cfg->no_uring && io_uring_queue_init(QD, &w->ring, 0) == 0;
 	if (w->ring_ok)
 		run_uring(w);
 	else
@@ -446,7 +447,8 @@ static int worker_init(struct worker *w, struct scan *s)
 		if (!w->cbuf)
 			return -ENOMEM;
 	}
-	if (s->cfg->compress == SCAN_COMPRESS_ZSTD && !(w->zctx = ZSTD_createCCtx()))
+	if (s->cfg->compress == SCAN_COMPRESS_ZSTD &&
+	    !(w->zctx = ZSTD_createCCtx()))
 		return -ENOMEM;
 	return 0;
 }
@@ -535,8 +537,7 @@ static void size_result(struct scan *s, int i, struct worker *w, int nw,
 	}
 }
 
-static int groups_out(struct group_list *l, struct scan_group **out,
-		      size_t *n)
+static int groups_out(struct group_list *l, struct scan_group **out, size_t *n)
 {
 	*out = calloc(l->n ? l->n : 1, sizeof(**out));
 	if (!*out)
@@ -571,7 +572,8 @@ static int scan_init(struct scan *s, const struct scan_config *cfg,
 		return -EINVAL;
 	for (int i = 0; i < cfg->nsizes; i++) {
 		uint32_t bs = cfg->block_size[i];
-		if (bs < SCAN_MIN_BLOCK || bs > SCAN_MAX_BLOCK || (bs & (bs - 1)))
+		if (bs < SCAN_MIN_BLOCK || bs > SCAN_MAX_BLOCK ||
+		    (bs & (bs - 1)))
 			return -EINVAL;
 		if (bs > s->max_bs)
 			s->max_bs = bs;
@@ -615,7 +617,8 @@ static void scan_destroy(struct scan *s)
 
 static int threads_wanted(const struct scan_config *cfg)
 {
-	long n = cfg->threads > 0 ? cfg->threads : sysconf(_SC_NPROCESSORS_ONLN);
+	long n =
+	    cfg->threads > 0 ? cfg->threads : sysconf(_SC_NPROCESSORS_ONLN);
 	return n < 1 ? 1 : n > 1024 ? 1024 : (int)n;
 }
 

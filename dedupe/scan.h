@@ -55,7 +55,7 @@ struct scan_config {
 	uint64_t max_memory; /* bound of the indexes, shared evenly by the
 			      * block sizes; 0: none */
 	enum scan_compress compress;
-	bool cross_mounts; /* descend into other file systems */
+	bool cross_mounts;   /* descend into other file systems */
 	uint64_t unit_bytes; /* 0: 64 MiB; tests make it small */
 	bool no_uring;	     /* read with pread, as when io_uring is refused */
 	/* Called about twice a second from its own thread, and once at the
@@ -99,8 +99,7 @@ struct scan_result {
 
 /* Parse "4K,8K,16K" into ascending distinct powers of two within
  * [SCAN_MIN_BLOCK, SCAN_MAX_BLOCK]. 0, or -EINVAL. */
-int scan_parse_block_sizes(const char *s, uint32_t out[SCAN_MAX_SIZES],
-			   int *n);
+int scan_parse_block_sizes(const char *s, uint32_t out[SCAN_MAX_SIZES], int *n);
 
 /* Scan; 0, or a negative errno when it could not run at all (a path that
  * does not exist, no memory, io_uring refused). Unreadable files do not

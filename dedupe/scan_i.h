@@ -24,9 +24,9 @@ struct sfile {
 	uint64_t size;
 	bool sparse; /* fewer bytes allocated than its size: look for holes */
 	struct group *dir, *ext;
-	char *name;	    /* for the list of unreadable files */
-	bool name_is_path;  /* named on the command line: @name says it all */
-	_Atomic int units;  /* queued or in reading; the last closes fd */
+	char *name;	   /* for the list of unreadable files */
+	bool name_is_path; /* named on the command line: @name says it all */
+	_Atomic int units; /* queued or in reading; the last closes fd */
 	_Atomic bool failed;
 	_Atomic bool changed; /* shorter than the walk saw it */
 };
@@ -59,9 +59,9 @@ struct scan {
 	struct scan_result *res; /* walk counts: written by the walker only */
 	struct queue q;
 	struct scan_index *ix[SCAN_MAX_SIZES];
-	uint32_t chunk;	  /* read size; a multiple of every block size */
+	uint32_t chunk; /* read size; a multiple of every block size */
 	uint32_t max_bs;
-	uint64_t unit;	  /* a multiple of chunk */
+	uint64_t unit; /* a multiple of chunk */
 	struct group_list dirs, exts;
 	struct group **ext_hash;
 	struct inode_set links;

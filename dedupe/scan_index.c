@@ -53,10 +53,11 @@ uint64_t scan_index_min_bytes(void)
 
 static void account(struct scan_index *ix, int64_t delta)
 {
-	uint64_t now = atomic_fetch_add(&ix->bytes, (uint64_t)delta) +
-		       (uint64_t)delta;
+	uint64_t now =
+	    atomic_fetch_add(&ix->bytes, (uint64_t)delta) + (uint64_t)delta;
 	uint64_t peak = atomic_load(&ix->peak);
-	while (now > peak && !atomic_compare_exchange_weak(&ix->peak, &peak, now))
+	while (now > peak &&
+	       !atomic_compare_exchange_weak(&ix->peak, &peak, now))
 		;
 }
 
@@ -149,9 +150,10 @@ static int make_room(struct scan_index *ix, struct shard *s)
 		if (!ix->max_cap || s->cap * 2 <= ix->max_cap) {
 			r = rebuild(ix, s, s->cap * 2, s->shift);
 		} else {
-			unsigned want = s->shift + 1, g = atomic_load(&ix->shift);
-			while (g < want &&
-			       !atomic_compare_exchange_weak(&ix->shift, &g, want))
+			unsigned want = s->shift + 1,
+				 g = atomic_load(&ix->shift);
+			while (g < want && !atomic_compare_exchange_weak(
+					       &ix->shift, &g, want))
 				;
 			r = catch_up(ix, s);
 		}

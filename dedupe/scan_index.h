@@ -25,7 +25,7 @@
 
 struct scan_entry {
 	uint8_t sha1[FINGERPRINT_SHA1_LEN];
-	uint32_t refs; /* 0: empty slot */
+	uint32_t refs;	/* 0: empty slot */
 	uint32_t csize; /* compressed size of the block, 0 if not measured */
 };
 
@@ -56,16 +56,16 @@ void scan_index_set_csize(struct scan_index *ix, const uint8_t *sha1,
 
 /* One refcount bucket: refs in [2^i, 2^(i+1)). */
 struct scan_hist_row {
-	uint64_t blocks;     /* distinct blocks (allocated) */
-	uint64_t refs;	     /* references to them (referenced blocks) */
-	uint64_t csize;	     /* compressed bytes allocated */
-	uint64_t ref_csize;  /* compressed bytes referenced */
+	uint64_t blocks;    /* distinct blocks (allocated) */
+	uint64_t refs;	    /* references to them (referenced blocks) */
+	uint64_t csize;	    /* compressed bytes allocated */
+	uint64_t ref_csize; /* compressed bytes referenced */
 };
 
 struct scan_index_summary {
-	unsigned shift;	  /* 1 in 2^shift fingerprints kept */
-	uint64_t kept;	  /* distinct fingerprints in the index */
-	uint64_t csize;	  /* their compressed bytes */
+	unsigned shift;	     /* 1 in 2^shift fingerprints kept */
+	uint64_t kept;	     /* distinct fingerprints in the index */
+	uint64_t csize;	     /* their compressed bytes */
 	uint64_t peak_bytes; /* largest the tables were together */
 	struct scan_hist_row hist[SCAN_HIST_ROWS]; /* unscaled: the sample */
 };

@@ -22,8 +22,7 @@ static int insert_sorted(uint32_t *out, int *n, uint32_t bs)
 	return 0;
 }
 
-int scan_parse_block_sizes(const char *s, uint32_t out[SCAN_MAX_SIZES],
-			   int *n)
+int scan_parse_block_sizes(const char *s, uint32_t out[SCAN_MAX_SIZES], int *n)
 {
 	uint32_t tmp[SCAN_MAX_SIZES];
 	int count = 0;

@@ -114,7 +114,8 @@ static int seen_inode(struct inode_set *set, dev_t dev, ino_t ino)
 		free(set->key);
 		*set = n;
 	}
-	size_t i = (size_t)((ino * 0x9e3779b97f4a7c15ull) ^ dev) & (set->cap - 1);
+	size_t i =
+	    (size_t)((ino * 0x9e3779b97f4a7c15ull) ^ dev) & (set->cap - 1);
 	for (;; i = (i + 1) & (set->cap - 1)) {
 		uint64_t *k = &set->key[2 * i];
 		if (k[0] == (uint64_t)dev && k[1] == (uint64_t)ino)
@@ -132,8 +133,7 @@ static int queue_file(struct scan *s, int fd, const struct stat *st,
 		      struct group *dir, const char *name, bool is_path)
 {
 	struct sfile *f = calloc(1, sizeof(*f));
-	if (!f || !(f->name = strdup(name)) ||
-	    !(f->ext = ext_group(s, name))) {
+	if (!f || !(f->name = strdup(name)) || !(f->ext = ext_group(s, name))) {
 		if (f)
 			free(f->name);
 		free(f);
@@ -215,10 +215,10 @@ static int push_dir(struct scan *s, struct dir_stack *st, const char *parent,
 		    const char *name, dev_t dev)
 {
 	char *path;
-	int n = name ? asprintf(&path, "%s%s%s", parent,
-				parent[strlen(parent) - 1] == '/' ? "" : "/",
-				name)
-		     : asprintf(&path, "%s", parent);
+	int n =
+	    name ? asprintf(&path, "%s%s%s", parent,
+			    parent[strlen(parent) - 1] == '/' ? "" : "/", name)
+		 : asprintf(&path, "%s", parent);
 	if (n < 0)
 		return -ENOMEM;
 	if (grow((void **)&st->d, &st->cap, st->n, sizeof(*st->d))) {
@@ -267,8 +267,8 @@ static int walk_entry(struct scan *s, struct dir_stack *stk,
 
 static int walk_dir(struct scan *s, struct dir_stack *stk, struct dir_todo d)
 {
-	int dfd = open(d.g->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-				       O_CLOEXEC);
+	int dfd =
+	    open(d.g->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	DIR *dir = dfd < 0 ? NULL : fdopendir(dfd);
 	if (!dir) {
 		if (dfd >= 0)
@@ -303,9 +303,10 @@ static int walk_root(struct scan *s, struct dir_stack *stk, const char *path)
 		return 0;
 	}
 	const char *slash = strrchr(path, '/');
-	struct group *g = slash ? group_new(&s->dirs, path,
-					    slash == path ? 1 : (size_t)(slash - path))
-				: group_new(&s->dirs, ".", 1);
+	struct group *g =
+	    slash ? group_new(&s->dirs, path,
+			      slash == path ? 1 : (size_t)(slash - path))
+		  : group_new(&s->dirs, ".", 1);
 	return g ? add_file(s, g, AT_FDCWD, path, st.st_dev) : -ENOMEM;
 }
 

@@ -99,7 +99,9 @@ static int fio_percentage(double r)
 
 static const char *compress_name(enum scan_compress c)
 {
-	return c == SCAN_COMPRESS_LZ4 ? "lz4" : c == SCAN_COMPRESS_ZSTD ? "zstd" : "none";
+	return c == SCAN_COMPRESS_LZ4	 ? "lz4"
+	       : c == SCAN_COMPRESS_ZSTD ? "zstd"
+					 : "none";
 }
 
 struct group_order {
@@ -178,7 +180,8 @@ static void json_groups(FILE *f, const char *key, const struct scan_group *g,
 	for (size_t i = 0; i < m; i++) {
 		fputs(i ? ",{\"name\":" : "{\"name\":", f);
 		json_str(f, g[idx[i]].name);
-		fprintf(f, ",\"blocks\":%" PRIu64 ",\"dup_blocks\":%" PRIu64 "}",
+		fprintf(f,
+			",\"blocks\":%" PRIu64 ",\"dup_blocks\":%" PRIu64 "}",
 			g[idx[i]].blocks[k], g[idx[i]].dup[k]);
 	}
 	fputc(']', f);
@@ -298,28 +301,33 @@ static void text_hist(FILE *f, const struct scan_size_result *z, bool comp)
 		"ref PSIZE");
 	struct scan_hist_row t = {0};
 	for (int r = 0; r <= SCAN_HIST_ROWS; r++) {
-		const struct scan_hist_row *h = r < SCAN_HIST_ROWS ? &z->hist[r] : &t;
+		const struct scan_hist_row *h =
+		    r < SCAN_HIST_ROWS ? &z->hist[r] : &t;
 		if (r < SCAN_HIST_ROWS && !h->blocks)
 			continue;
 		if (r < SCAN_HIST_ROWS) {
 			t.blocks += h->blocks, t.refs += h->refs;
 			t.csize += h->csize, t.ref_csize += h->ref_csize;
-			snprintf(a[0], sizeof(a[0]), "%" PRIu64, (uint64_t)1 << r);
+			snprintf(a[0], sizeof(a[0]), "%" PRIu64,
+				 (uint64_t)1 << r);
 		} else {
 			snprintf(a[0], sizeof(a[0]), "total");
 		}
 		units_format_size(h->blocks * z->block_size, a[1], 16);
-		units_format_size(comp ? h->csize : h->blocks * z->block_size, a[2], 16);
+		units_format_size(comp ? h->csize : h->blocks * z->block_size,
+				  a[2], 16);
 		units_format_size(h->refs * z->block_size, a[3], 16);
-		units_format_size(comp ? h->ref_csize : h->refs * z->block_size, a[4], 16);
-		fprintf(f, "  %6s  %12" PRIu64 " %10s %10s  %12" PRIu64 " %10s %10s\n",
+		units_format_size(comp ? h->ref_csize : h->refs * z->block_size,
+				  a[4], 16);
+		fprintf(f,
+			"  %6s  %12" PRIu64 " %10s %10s  %12" PRIu64
+			" %10s %10s\n",
 			a[0], h->blocks, a[1], a[2], h->refs, a[3], a[4]);
 	}
 }
 
-static void text_groups(FILE *f, const char *title,
-			const struct scan_group *g, size_t n, int k,
-			size_t top)
+static void text_groups(FILE *f, const char *title, const struct scan_group *g,
+			size_t n, int k, size_t top)
 {
 	size_t *idx = calloc(n ? n : 1, sizeof(*idx));
 	size_t m = idx ? top_groups(g, n, k, top, idx) : 0;
@@ -364,10 +372,11 @@ static void text_size(FILE *f, const struct scan_result *res, int k,
 			dr * compress_ratio(z));
 	}
 	text_bytes(f, "index, arraysim", z->unique_blocks * MS_FP_ITEM_LEN);
-	text_bytes(f, "index, ZFS DDT (~320 B)", z->unique_blocks * ZFS_DDT_ENTRY);
+	text_bytes(f, "index, ZFS DDT (~320 B)",
+		   z->unique_blocks * ZFS_DDT_ENTRY);
 	text_bytes(f, "this scan's index", z->index_peak_bytes);
-	fprintf(f, "  %-24s --bs=%" PRIu32 " --dedupe_percentage=%d",
-		"fio", z->block_size, fio_percentage(dr));
+	fprintf(f, "  %-24s --bs=%" PRIu32 " --dedupe_percentage=%d", "fio",
+		z->block_size, fio_percentage(dr));
 	if (c)
 		fprintf(f, " --buffer_compress_percentage=%d",
 			fio_percentage(compress_ratio(z)));
@@ -433,8 +442,8 @@ static int check_opts(const struct scan_opts *o, struct scan_config *cfg,
 		tool_error("dedupe-scan: --json and --csv exclude each other");
 		return -1;
 	}
-	if (scan_parse_block_sizes(o->block ? o->block : "4K",
-				   cfg->block_size, &cfg->nsizes)) {
+	if (scan_parse_block_sizes(o->block ? o->block : "4K", cfg->block_size,
+				   &cfg->nsizes)) {
 		tool_error("dedupe-scan: --block: '%s' is not a list of "
 			   "powers of two from 512 to 1M (at most %d)",
 			   o->block, SCAN_MAX_SIZES);

@@ -110,13 +110,16 @@ static void recipe(struct gen *g)
 	gf_add(f, 6, 100, false);
 	f = gf_new(g, "sparse.img"); /* holes, data between them */
 	for (uint32_t i = 0; i < 300; i++)
-		gf_add(f, i == 0 || i == 299 ? 7 : i == 150 ? 8 : 0, GEN_ATOM,
-		       true);
+		gf_add(f,
+		       i == 0 || i == 299 ? 7
+		       : i == 150	  ? 8
+					  : 0,
+		       GEN_ATOM, true);
 	f->a[0].hole = f->a[150].hole = f->a[299].hole = false;
 	gf_add(f, 9, 1, false);
 	f = gf_new(g, "short.bin"); /* smaller than any block */
 	gf_add(f, 10, 10, false);
-	gf_new(g, "empty"); /* no blocks at all */
+	gf_new(g, "empty");	    /* no blocks at all */
 	f = gf_new(g, "zeros.bin"); /* written zeros, a zero tail */
 	for (int i = 0; i < 8; i++)
 		gf_add(f, 0, GEN_ATOM, false);

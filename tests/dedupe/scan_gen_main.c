@@ -15,7 +15,8 @@ int main(int argc, char **argv)
 	static const uint32_t bs[] = {4096, 8192, 16384, 32768};
 	struct gen_expect e[4];
 	struct gen_opts o = {0};
-	if (argc < 2 || argc > 3 || (argc == 3 && strcmp(argv[2], "--special"))) {
+	if (argc < 2 || argc > 3 ||
+	    (argc == 3 && strcmp(argv[2], "--special"))) {
 		fprintf(stderr, "usage: scan_gen DIR [--special]\n");
 		return 2;
 	}

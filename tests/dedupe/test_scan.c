@@ -50,7 +50,8 @@ static int setup(void **state)
 		return -1;
 	snprintf(fx->root, sizeof(fx->root), "/tmp/arraysim-scan.XXXXXX");
 	const struct gen_opts o = {.unreadable = true, .special = true};
-	if (!mkdtemp(fx->root) || gen_tree(fx->root, &o, sizes, NSIZES, fx->exp))
+	if (!mkdtemp(fx->root) ||
+	    gen_tree(fx->root, &o, sizes, NSIZES, fx->exp))
 		return -1;
 	*state = fx;
 	return 0;
@@ -113,8 +114,11 @@ static void test_exact_every_size(void **state)
 {
 	struct fixture *fx = *state;
 	const char *paths[] = {fx->root};
-	struct scan_config cfg = {.paths = paths, .npaths = 1, .nsizes = NSIZES,
-				  .threads = 2, .unit_bytes = 1 << 20};
+	struct scan_config cfg = {.paths = paths,
+				  .npaths = 1,
+				  .nsizes = NSIZES,
+				  .threads = 2,
+				  .unit_bytes = 1 << 20};
 	memcpy(cfg.block_size, sizes, sizeof(sizes));
 	struct scan_result res;
 	scan_unprivileged(&cfg, &res);
@@ -143,8 +147,10 @@ static void test_same_figures_any_way(void **state)
 	struct fixture *fx = *state;
 	const char *paths[] = {fx->root};
 	for (int i = 0; i < NSIZES; i++) {
-		struct scan_config cfg = {.paths = paths, .npaths = 1,
-					  .nsizes = 1, .threads = 1,
+		struct scan_config cfg = {.paths = paths,
+					  .npaths = 1,
+					  .nsizes = 1,
+					  .threads = 1,
 					  .no_uring = i % 2 == 0};
 		cfg.block_size[0] = sizes[i];
 		struct scan_result res;
@@ -180,14 +186,17 @@ static void test_where_sums(void **state)
 {
 	struct fixture *fx = *state;
 	const char *paths[] = {fx->root};
-	struct scan_config cfg = {.paths = paths, .npaths = 1, .nsizes = 2,
+	struct scan_config cfg = {.paths = paths,
+				  .npaths = 1,
+				  .nsizes = 2,
 				  .block_size = {4096, 16384}};
 	struct scan_result res;
 	scan_unprivileged(&cfg, &res);
 	for (int k = 0; k < 2; k++) {
 		uint64_t dd = 0, db = 0, ed = 0, eb = 0;
 		for (size_t i = 0; i < res.n_dirs_g; i++)
-			dd += res.dirs_g[i].dup[k], db += res.dirs_g[i].blocks[k];
+			dd += res.dirs_g[i].dup[k],
+			    db += res.dirs_g[i].blocks[k];
 		for (size_t i = 0; i < res.n_exts; i++)
 			ed += res.exts[i].dup[k], eb += res.exts[i].blocks[k];
 		const struct scan_size_result *z = &res.size[k];
@@ -229,8 +238,11 @@ static void test_sampled_estimate(void **state)
 	free(buf);
 
 	const char *paths[] = {path};
-	struct scan_config cfg = {.paths = paths, .npaths = 1, .nsizes = 1,
-				  .block_size = {BS}, .threads = 2,
+	struct scan_config cfg = {.paths = paths,
+				  .npaths = 1,
+				  .nsizes = 1,
+				  .block_size = {BS},
+				  .threads = 2,
 				  .max_memory = scan_index_min_bytes()};
 	struct scan_result res;
 	assert_int_equal(scan_run(&cfg, &res), 0);
@@ -239,7 +251,8 @@ static void test_sampled_estimate(void **state)
 	assert_int_equal(z->blocks, 2 * U);
 	assert_int_equal(z->data_blocks, 2 * U);
 	assert_true(z->sample_shift >= 2);
-	assert_int_equal(z->unique_blocks, z->sampled_unique << z->sample_shift);
+	assert_int_equal(z->unique_blocks,
+			 z->sampled_unique << z->sample_shift);
 	assert_int_equal(z->unique_blocks, z->hist[1].blocks);
 	for (int r = 0; r < SCAN_HIST_ROWS; r++)
 		if (r != 1)
@@ -251,7 +264,8 @@ static void test_sampled_estimate(void **state)
 	if (err > 3 * sd)
 		fail_msg("unique estimated %llu, is %d (sd %.0f)",
 			 (unsigned long long)z->unique_blocks, U, sd);
-	assert_true(fabs(z->unique_err95 - 1.96 * sd / U) < 0.2 * 1.96 * sd / U);
+	assert_true(fabs(z->unique_err95 - 1.96 * sd / U) <
+		    0.2 * 1.96 * sd / U);
 	assert_true(z->index_peak_bytes <=
 		    scan_index_min_bytes() + scan_index_min_bytes() / 100);
 	scan_result_free(&res);
@@ -267,7 +281,7 @@ static void test_compression_of_unique_blocks(void **state)
 	static uint8_t blk[4][BS];
 	char path[128];
 	for (int i = 0; i < BS; i++)
-		blk[0][i] = (uint8_t)"compressible "[i % 13];
+		blk[0][i] = (uint8_t) "compressible "[i % 13];
 	uint64_t x = 88172645463325252ull;
 	for (int i = 0; i < BS; i++) {
 		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
@@ -282,14 +296,17 @@ static void test_compression_of_unique_blocks(void **state)
 	close(fd);
 
 	char out[2 * BS];
-	int lz = LZ4_compress_default((const char *)blk[0], out, BS, sizeof(out));
+	int lz =
+	    LZ4_compress_default((const char *)blk[0], out, BS, sizeof(out));
 	size_t zs = ZSTD_compress(out, sizeof(out), blk[0], BS, 1);
 	assert_true(lz > 0 && lz < BS / 4 && !ZSTD_isError(zs) && zs < BS / 4);
 	const uint64_t want[] = {0, (uint64_t)lz + BS, zs + BS};
 	const char *paths[] = {path};
 	for (int c = SCAN_COMPRESS_LZ4; c <= SCAN_COMPRESS_ZSTD; c++) {
-		struct scan_config cfg = {.paths = paths, .npaths = 1,
-					  .nsizes = 1, .block_size = {BS},
+		struct scan_config cfg = {.paths = paths,
+					  .npaths = 1,
+					  .nsizes = 1,
+					  .block_size = {BS},
 					  .compress = c};
 		struct scan_result res;
 		assert_int_equal(scan_run(&cfg, &res), 0);
@@ -307,9 +324,18 @@ static void test_compression_of_unique_blocks(void **state)
 
 static void test_parse_block_sizes(void **state)
 {
-	static const char *const bad[] = {
-	    "", ",", "4K,", ",4K", "4K,,8K", "3K", "256", "2M", "4Q", "12K",
-	    "4K,8K,16K,32K,64K,128K,256K,512K,1M", "-4K"};
+	static const char *const bad[] = {"",
+					  ",",
+					  "4K,",
+					  ",4K",
+					  "4K,,8K",
+					  "3K",
+					  "256",
+					  "2M",
+					  "4Q",
+					  "12K",
+					  "4K,8K,16K,32K,64K,128K,256K,512K,1M",
+					  "-4K"};
 	uint32_t out[SCAN_MAX_SIZES];
 	int n = -1;
 	assert_int_equal(scan_parse_block_sizes("16K,4K,8K,4K", out, &n), 0);
@@ -322,7 +348,8 @@ static void test_parse_block_sizes(void **state)
 	assert_int_equal(out[1], 1u << 20);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
 		n = -1;
-		if (scan_parse_block_sizes(bad[i], out, &n) != -EINVAL || n != -1)
+		if (scan_parse_block_sizes(bad[i], out, &n) != -EINVAL ||
+		    n != -1)
 			fail_msg("'%s' was accepted", bad[i]);
 	}
 }
