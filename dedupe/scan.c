@@ -180,55 +180,35 @@ static uint32_t compressed_size(struct worker *w, const uint8_t *p, uint32_t bs)
 	return n <= 0 || n > (long)bs ? bs : (uint32_t)n;
 }
 
-#define BATCH 8 /* blocks hashed before their index slots are needed */
-
-/* Fingerprint a batch of @n blocks of @bs at @p; false where zero. */
-static int hash_batch(const uint8_t *p, uint32_t bs, int n,
-		      struct scan_index *ix,
-		      uint8_t sha1[BATCH][FINGERPRINT_SHA1_LEN], bool *zero)
+/* One data block of @bs at @p into index @i: enum scan_add or -errno. */
+static int index_block(struct worker *w, int i, const uint8_t *p, uint32_t bs)
 {
-	for (int j = 0; j < n; j++) {
-		const uint8_t *b = p + (size_t)j * bs;
-		zero[j] = fingerprint_is_zero_len(b, bs);
-		if (zero[j])
-			continue;
-		int r = fingerprint_sha1(b, bs, sha1[j]);
-		if (r)
-			return r;
-		scan_index_prefetch(ix, sha1[j]);
-	}
-	return 0;
+	struct scan *s = w->s;
+	uint8_t sha1[FINGERPRINT_SHA1_LEN];
+	int r = fingerprint_sha1(p, bs, sha1);
+	if (!r)
+		r = scan_index_add(s->ix[i], sha1);
+	if (r == SCAN_ADD_NEW && s->cfg->compress)
+		scan_index_set_csize(s->ix[i], sha1, compressed_size(w, p, bs));
+	return r;
 }
 
 /* Blocks of @bs in @buf[0, @len) (zero-padded to a whole block). */
 static void fingerprint_size(struct worker *w, int i, const uint8_t *buf,
 			     uint32_t len, struct sfile *f)
 {
-	struct scan *s = w->s;
-	uint32_t bs = s->cfg->block_size[i];
+	uint32_t bs = w->s->cfg->block_size[i];
 	uint64_t nb = (len + bs - 1) / bs, zeros = 0, dup = 0;
-	for (uint64_t b = 0; b < nb; b += BATCH) {
+	for (uint64_t b = 0; b < nb; b++) {
 		const uint8_t *p = buf + b * bs;
-		int n = nb - b < BATCH ? (int)(nb - b) : BATCH;
-		uint8_t sha1[BATCH][FINGERPRINT_SHA1_LEN];
-		bool zero[BATCH];
-		int r = hash_batch(p, bs, n, s->ix[i], sha1, zero);
-		for (int j = 0; !r && j < n; j++) {
-			zeros += zero[j];
-			if (zero[j])
-				continue;
-			r = scan_index_add(s->ix[i], sha1[j]);
-			if (r < 0)
-				break;
-			dup += r == SCAN_ADD_DUP;
-			if (r == SCAN_ADD_NEW && s->cfg->compress)
-				scan_index_set_csize(
-				    s->ix[i], sha1[j],
-				    compressed_size(w, p + (size_t)j * bs, bs));
-			r = 0;
+		if (fingerprint_is_zero_len(p, bs)) {
+			zeros++;
+			continue;
 		}
-		if (r)
+		int r = index_block(w, i, p, bs);
+		if (r < 0)
 			w->err = r;
+		dup += r == SCAN_ADD_DUP;
 	}
 	w->blocks[i] += nb;
 	w->zero[i] += zeros;

@@ -13,9 +13,8 @@
 
 struct shard {
 	pthread_mutex_t lock;
-	/* Atomic only so that scan_index_prefetch may read them unlocked. */
-	struct scan_entry *_Atomic slot;
-	_Atomic uint64_t cap; /* power of two */
+	struct scan_entry *slot;
+	uint64_t cap; /* power of two */
 	uint64_t used;
 	unsigned shift; /* the sampling shift this shard's entries obey */
 } __attribute__((aligned(64)));
@@ -211,16 +210,6 @@ void scan_index_set_csize(struct scan_index *ix, const uint8_t *sha1,
 	if (e->refs)
 		e->csize = csize;
 	pthread_mutex_unlock(&s->lock);
-}
-
-void scan_index_prefetch(struct scan_index *ix, const uint8_t *sha1)
-{
-	const struct shard *s = &ix->shard[sha1[0]];
-	struct scan_entry *slot =
-	    atomic_load_explicit(&s->slot, memory_order_relaxed);
-	uint64_t cap = atomic_load_explicit(&s->cap, memory_order_relaxed);
-	/* A stale table is harmless: a prefetch never faults. */
-	__builtin_prefetch(&slot[slot_hash(sha1) & (cap - 1)], 1);
 }
 
 static unsigned hist_row(uint32_t refs)

@@ -47,9 +47,6 @@ uint64_t scan_index_min_bytes(void);
 void scan_index_free(struct scan_index *ix);
 /* Count one occurrence of @sha1: enum scan_add, or -ENOMEM. */
 int scan_index_add(struct scan_index *ix, const uint8_t *sha1);
-/* Start loading the slot @sha1 would go to: scan_index_add of a batch of
- * blocks then waits for memory once, not once a block. */
-void scan_index_prefetch(struct scan_index *ix, const uint8_t *sha1);
 /* Record the compressed size of a block scan_index_add called new. */
 void scan_index_set_csize(struct scan_index *ix, const uint8_t *sha1,
 			  uint32_t csize);
