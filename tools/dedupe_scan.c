@@ -194,13 +194,14 @@ static void json_size(FILE *f, const struct scan_result *res, int k,
 	const struct scan_size_result *z = &res->size[k];
 	double dr = ratio(z->data_blocks, z->unique_blocks);
 	fprintf(f,
-		"%s{\"block_size\":%" PRIu32 ",\"blocks\":%" PRIu64
-		",\"zero_blocks\":%" PRIu64 ",\"data_blocks\":%" PRIu64
-		",\"unique_blocks\":%" PRIu64 ",\"dedupe_ratio\":%.6f"
+		"%s{\"block_size\":%" PRIu32 ",\"logical_bytes\":%" PRIu64
+		",\"blocks\":%" PRIu64 ",\"zero_blocks\":%" PRIu64
+		",\"data_blocks\":%" PRIu64 ",\"unique_blocks\":%" PRIu64
+		",\"dedupe_ratio\":%.6f"
 		",\"sampled\":%s,\"sample_rate\":%.10g"
 		",\"sampled_unique_blocks\":%" PRIu64 ",\"unique_err95\":%.6f",
-		k ? "," : "", z->block_size, z->blocks, z->zero_blocks,
-		z->data_blocks, z->unique_blocks, dr,
+		k ? "," : "", z->block_size, res->logical_bytes, z->blocks,
+		z->zero_blocks, z->data_blocks, z->unique_blocks, dr,
 		z->sample_shift ? "true" : "false",
 		ldexp(1.0, -(int)z->sample_shift), z->sampled_unique,
 		z->unique_err95);
@@ -359,6 +360,7 @@ static void text_size(FILE *f, const struct scan_result *res, int k,
 	char bs[16];
 	fprintf(f, "\nblock size %s\n",
 		units_format_size(z->block_size, bs, sizeof(bs)));
+	text_bytes(f, "logical bytes", res->logical_bytes);
 	text_row(f, "blocks", z->blocks);
 	text_row(f, "zero blocks", z->zero_blocks);
 	text_row(f, "data blocks", z->data_blocks);
