@@ -21,7 +21,8 @@
 
 struct dir_todo {
 	struct group *g;
-	dev_t dev; /* the file system this walk stays on */
+	dev_t dev;   /* the file system this walk stays on */
+	bool follow; /* a PATH given by the user, maybe through a link */
 };
 
 struct dir_stack {
@@ -229,7 +230,8 @@ static int push_dir(struct scan *s, struct dir_stack *st, const char *parent,
 	free(path);
 	if (!g)
 		return -ENOMEM;
-	st->d[st->n++] = (struct dir_todo){g, dev};
+	/* No @name: @parent is a PATH as the user gave it. */
+	st->d[st->n++] = (struct dir_todo){g, dev, !name};
 	return 0;
 }
 
@@ -267,8 +269,8 @@ static int walk_entry(struct scan *s, struct dir_stack *stk,
 
 static int walk_dir(struct scan *s, struct dir_stack *stk, struct dir_todo d)
 {
-	int dfd =
-	    open(d.g->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	int dfd = open(d.g->name, O_RDONLY | O_DIRECTORY | O_CLOEXEC |
+				      (d.follow ? 0 : O_NOFOLLOW));
 	DIR *dir = dfd < 0 ? NULL : fdopendir(dfd);
 	if (!dir) {
 		if (dfd >= 0)

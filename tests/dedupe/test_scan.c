@@ -181,6 +181,30 @@ static void test_hard_link_named_twice(void **state)
 	scan_result_free(&res);
 }
 
+/* A PATH that is a symlink to a directory is followed (as find -H), and
+ * inside it, links are not. */
+static void test_path_through_symlink(void **state)
+{
+	struct fixture *fx = *state;
+	char sub[128], link[128];
+	snprintf(sub, sizeof(sub), "%s/sub", fx->root);
+	snprintf(link, sizeof(link), "%s/sub-link", fx->root);
+	assert_int_equal(symlink(sub, link), 0);
+	const char *paths[] = {link};
+	struct scan_config cfg = {.paths = paths, .npaths = 1, .nsizes = 1};
+	cfg.block_size[0] = 4096;
+	struct scan_result res;
+	assert_int_equal(scan_run(&cfg, &res), 0);
+	unlink(link);
+	assert_int_equal(res.unreadable, 0);
+	assert_int_equal(res.dirs, 1);
+	/* sub/b.txt and sub/a-link.txt: a.txt itself is not in the walk */
+	assert_int_equal(res.files, 2);
+	assert_int_equal(res.size[0].blocks, 22);
+	assert_int_equal(res.size[0].unique_blocks, 6);
+	scan_result_free(&res);
+}
+
 /* Every duplicate is credited to one directory and one extension. */
 static void test_where_sums(void **state)
 {
@@ -361,6 +385,7 @@ int main(void)
 	    cmocka_unit_test(test_exact_every_size),
 	    cmocka_unit_test(test_same_figures_any_way),
 	    cmocka_unit_test(test_hard_link_named_twice),
+	    cmocka_unit_test(test_path_through_symlink),
 	    cmocka_unit_test(test_where_sums),
 	    cmocka_unit_test(test_sampled_estimate),
 	    cmocka_unit_test(test_compression_of_unique_blocks),
