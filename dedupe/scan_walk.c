@@ -191,7 +191,7 @@ static int add_file(struct scan *s, struct group *dir, int dfd,
 	int seen = 0;
 	if (st.st_dev != dev && !s->cfg->cross_mounts)
 		seen = 2;
-	else if (st.st_nlink > 1)
+	else if (st.st_nlink > 1 || s->cfg->npaths > 1) /* PATHs may overlap */
 		seen = seen_inode(&s->links, st.st_dev, st.st_ino);
 	if (seen) {
 		close(fd);

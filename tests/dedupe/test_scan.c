@@ -179,6 +179,14 @@ static void test_hard_link_named_twice(void **state)
 	assert_int_equal(res.size[0].zero_blocks, 2);
 	assert_int_equal(res.size[0].unique_blocks, 6);
 	scan_result_free(&res);
+
+	/* Overlapping PATHs: the root and a file in it; read once. */
+	paths[1] = fx->root;
+	scan_unprivileged(&cfg, &res);
+	assert_int_equal(res.files, fx->exp[0].files);
+	assert_int_equal(res.size[0].blocks, fx->exp[0].blocks);
+	assert_int_equal(res.size[0].unique_blocks, fx->exp[0].unique_blocks);
+	scan_result_free(&res);
 }
 
 /* A PATH that is a symlink to a directory is followed (as find -H), and
