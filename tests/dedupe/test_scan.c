@@ -160,6 +160,14 @@ static void test_same_figures_any_way(void **state)
 	}
 }
 
+/* Scan @n paths at 4 KiB with the default threads, as whoever we are. */
+static void scan_4k(const char **paths, int n, struct scan_result *res)
+{
+	struct scan_config cfg = {.paths = paths, .npaths = n, .nsizes = 1};
+	cfg.block_size[0] = 4096;
+	assert_int_equal(scan_run(&cfg, res), 0);
+}
+
 /* Hard links: naming both the file and its link counts the data once. */
 static void test_hard_link_named_twice(void **state)
 {
@@ -168,10 +176,8 @@ static void test_hard_link_named_twice(void **state)
 	snprintf(a, sizeof(a), "%s/a.txt", fx->root);
 	snprintf(b, sizeof(b), "%s/sub/a-link.txt", fx->root);
 	const char *paths[] = {a, b};
-	struct scan_config cfg = {.paths = paths, .npaths = 2, .nsizes = 1};
-	cfg.block_size[0] = 4096;
 	struct scan_result res;
-	assert_int_equal(scan_run(&cfg, &res), 0);
+	scan_4k(paths, 2, &res);
 	assert_int_equal(res.files, 1);
 	assert_int_equal(res.hard_links, 1);
 	/* a.txt: 1 2 3 1 2 3 0 0 4 5 (6,100): 11 blocks, 2 zero, 6 unique */
@@ -182,6 +188,8 @@ static void test_hard_link_named_twice(void **state)
 
 	/* Overlapping PATHs: the root and a file in it; read once. */
 	paths[1] = fx->root;
+	struct scan_config cfg = {.paths = paths, .npaths = 2, .nsizes = 1};
+	cfg.block_size[0] = 4096;
 	scan_unprivileged(&cfg, &res);
 	assert_int_equal(res.files, fx->exp[0].files);
 	assert_int_equal(res.size[0].blocks, fx->exp[0].blocks);
@@ -199,10 +207,8 @@ static void test_path_through_symlink(void **state)
 	snprintf(link, sizeof(link), "%s/sub-link", fx->root);
 	assert_int_equal(symlink(sub, link), 0);
 	const char *paths[] = {link};
-	struct scan_config cfg = {.paths = paths, .npaths = 1, .nsizes = 1};
-	cfg.block_size[0] = 4096;
 	struct scan_result res;
-	assert_int_equal(scan_run(&cfg, &res), 0);
+	scan_4k(paths, 1, &res);
 	unlink(link);
 	assert_int_equal(res.unreadable, 0);
 	assert_int_equal(res.dirs, 1);
