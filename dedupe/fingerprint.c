@@ -43,20 +43,22 @@ static EVP_MD_CTX *thread_ctx(void)
 	return ctx;
 }
 
-bool fingerprint_is_zero(const void *block)
+bool fingerprint_is_zero_len(const void *buf, size_t len)
 {
 	/* Word compare of the first 64 bytes settles nearly every non-zero
-	 * block at once; memcmp against itself shifted covers the rest. The
-	 * block may sit anywhere in a client's buffer: words are copied out
-	 * (the compiler makes that a plain load). */
-	const unsigned char *b = block;
-	for (int i = 0; i < 8; i++) {
-		uint64_t w;
-		memcpy(&w, b + 8 * i, sizeof(w));
-		if (w)
+	 * block at once; memcmp against itself shifted covers the rest. */
+	uint64_t w[8];
+	memcpy(w, buf, sizeof(w));
+	for (int i = 0; i < 8; i++)
+		if (w[i])
 			return false;
-	}
-	return memcmp(b, b + 64, CHUNK_SIZE - 64) == 0;
+	const unsigned char *b = buf;
+	return memcmp(b, b + 64, len - 64) == 0;
+}
+
+bool fingerprint_is_zero(const void *block)
+{
+	return fingerprint_is_zero_len(block, CHUNK_SIZE);
 }
 
 uint64_t fingerprint_xxh3(const void *block)
@@ -64,18 +66,26 @@ uint64_t fingerprint_xxh3(const void *block)
 	return XXH3_64bits(block, CHUNK_SIZE);
 }
 
+int fingerprint_sha1(const void *buf, size_t len,
+		     uint8_t out[FINGERPRINT_SHA1_LEN])
+{
+	EVP_MD_CTX *ctx = thread_ctx();
+	unsigned int n = 0;
+	if (!ctx || !sha1_md || !EVP_DigestInit_ex(ctx, sha1_md, NULL) ||
+	    !EVP_DigestUpdate(ctx, buf, len) ||
+	    !EVP_DigestFinal_ex(ctx, out, &n) || n != FINGERPRINT_SHA1_LEN)
+		return -ENOMEM;
+	return 0;
+}
+
 int fingerprint_block(const void *block, struct fingerprint *out)
 {
 	out->zero = fingerprint_is_zero(block);
 	if (out->zero)
 		return 0;
-	EVP_MD_CTX *ctx = thread_ctx();
-	unsigned int len = 0;
-	if (!ctx || !sha1_md || !EVP_DigestInit_ex(ctx, sha1_md, NULL) ||
-	    !EVP_DigestUpdate(ctx, block, CHUNK_SIZE) ||
-	    !EVP_DigestFinal_ex(ctx, out->sha1, &len) ||
-	    len != FINGERPRINT_SHA1_LEN)
-		return -ENOMEM;
+	int r = fingerprint_sha1(block, CHUNK_SIZE, out->sha1);
+	if (r)
+		return r;
 	out->xxh3 = fingerprint_xxh3(block);
 	return 0;
 }

@@ -9,7 +9,7 @@ set -euo pipefail
 PACKAGES=(
 	build-essential meson ninja-build pkg-config
 	libfuse3-dev fuse3 liburing-dev libxxhash-dev libssl-dev libcmocka-dev
-	liblmdb-dev lmdb-utils libinih-dev
+	liblmdb-dev lmdb-utils libinih-dev liblz4-dev libzstd-dev
 	fio attr python3
 	clang
 )

@@ -14,6 +14,8 @@ struct subcommand {
 /* Sorted by name: the set of verbs, in one place. */
 static const struct subcommand subcommands[] = {
     {"ctl", cmd_ctl, "control a mounted array: status, faults, stats"},
+    {"dedupe-scan", cmd_dedupe_scan,
+     "what dedupe and compression would save on files"},
     {"fsck", cmd_fsck, "check a store that is not mounted"},
     {"mount", cmd_mount, "mount a store as a virtual array"},
     {"stats", cmd_stats, "print the counters of a mounted array"},
@@ -34,7 +36,7 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: arraysim COMMAND [OPTIONS] ...\n\ncommands:\n");
 	for (size_t i = 0; i < sizeof(subcommands) / sizeof(*subcommands); i++)
-		fprintf(f, "  %-8s %s\n", subcommands[i].name,
+		fprintf(f, "  %-11s %s\n", subcommands[i].name,
 			subcommands[i].summary);
 	fprintf(f, "\n'arraysim COMMAND --help' describes each.\n");
 }

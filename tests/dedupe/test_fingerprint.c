@@ -95,6 +95,31 @@ static void test_sha1_matches_openssl(void **state)
 	}
 }
 
+/* Other block sizes (dedupe-scan): the same SHA-1 as OpenSSL's one-shot,
+ * and the zero test sees the last byte of a 1 MiB block. */
+static void test_sha1_any_length(void **state)
+{
+	static const size_t lens[] = {1, 64, 4095, 4096, 8192, 32768, 1 << 20};
+	uint8_t *buf = malloc(1 << 20);
+	assert_non_null(buf);
+	for (size_t i = 0; i < (1u << 20); i += 8) {
+		uint64_t v = t_rand();
+		memcpy(buf + i, &v, 8);
+	}
+	for (size_t i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+		uint8_t want[SHA_DIGEST_LENGTH], got[FINGERPRINT_SHA1_LEN];
+		SHA1(buf, lens[i], want);
+		assert_int_equal(fingerprint_sha1(buf, lens[i], got), 0);
+		assert_memory_equal(got, want, sizeof(want));
+	}
+	memset(buf, 0, 1 << 20);
+	assert_true(fingerprint_is_zero_len(buf, 1 << 20));
+	buf[(1 << 20) - 1] = 1;
+	assert_false(fingerprint_is_zero_len(buf, 1 << 20));
+	assert_true(fingerprint_is_zero_len(buf, 8192));
+	free(buf);
+}
+
 static void test_hex(void **state)
 {
 	static const uint8_t sha1[FINGERPRINT_SHA1_LEN] = {
@@ -193,6 +218,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_sha1_known_digest),
 	    cmocka_unit_test(test_sha1_matches_openssl),
+	    cmocka_unit_test(test_sha1_any_length),
 	    cmocka_unit_test(test_hex),
 	    cmocka_unit_test(test_zero_detection),
 	    cmocka_unit_test(test_xxh3_covers_block),

@@ -161,6 +161,16 @@ bad_case "--dedupe-verify maybe" nonzero "$A" mount --store "$STORE" --dedupe-ve
 bad_case "mountpoint does not exist" nonzero --path "$T/no-such-mnt" "$A" mount --store "$STORE" "$T/no-such-mnt"
 bad_case "fsck without --store" nonzero "$A" fsck
 bad_case "stats without a mountpoint" nonzero "$A" stats
+bad_case "dedupe-scan without a path" 2 "$A" dedupe-scan
+bad_case "dedupe-scan of a missing path" 2 --path "$T/no-such-dir" "$A" dedupe-scan "$T/no-such-dir"
+bad_case "dedupe-scan --block 3K" 2 --path 3K "$A" dedupe-scan "$T" --block 3K
+bad_case "dedupe-scan --block 4K,,8K" 2 "$A" dedupe-scan "$T" --block 4K,,8K
+bad_case "dedupe-scan --block 2M" 2 "$A" dedupe-scan "$T" --block 2M
+bad_case "dedupe-scan --compress gzip" 2 --path gzip "$A" dedupe-scan "$T" --compress gzip
+bad_case "dedupe-scan --max-memory 1K" 2 "$A" dedupe-scan "$T" --max-memory 1K
+bad_case "dedupe-scan --max-memory lots" 2 "$A" dedupe-scan "$T" --max-memory lots
+bad_case "dedupe-scan --threads many" 2 "$A" dedupe-scan "$T" --threads many
+bad_case "dedupe-scan --json --csv" 2 "$A" dedupe-scan "$T" --json --csv
 [ -z "$(ls -A "$STORE")" ] && ok "rejected command lines left the store empty" \
 	|| bad "rejected command lines wrote into the store: $(ls -A "$STORE" | tr '\n' ' ')"
 
