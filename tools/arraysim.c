@@ -15,6 +15,8 @@ struct subcommand {
 static const struct subcommand subcommands[] = {
     {"fsck", cmd_fsck, "check a store that is not mounted"},
     {"mount", cmd_mount, "mount a store as a virtual array"},
+    {"profile", cmd_profile, "show NAME|FILE: print a profile fully resolved"},
+    {"profiles", cmd_profiles, "list the built-in array profiles"},
     {"stats", cmd_stats, "print the counters of a mounted array"},
     {"umount", cmd_umount, "unmount and wait for the store to close"},
 };
@@ -33,7 +35,7 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: arraysim COMMAND [OPTIONS] ...\n\ncommands:\n");
 	for (size_t i = 0; i < sizeof(subcommands) / sizeof(*subcommands); i++)
-		fprintf(f, "  %-8s %s\n", subcommands[i].name,
+		fprintf(f, "  %-9s %s\n", subcommands[i].name,
 			subcommands[i].summary);
 	fprintf(f, "\n'arraysim COMMAND --help' describes each.\n");
 }

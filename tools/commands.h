@@ -10,6 +10,8 @@ int cmd_mount(int argc, char **argv);
 int cmd_umount(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 int cmd_fsck(int argc, char **argv);
+int cmd_profiles(int argc, char **argv);
+int cmd_profile(int argc, char **argv);
 
 /* Print "arraysim: <fmt>\n" to stderr. */
 void tool_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
