@@ -13,6 +13,7 @@
  *   service    per op kind: fixed, or sampled from percentile points
  *              (inverse CDF, one seeded splitmix64 stream per resource),
  *              or, for an HDD, overhead + seek(distance) + half a rotation;
+ *              plus the stage's own work_ns (a controller's CPU cost);
  *   ops/s cap  a gate spacing operation starts 1/cap apart (all slots);
  *   bandwidth  one wire per resource shared by all slots: transfers are
  *              serialised on it and take bytes / bandwidth.
@@ -272,9 +273,10 @@ static uint64_t stage_run(struct resource *r, const struct engine_stage *s,
 			start_ns++; /* ceil without libm */
 		r->gate_ns = from_ns + (double)NS_PER_S / (double)cap;
 	}
-	service_ns = c->hdd.rpm
-			 ? hdd_service_ns(r, s)
-			 : engine_dist_sample(&c->service[s->op], &r->rng);
+	service_ns =
+	    s->work_ns +
+	    (c->hdd.rpm ? hdd_service_ns(r, s)
+			: engine_dist_sample(&c->service[s->op], &r->rng));
 	end_ns = start_ns + service_ns;
 	bw = c->bandwidth_bytes_per_s[s->op];
 	if (bw && s->bytes) {

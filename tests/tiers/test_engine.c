@@ -115,6 +115,23 @@ static void test_fixed_latency_iops(void **state)
 			}
 }
 
+/* A stage's work_ns adds to its service and holds the slot: a
+ * controller of 2 cores at 30 us of CPU per request serves 2 / 30 us. */
+static void test_stage_work(void **state)
+{
+	struct engine *e = t_engine(1);
+	struct engine_resource_conf c = t_fixed(2, 10 * US);
+	struct engine_stage st = {
+	    .res = t_add(e, &c), .op = ENGINE_OP_READ, .work_ns = 20 * US};
+
+	assert_int_equal(engine_submit(e, 0, &st, 1), 30 * US);
+	assert_int_equal(engine_submit(e, 0, &st, 1), 30 * US);
+	assert_int_equal(engine_submit(e, 0, &st, 1), 60 * US);
+	t_assert_within(t_per_s(3000, t_closed_loop(e, &st, 1, 8, 3000)),
+			2.0 * S / (30 * US), 0.01);
+	engine_free(e);
+}
+
 static void test_queueing_wait(void **state)
 {
 	struct engine *e = t_engine(1);
@@ -494,6 +511,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_fixed_latency_iops),
 	    cmocka_unit_test(test_queueing_wait),
+	    cmocka_unit_test(test_stage_work),
 	    cmocka_unit_test(test_bandwidth_cap),
 	    cmocka_unit_test(test_ops_cap),
 	    cmocka_unit_test(test_two_stages),
