@@ -234,6 +234,11 @@ static const char *type_word(enum pkey_type t)
 	}
 }
 
+static unsigned pkey_max(const struct pkey *k)
+{
+	return k->max ? k->max : 1000000;
+}
+
 /* The scalar types; enum, link and distribution have their own. */
 static int set_scalar(const struct pkey *k, void *field, const char *val)
 {
@@ -248,7 +253,7 @@ static int set_scalar(const struct pkey *k, void *field, const char *val)
 	case PK_BOOL:
 		return units_parse_bool(val, field);
 	case PK_UINT:
-		if (units_parse_u64(val, &u) || u > 1000000 || u < k->min)
+		if (units_parse_u64(val, &u) || u > pkey_max(k) || u < k->min)
 			return -EINVAL;
 		*(unsigned *)field = (unsigned)u;
 		return 0;
@@ -278,10 +283,10 @@ int pkey_set(struct pstate *st, const struct pkey *k, unsigned slot,
 		return set_dist(st, k, slot, field, val);
 	if (set_scalar(k, field, val) == 0)
 		return 0;
-	if (k->type == PK_UINT && k->min)
+	if (k->type == PK_UINT)
 		pstate_error(st, st->line, k->sec, slot, k->key,
-			     "'%s' is not a whole number from %u to 1000000",
-			     val, k->min);
+			     "'%s' is not a whole number from %u to %u", val,
+			     k->min, pkey_max(k));
 	else if (k->type == PK_STRING)
 		pstate_error(st, st->line, k->sec, slot, k->key,
 			     "longer than %d characters", PROFILE_TEXT_LEN - 1);

@@ -23,6 +23,8 @@
 
 #define PROFILE_ERR_LEN 256
 #define PROFILE_TEXT_LEN 160
+#define PROFILE_MAX_DRIVES 1024 /* per tier */
+#define PROFILE_MAX_WIDTH 64	/* members of a raid5/6 set */
 
 enum profile_model { PROFILE_MODEL_NULL, PROFILE_MODEL_TIMED };
 

@@ -39,7 +39,7 @@ struct pkey {
 	const char *deflt; /* parsed like a value when unset; NULL: required */
 	const char *const *names; /* PK_ENUM: by value, NULL-terminated */
 	const char *what;	  /* PK_ENUM: "RAID level" */
-	unsigned min;		  /* PK_UINT */
+	unsigned min, max;	  /* PK_UINT; max 0: 1000000 */
 	const char *help;	  /* one line, for docs and comments */
 };
 
