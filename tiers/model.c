@@ -9,15 +9,17 @@
  * One request (times in emulated ns; "||" runs in parallel, the request
  * ends when both sides have):
  *
- *   write  +request_latency ─┬─ link.in: the data ───────────────────┐
- *                            └─ ctl: CPU ─ [partner: mirror] ─ drives ┴ ack
+ *   write  +request_latency ─┬─ link.in: the data ──────────────┐
+ *                            ├─ ctl: CPU ──────────┬─ drives ────┴ ack
+ *                            └─ [partner: mirror] ─┘
  *   read   +request_latency ─ ctl: CPU ─┬─ drives ──────────┐
  *                                       └─ link.out: data ──┴ done
  *
  * CPU per request = frontend_op_cost + drive ops x backend_op_cost
  * (+ dedupe cpu_cost per 4 KiB written when dedupe is on). Transfers
  * are cut-through: data streams between wire and drives, so a large I/O
- * costs the slower of the two, not their sum.
+ * costs the slower of the two, not their sum; except that with
+ * write_staging a write is received whole before the controller starts.
  *
  * Which drives (RAID expansion in raid.c):
  *   all-flash     the flash tier
@@ -89,23 +91,25 @@ static struct engine_dist scale_dist(const struct model *m,
 static int add_links(struct model *m)
 {
 	const struct profile_frontend *fe = &m->p->fe;
-	uint64_t bw =
-	    scale_rate(m, (uint64_t)((double)fe->line_bytes_per_s *
-				     (1.0 - fe->overhead_pct / 100.0)));
 	struct engine_resource_conf c = {.slots = 1};
 	char name[32];
 
-	c.bandwidth_bytes_per_s[ENGINE_OP_READ] = bw;
-	c.bandwidth_bytes_per_s[ENGINE_OP_WRITE] = bw;
 	c.name = name;
 	for (unsigned i = 0; i < fe->links; i++) {
-		snprintf(name, sizeof(name), "link%u.in", i);
-		m->link_in[i] = engine_add_resource(m->e, &c);
-		snprintf(name, sizeof(name), "link%u.out", i);
-		m->link_out[i] = engine_add_resource(m->e, &c);
-		if (m->link_in[i] < 0 || m->link_out[i] < 0)
-			return m->link_in[i] < 0 ? m->link_in[i]
-						 : m->link_out[i];
+		for (int op = 0; op < ENGINE_OP_COUNT; op++) {
+			uint64_t bw = scale_rate(
+			    m, (uint64_t)profile_link_bytes_per_s(fe, op));
+			int *ids =
+			    op == ENGINE_OP_READ ? m->link_out : m->link_in;
+
+			c.bandwidth_bytes_per_s[ENGINE_OP_READ] = bw;
+			c.bandwidth_bytes_per_s[ENGINE_OP_WRITE] = bw;
+			snprintf(name, sizeof(name), "link%u.%s", i,
+				 op == ENGINE_OP_READ ? "out" : "in");
+			ids[i] = engine_add_resource(m->e, &c);
+			if (ids[i] < 0)
+				return ids[i];
+		}
 	}
 	return 0;
 }
@@ -349,9 +353,15 @@ static uint64_t run_controller(struct model *m, const struct model_io *io,
 	t = engine_submit(m->e, start, &st, 1);
 	if (io->op == ENGINE_OP_WRITE &&
 	    c->write_cache == PROFILE_WCACHE_MIRRORED) {
+		/* The partner copies the data as it arrives, alongside the
+		 * owner's work (booked at the same arrival, so the engine
+		 * sees controller bookings in time order). */
+		uint64_t mirrored;
+
 		st.res = m->ctl[(i + 1) % c->count];
 		st.work_ns = m->mirror_ns;
-		t = engine_submit(m->e, t, &st, 1);
+		mirrored = engine_submit(m->e, start, &st, 1);
+		t = mirrored > t ? mirrored : t;
 	}
 	return t;
 }
@@ -386,6 +396,8 @@ uint64_t model_submit(struct model *m, uint64_t now_ns,
 	/* A write's data arrives before the controller works on it; a
 	 * read's leaves once the controller has sent it to the drives. */
 	wire = io->op == ENGINE_OP_WRITE ? run_link(m, io, link, t) : 0;
+	if (m->p->fe.write_staging && wire > t)
+		t = wire; /* received whole first */
 	t = run_controller(m, io, w.ops, t);
 	if (io->op == ENGINE_OP_READ)
 		wire = run_link(m, io, link, t);

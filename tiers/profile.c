@@ -61,7 +61,8 @@ void pstate_error(struct pstate *st, int line, enum psec sec, unsigned slot,
 /* ---- values ------------------------------------------------------------ */
 
 /* Link speeds by name: the data rate one direction carries, before the
- * protocol's own overhead (8b/10b coding is already out of FC's figure). */
+ * protocol's own overhead (8b/10b coding is already out of the FC, SATA
+ * and SAS figures; SATA is half duplex in truth, modelled as full). */
 static const struct link_speed {
 	const char *name;
 	uint64_t bytes_per_s;
@@ -70,7 +71,9 @@ static const struct link_speed {
     {"25GbE", 3125000000ull},	{"40GbE", 5000000000ull},
     {"100GbE", 12500000000ull}, {"4GFC", 400000000ull},
     {"8GFC", 800000000ull},	{"16GFC", 1600000000ull},
-    {"32GFC", 3200000000ull},
+    {"32GFC", 3200000000ull},	{"SATA-3G", 300000000ull},
+    {"SATA-6G", 600000000ull},	{"SAS-6G", 600000000ull},
+    {"SAS-12G", 1200000000ull},
 };
 
 static int set_link(struct pstate *st, const struct pkey *k, unsigned slot,

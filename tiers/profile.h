@@ -83,8 +83,14 @@ struct profile_frontend {
 	unsigned links;
 	char speed[24];		   /* the name given: "10GbE", "8GFC" */
 	uint64_t line_bytes_per_s; /* that speed's data rate, per direction */
-	double overhead_pct;	   /* of the line rate lost to the protocol */
-	uint64_t request_ns;	   /* protocol round trip each request pays */
+	/* Share of the line rate lost to the protocol, per direction:
+	 * [READ] array to host, [WRITE] host to array. */
+	double overhead_pct[ENGINE_OP_COUNT];
+	/* A write's data is received whole before the controller starts
+	 * (a NAS taking an NFS or iSCSI request); else it streams through
+	 * to the drives (SATA, FC DMA). */
+	bool write_staging;
+	uint64_t request_ns; /* protocol round trip each request pays */
 };
 
 struct profile_tier {
@@ -151,6 +157,9 @@ void profile_print(FILE *f, const struct profile *p);
 const struct profile_builtin *profile_builtins(void);
 /* Usable bytes of tier @t after RAID (the capacity data can fill). */
 uint64_t profile_tier_usable_bytes(const struct profile_tier *t);
+/* One link's data rate in direction @op after protocol overhead. */
+double profile_link_bytes_per_s(const struct profile_frontend *fe,
+				enum engine_op op);
 /* Parse a --scale factor: a decimal in (0, 1000]. 0 or -EINVAL. */
 int profile_parse_scale(const char *s, double *out);
 

@@ -77,9 +77,12 @@ static int check_controllers(struct pstate *st)
 
 static int check_frontend(struct pstate *st)
 {
-	if (st->p->fe.overhead_pct >= 100.0)
-		FAIL(st, PSEC_FRONTEND, 0, "protocol_overhead",
-		     "must be below 100%%");
+	for (int op = 0; op < ENGINE_OP_COUNT; op++)
+		if (st->p->fe.overhead_pct[op] >= 100.0)
+			FAIL(st, PSEC_FRONTEND, 0,
+			     op == ENGINE_OP_READ ? "read_overhead"
+						  : "write_overhead",
+			     "must be below 100%%");
 	return 0;
 }
 
@@ -90,9 +93,8 @@ static int check_raid(struct pstate *st, unsigned slot)
 	bool parity = t->raid == PROFILE_RAID5 || t->raid == PROFILE_RAID6;
 	unsigned min_width = t->raid == PROFILE_RAID6 ? 4 : 3;
 
-	if (!parity && t->stripe_width)
-		FAIL(st, PSEC_TIER, slot, "stripe_width",
-		     "only for raid5 and raid6");
+	unsigned given = t->stripe_width;
+
 	switch (t->raid) {
 	case PROFILE_RAID0:
 	case PROFILE_RAID1:
@@ -106,6 +108,13 @@ static int check_raid(struct pstate *st, unsigned slot)
 			t->stripe_width = t->drives;
 		break;
 	}
+	/* Other layouts fix their width; `profile show` prints it, so the
+	 * value it resolves to is accepted back. */
+	if (!parity && given && given != t->stripe_width)
+		FAIL(st, PSEC_TIER, slot, "stripe_width",
+		     "only for raid5 and raid6 (%s's is %u)",
+		     t->raid == PROFILE_RAID10 ? "raid10" : "this layout",
+		     t->stripe_width);
 	if (t->raid == PROFILE_RAID1 && t->drives < 2)
 		FAIL(st, PSEC_TIER, slot, "raid",
 		     "raid1 needs 2 drives or more");
@@ -267,4 +276,11 @@ uint64_t profile_tier_usable_bytes(const struct profile_tier *t)
 		return t->capacity_bytes * sets * (t->stripe_width - 2);
 	}
 	return 0;
+}
+
+double profile_link_bytes_per_s(const struct profile_frontend *fe,
+				enum engine_op op)
+{
+	return (double)fe->line_bytes_per_s *
+	       (1.0 - fe->overhead_pct[op] / 100.0);
 }

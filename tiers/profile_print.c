@@ -157,19 +157,17 @@ static void print_tier_notes(FILE *f, const struct profile_tier *t)
 
 void profile_print(FILE *f, const struct profile *p)
 {
-	char buf[32];
-
 	fprintf(f, "; profile %s, fully resolved\n", p->name);
 	print_section(f, p, PSEC_ARRAY, 0);
 	if (p->model == PROFILE_MODEL_NULL)
 		return;
 	print_section(f, p, PSEC_CONTROLLERS, 0);
 	print_section(f, p, PSEC_FRONTEND, 0);
-	fprintf(
-	    f, "; per link and direction: %s/s after overhead\n",
-	    units_format_size((uint64_t)((double)p->fe.line_bytes_per_s *
-					 (1.0 - p->fe.overhead_pct / 100.0)),
-			      buf, sizeof(buf)));
+	fprintf(f,
+		"; per link, after overhead: %.1f MB/s reads, %.1f MB/s "
+		"writes\n",
+		profile_link_bytes_per_s(&p->fe, ENGINE_OP_READ) / 1e6,
+		profile_link_bytes_per_s(&p->fe, ENGINE_OP_WRITE) / 1e6);
 	for (unsigned slot = 0; slot < PROFILE_TIER_COUNT; slot++) {
 		if (!p->tier[slot].present)
 			continue;
