@@ -49,12 +49,13 @@ void pstate_error(struct pstate *st, int line, enum psec sec, unsigned slot,
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	/* "file:12: [tier flash] raid: msg", "file:3: msg", "file: msg" */
 	if (line > 0)
-		snprintf(st->err, st->errlen, "%s:%d:%s: %s", st->file, line,
-			 where, msg);
+		snprintf(st->err, st->errlen, "%s:%d:%s%s %s", st->file, line,
+			 where, *where ? ":" : "", msg);
 	else
-		snprintf(st->err, st->errlen, "%s:%s: %s", st->file, where,
-			 msg);
+		snprintf(st->err, st->errlen, "%s:%s%s %s", st->file, where,
+			 *where ? ":" : "", msg);
 	st->err_line = line > 0 ? line : -1;
 }
 
