@@ -309,6 +309,8 @@ void *pkey_field(struct profile *p, const struct pkey *k, unsigned slot)
 
 int pkey_find(enum psec sec, const char *key)
 {
+	if (!key)
+		return -1; /* an error about a whole section */
 	for (unsigned i = 0; i < n_pkeys; i++)
 		if (pkeys[i].sec == sec && !strcmp(pkeys[i].key, key))
 			return (int)i;

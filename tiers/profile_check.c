@@ -60,9 +60,9 @@ static int check_controllers(struct pstate *st)
 	enum psec s = PSEC_CONTROLLERS;
 
 	if (c->ha == PROFILE_HA_SINGLE && c->count != 1)
-		FAIL(st, s, 0, "mode",
-		     "single needs count = 1 (count is %u: active-standby or "
-		     "active-active?)",
+		FAIL(st, s, 0, "count",
+		     "%u controllers need mode = active-standby or "
+		     "active-active (mode is single)",
 		     c->count);
 	if (c->ha != PROFILE_HA_SINGLE && c->count < 2)
 		FAIL(st, s, 0, "mode", "needs count >= 2, or mode = single");

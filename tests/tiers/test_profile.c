@@ -93,15 +93,16 @@ static const struct t_case cases[] = {
      "test.ini:3: [tier flash] rpm: required for kind = hdd"},
     {"kind = ssd", "kind = ssd\nrpm = 7200",
      "test.ini:5: [tier flash] rpm: only for kind = hdd"},
-    {"raid = raid5", "raid = raid10",
-     "test.ini:5: [tier flash] raid: raid10 needs an even number of drives, 4 "
-     "or more (drives = 4)"},
+    {"drives = 4\ncapacity = 1T\nraid = raid5",
+     "drives = 3\ncapacity = 1T\nraid = raid10",
+     "test.ini:7: [tier flash] raid: raid10 needs an even number of drives, 4 "
+     "or more (drives = 3)"},
     {"raid = raid5", "raid = raid10\nstripe_width = 3",
      "test.ini:8: [tier flash] stripe_width: only for raid5 and raid6 "
      "(raid10's is 2)"},
     {"[frontend]", "[controllers]\ncount = 2\n[frontend]",
-     "test.ini:2: [controllers] mode: single needs count = 1 (count is 2: "
-     "active-standby or active-active?)"},
+     "test.ini:2: [controllers] count: 2 controllers need mode = "
+     "active-standby or active-active (mode is single)"},
     {"[frontend]", "[controllers]\nwrite_cache = mirrored\n[frontend]",
      "test.ini:2: [controllers] write_cache: mirrored needs a partner "
      "controller (count >= 2)"},
