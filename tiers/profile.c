@@ -487,8 +487,18 @@ int profile_parse_string(const char *text, const char *file,
 	return rc;
 }
 
+/* The line number of byte @off of @text (1-based). */
+static int line_of(const char *text, size_t off)
+{
+	int line = 1;
+
+	for (size_t i = 0; i < off; i++)
+		line += text[i] == '\n';
+	return line;
+}
+
 /* The whole of @path, NUL-terminated, in a malloc'd buffer. */
-static int read_text(const char *path, char **text)
+static int read_text(const char *path, char **text, size_t *len)
 {
 	FILE *f = fopen(path, "r");
 	size_t n;
@@ -512,6 +522,7 @@ static int read_text(const char *path, char **text)
 	fclose(f);
 	buf[n] = '\0';
 	*text = buf;
+	*len = n;
 	return 0;
 }
 
@@ -519,11 +530,19 @@ int profile_parse_file(const char *path, struct profile *out, char *err,
 		       size_t errlen)
 {
 	char *text = NULL;
-	int rc = read_text(path, &text);
+	size_t text_len = 0;
+	int rc = read_text(path, &text, &text_len);
 
 	if (rc) {
 		snprintf(err, errlen, "profile %s: %s", path, strerror(-rc));
 		return rc;
+	}
+	if (strlen(text) != text_len) {
+		/* The parser reads a C string: say so rather than read half. */
+		snprintf(err, errlen, "%s:%d: not a text file (a NUL byte)",
+			 path, line_of(text, strlen(text)));
+		free(text);
+		return -EINVAL;
 	}
 	rc = profile_parse_string(text, path, out, err, errlen);
 	free(text);
