@@ -8,10 +8,10 @@
 # By hand: ARRAYSIM=build/tools/arraysim bash tests/tiers/profiles.sh
 set -euo pipefail
 
-[ -n "${ARRAYSIM:-}" ] && [ -x "$ARRAYSIM" ] || {
+if [ -z "${ARRAYSIM:-}" ] || [ ! -x "$ARRAYSIM" ]; then
 	echo "SKIP: ARRAYSIM='${ARRAYSIM:-}' is not an executable" >&2
 	exit 77
-}
+fi
 T=$(mktemp -d /tmp/arraysim-test.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 FAILS=0
@@ -23,7 +23,7 @@ bad() {
 
 # Every built-in: shown, and what is shown loads and shows the same.
 names=$("$ARRAYSIM" profiles | awk '{ print $1 }')
-[ "$(echo "$names" | wc -l)" -eq 9 ] && ok "9 built-ins" || bad "built-ins: $names"
+if [ "$(echo "$names" | wc -l)" -eq 9 ]; then ok "9 built-ins"; else bad "built-ins: $names"; fi
 for n in $names; do
 	if ! "$ARRAYSIM" profile show "$n" >"$T/$n.ini" 2>"$T/err"; then
 		bad "profile show $n: $(cat "$T/err")"
@@ -71,8 +71,11 @@ raid = raid5
 read_latency = 100us
 write_latency = 50us'
 printf '%s\n' "$base" >"$T/good.ini"
-"$ARRAYSIM" profile show "$T/good.ini" >/dev/null && ok "the base profile is good" \
-	|| bad "the base profile does not load"
+if "$ARRAYSIM" profile show "$T/good.ini" >/dev/null; then
+	ok "the base profile is good"
+else
+	bad "the base profile does not load"
+fi
 
 # bad_profile NAME SED WANT: the base with one sed edit must fail, saying WANT.
 bad_profile() {
