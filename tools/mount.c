@@ -105,15 +105,17 @@ static int resolve_dir(const char *what, const char *path, char *out)
 }
 
 /* Load and check --profile and --scale before anything is mounted, so
- * that a bad profile is one line and no mount. */
-static int check_profile(const struct mount_opts *o)
+ * that a bad profile is one line and no mount. A profile file's path is
+ * made absolute in @path: the daemon loads it again after leaving the
+ * current directory. */
+static int check_profile(const struct mount_opts *o, double *scale, char *path)
 {
 	char err[PROFILE_ERR_LEN];
 	struct profile *p;
-	double scale;
 	int rc;
 
-	if (o->scale && profile_parse_scale(o->scale, &scale)) {
+	*scale = 1.0;
+	if (o->scale && profile_parse_scale(o->scale, scale)) {
 		tool_error("mount: --scale: '%s' is not a factor in (0, 1000]",
 			   o->scale);
 		return -1;
@@ -124,18 +126,19 @@ static int check_profile(const struct mount_opts *o)
 		return -1;
 	}
 	rc = profile_load(o->profile, p, err, sizeof(err));
-	if (rc)
-		tool_error("mount: %s", err);
-	else if (p->model != PROFILE_MODEL_NULL)
-		/* Until tiers/array.c runs the model (issue 3), say so
-		 * rather than let timings pass for the profile's. */
-		fprintf(stderr,
-			"arraysim: mount: note: profile %s is checked, but "
-			"the timing model is not in the data path yet: "
-			"requests complete at once\n",
-			p->name);
 	free(p);
-	return rc ? -1 : 0;
+	if (rc) {
+		tool_error("mount: %s", err);
+		return -1;
+	}
+	snprintf(path, PATH_MAX, "%s", o->profile);
+	if (strchr(o->profile, '/') || strstr(o->profile, ".ini"))
+		if (!realpath(o->profile, path)) {
+			tool_error("mount: profile %s: %s", o->profile,
+				   strerror(errno));
+			return -1;
+		}
+	return 0;
 }
 
 int cmd_mount(int argc, char **argv)
@@ -156,7 +159,9 @@ int cmd_mount(int argc, char **argv)
 			   synopsis);
 		return 2;
 	}
-	if (check_profile(&o))
+	char profile[PATH_MAX];
+	double scale;
+	if (check_profile(&o, &scale, profile))
 		return 2;
 	char store[PATH_MAX], mnt[PATH_MAX], def[PATH_MAX];
 	if (!o.store) {
@@ -177,7 +182,9 @@ int cmd_mount(int argc, char **argv)
 		    .kernel_cache = o.kernel_cache,
 		    .sync_interval_ns = o.sync_interval_ns,
 		    .meta_map_bytes = o.meta_max,
-		    .meta_cache_bytes = o.meta_cache},
+		    .meta_cache_bytes = o.meta_cache,
+		    .profile = profile,
+		    .scale = scale},
 	    .mountpoint = mnt,
 	    .foreground = o.foreground,
 	    .fuse_opts = o.fuse_opts,
