@@ -15,11 +15,19 @@
  * replies then. Emulated time is the host's monotonic clock: a request
  * submitted at t with a modelled latency of L completes at t + L.
  *
- * Not modelled yet (issue 3): tier residency. Until tiers/cache.c
- * tracks which blocks sit in flash, every read of a hybrid is taken as a
- * flash hit (the figures the hybrids were calibrated on assume most
- * reads hit); the log says so at mount. A request the data path failed
- * completes at once: it never reached the drives.
+ * A hybrid keeps flash residency (tiers/cache.c) by (inode, block): a
+ * read hits when all its blocks are resident (a miss promotes them if
+ * the profile says so); a write lands per policy (write-back: dirty in
+ * flash; write-through: clean in flash; write-around: not in flash). The
+ * destager runs inside submissions, in emulated time: from destage_start
+ * to destage_stop percent dirty it moves the oldest dirty blocks to the
+ * backing tier at destage_rate (model_destage), competing with the
+ * foreground for the same drives. A dirty block evicted is destaged at
+ * once. Not yet: a deduplicated block takes cache space once (residency
+ * is by logical block; the data path does not pass physical ones).
+ *
+ * A request the data path failed completes at once: it never reached
+ * the drives.
  */
 #include "tiers/array.h"
 
@@ -30,6 +38,7 @@
 
 #include "common/log.h"
 #include "common/stats.h"
+#include "tiers/cache.h"
 #include "tiers/completer.h"
 #include "tiers/model.h"
 #include "tiers/profile.h"
@@ -39,8 +48,17 @@ struct array {
 	struct profile *profile; /* NULL: the null model */
 	struct model *model;
 	struct completer *completer;
-	pthread_mutex_t lock; /* serialises model_submit */
+	pthread_mutex_t lock; /* serialises model and cache */
+	/* Hybrid only: */
+	struct cache *cache;
+	double destage_bytes_per_ns; /* scaled destage_rate */
+	double destage_budget;	     /* bytes the destager may move now */
+	uint64_t destage_last_ns;    /* when the budget was last topped up */
+	bool destaging;		     /* between start and stop thresholds */
 };
+
+#define BLOCK 4096u
+#define DESTAGE_BURST_NS 100000000ull /* budget saved over idle time */
 
 /* Load @name and build its model; a null profile leaves a->model NULL. */
 static int array_load(struct array *a, const char *name, double scale)
@@ -65,10 +83,12 @@ static int array_load(struct array *a, const char *name, double scale)
 		return rc;
 	log_info("array", "profile %s at scale %g, seed %llu", name, scale,
 		 (unsigned long long)a->seed);
-	if (a->profile->tier[PROFILE_TIER_CACHE].present)
-		log_warn("array", "tier residency is not modelled yet: every "
-				  "read is timed as a flash-cache hit");
-	return 0;
+	if (a->profile->tier[PROFILE_TIER_CACHE].present) {
+		rc = cache_new(a->profile->cache.size_bytes / BLOCK, &a->cache);
+		a->destage_bytes_per_ns =
+		    (double)a->profile->cache.destage_bytes_per_s * scale / 1e9;
+	}
+	return rc;
 }
 
 int array_new(const char *profile, double scale, uint64_t seed,
@@ -100,6 +120,19 @@ void array_free(struct array *a)
 		return;
 	/* Completes whatever is still queued, then the model can go. */
 	completer_free(a->completer);
+	if (a->cache) {
+		struct cache_stats st;
+
+		cache_stats(a->cache, &st);
+		log_info("array",
+			 "flash cache: %llu hits, %llu misses, %llu destaged, "
+			 "%llu dirty left",
+			 (unsigned long long)st.hits,
+			 (unsigned long long)st.misses,
+			 (unsigned long long)st.destaged,
+			 (unsigned long long)st.dirty);
+	}
+	cache_free(a->cache);
 	model_free(a->model);
 	free(a->profile);
 	pthread_mutex_destroy(&a->lock);
@@ -111,20 +144,102 @@ bool array_timed(const struct array *a)
 	return a->model != NULL;
 }
 
+int array_cache_stats(const struct array *a, struct cache_stats *st)
+{
+	if (!a->cache)
+		return -ENOENT;
+	pthread_mutex_lock((pthread_mutex_t *)&a->lock);
+	cache_stats(a->cache, st);
+	pthread_mutex_unlock((pthread_mutex_t *)&a->lock);
+	return 0;
+}
+
 static void model_io_of(const struct array_io *io, struct model_io *m)
 {
 	memset(m, 0, sizeof(*m));
 	m->op = io->kind == ARRAY_IO_WRITE ? ENGINE_OP_WRITE : ENGINE_OP_READ;
 	m->offset = io->offset;
 	m->length = io->length;
-	m->cache_hit = true; /* no residency yet: see the top */
+	m->cache_hit = true; /* all-flash: everything is in flash */
 	m->blocks_deduped = io->blocks_deduped;
+}
+
+/* Make block @k resident (dirty or not); a dirty victim is destaged. */
+static void residency_insert(struct array *a, uint64_t now_ns,
+			     struct cache_key k, bool dirty)
+{
+	struct cache_key victim;
+
+	if (cache_insert(a->cache, k, dirty, &victim))
+		model_destage(a->model, now_ns, victim.block * BLOCK, BLOCK);
+}
+
+/* Hybrid: whether @io hits flash, and its blocks' new residency. */
+static bool residency_update(struct array *a, uint64_t now_ns,
+			     const struct array_io *io)
+{
+	const struct profile_cache *pc = &a->profile->cache;
+	uint64_t first = io->offset / BLOCK;
+	uint64_t last = (io->offset + io->length - 1) / BLOCK;
+	struct cache_key k = {.ino = io->ino};
+	bool hit = true;
+
+	if (io->kind == ARRAY_IO_READ) {
+		for (k.block = first; k.block <= last; k.block++)
+			hit &= cache_lookup(a->cache, k);
+		if (!hit && pc->promote_on_read_miss)
+			for (k.block = first; k.block <= last; k.block++)
+				residency_insert(a, now_ns, k, false);
+		return hit;
+	}
+	if (pc->policy == PROFILE_POLICY_WRITE_AROUND)
+		return false;
+	for (k.block = first; k.block <= last; k.block++)
+		residency_insert(a, now_ns, k,
+				 pc->policy == PROFILE_POLICY_WRITE_BACK);
+	return true;
+}
+
+/* The destager, caught up to @now_ns: between the thresholds it moves
+ * the oldest dirty blocks at destage_rate (budget saved over at most
+ * DESTAGE_BURST_NS of idle time). */
+static void destage_run(struct array *a, uint64_t now_ns)
+{
+	const struct profile_cache *pc = &a->profile->cache;
+	double cap_blocks = (double)(pc->size_bytes / BLOCK);
+	uint64_t idle = now_ns - a->destage_last_ns;
+	struct cache_stats st;
+	struct cache_key k;
+
+	if (idle > DESTAGE_BURST_NS)
+		idle = DESTAGE_BURST_NS;
+	a->destage_budget += (double)idle * a->destage_bytes_per_ns;
+	a->destage_last_ns = now_ns;
+	for (;;) {
+		double dirty_pct;
+
+		cache_stats(a->cache, &st);
+		dirty_pct = (double)st.dirty * 100.0 / cap_blocks;
+		if (dirty_pct >= pc->destage_start_pct)
+			a->destaging = true;
+		if (dirty_pct <= pc->destage_stop_pct)
+			a->destaging = false;
+		if (!a->destaging || a->destage_budget < BLOCK ||
+		    !cache_destage_next(a->cache, &k))
+			break;
+		model_destage(a->model, now_ns, k.block * BLOCK, BLOCK);
+		a->destage_budget -= BLOCK;
+	}
+	if (!a->destaging && a->destage_budget > (double)DESTAGE_BURST_NS *
+						     a->destage_bytes_per_ns)
+		a->destage_budget =
+		    (double)DESTAGE_BURST_NS * a->destage_bytes_per_ns;
 }
 
 void array_submit(struct array *a, struct array_io *io)
 {
 	struct model_io mio;
-	uint64_t done_ns;
+	uint64_t now_ns, done_ns;
 
 	if (!a->model || io->result || io->kind == ARRAY_IO_FLUSH) {
 		io->complete(io);
@@ -132,7 +247,12 @@ void array_submit(struct array *a, struct array_io *io)
 	}
 	model_io_of(io, &mio);
 	pthread_mutex_lock(&a->lock);
-	done_ns = model_submit(a->model, stats_now_ns(), &mio);
+	now_ns = stats_now_ns();
+	if (a->cache && io->length) {
+		mio.cache_hit = residency_update(a, now_ns, io);
+		destage_run(a, now_ns);
+	}
+	done_ns = model_submit(a->model, now_ns, &mio);
 	pthread_mutex_unlock(&a->lock);
 	if (completer_submit(a->completer, done_ns, io))
 		io->complete(io); /* no memory to queue it: late beats never */

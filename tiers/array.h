@@ -48,6 +48,9 @@ int array_new(const char *profile, double scale, uint64_t seed,
 void array_free(struct array *a);
 /* Whether requests are timed (false: the null model). */
 bool array_timed(const struct array *a);
+struct cache_stats;
+/* A hybrid's flash residency counters. 0, or -ENOENT (no flash cache). */
+int array_cache_stats(const struct array *a, struct cache_stats *st);
 /* Hand @io to the model; io->complete runs at its emulated completion. */
 void array_submit(struct array *a, struct array_io *io);
 

@@ -12,6 +12,7 @@
 
 #include "common/stats.h"
 #include "tiers/array.h"
+#include "tiers/cache.h"
 
 static int t_completions;
 static struct array_io *t_last;
@@ -118,6 +119,58 @@ static void test_timed_completes_later(void **state)
 	assert_false(array_new("null", 0.0, 1, &a) == 0);
 }
 
+/* Submit @io to @a and wait for its completion; its latency in ns. */
+static uint64_t t_submit_wait(struct array *a, struct t_wait *w)
+{
+	w->done = false;
+	w->io.submit_ns = stats_now_ns();
+	w->io.complete = t_complete_wake;
+	array_submit(a, &w->io);
+	pthread_mutex_lock(&w->lock);
+	while (!w->done)
+		pthread_cond_wait(&w->cond, &w->lock);
+	pthread_mutex_unlock(&w->lock);
+	return w->done_ns - w->io.submit_ns;
+}
+
+/* A hybrid: a first read misses flash (a disk seek and turn), is
+ * promoted, and the second hits; a write-back write makes a dirty
+ * block. */
+static void test_hybrid_residency(void **state)
+{
+	struct t_wait w = {.lock = PTHREAD_MUTEX_INITIALIZER,
+			   .cond = PTHREAD_COND_INITIALIZER};
+	struct cache_stats st;
+	uint64_t miss_ns, hit_ns;
+	struct array *a;
+
+	assert_int_equal(array_new("hybrid", 1.0, 1, &a), 0);
+	w.io = (struct array_io){.kind = ARRAY_IO_READ,
+				 .ino = 5,
+				 .offset = 1ull << 40,
+				 .length = 8192};
+	miss_ns = t_submit_wait(a, &w);
+	hit_ns = t_submit_wait(a, &w);
+	assert_int_equal(array_cache_stats(a, &st), 0);
+	assert_int_equal(st.misses, 2); /* per block */
+	assert_int_equal(st.hits, 2);
+	assert_int_equal(st.resident, 2);
+	assert_true(miss_ns >= 4000000); /* 7200 rpm: half a turn is 4.2 ms */
+	assert_true(hit_ns < miss_ns);
+	w.io.kind = ARRAY_IO_WRITE;
+	w.io.offset = 0;
+	w.io.length = 4096;
+	t_submit_wait(a, &w);
+	assert_int_equal(array_cache_stats(a, &st), 0);
+	assert_int_equal(st.dirty, 1);
+	assert_int_equal(st.resident, 3);
+	array_free(a);
+
+	assert_int_equal(array_new("micron-m600", 1.0, 1, &a), 0);
+	assert_int_equal(array_cache_stats(a, &st), -ENOENT);
+	array_free(a);
+}
+
 static void test_unknown_profile(void **state)
 {
 	struct array *a = (struct array *)&a;
@@ -133,6 +186,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_null_completes_at_once),
 	    cmocka_unit_test(test_timed_completes_later),
+	    cmocka_unit_test(test_hybrid_residency),
 	    cmocka_unit_test(test_unknown_profile),
 	};
 
