@@ -119,6 +119,16 @@ void array_free(struct array *a)
 	if (!a)
 		return;
 	/* Completes whatever is still queued, then the model can go. */
+	if (a->completer) {
+		struct completer_lateness l;
+
+		completer_lateness(a->completer, &l);
+		log_info("array",
+			 "%llu requests timed; host-bound (replied over 10%% "
+			 "later than modelled): %llu, late by %.3f s in all",
+			 (unsigned long long)l.completed,
+			 (unsigned long long)l.late, (double)l.late_ns / 1e9);
+	}
 	completer_free(a->completer);
 	if (a->cache) {
 		struct cache_stats st;
@@ -239,7 +249,7 @@ static void destage_run(struct array *a, uint64_t now_ns)
 void array_submit(struct array *a, struct array_io *io)
 {
 	struct model_io mio;
-	uint64_t now_ns, done_ns;
+	uint64_t arrive_ns, done_ns;
 
 	if (!a->model || io->result || io->kind == ARRAY_IO_FLUSH) {
 		io->complete(io);
@@ -247,13 +257,23 @@ void array_submit(struct array *a, struct array_io *io)
 	}
 	model_io_of(io, &mio);
 	pthread_mutex_lock(&a->lock);
-	now_ns = stats_now_ns();
+	/* The request reached the array when the FUSE op began, before the
+	 * data path did its work: the model's latency counts from then. */
+	arrive_ns = io->submit_ns ? io->submit_ns : stats_now_ns();
 	if (a->cache && io->length) {
-		mio.cache_hit = residency_update(a, now_ns, io);
-		destage_run(a, now_ns);
+		mio.cache_hit = residency_update(a, arrive_ns, io);
+		destage_run(a, arrive_ns);
 	}
-	done_ns = model_submit(a->model, now_ns, &mio);
+	done_ns = model_submit(a->model, arrive_ns, &mio);
 	pthread_mutex_unlock(&a->lock);
 	if (completer_submit(a->completer, done_ns, io))
 		io->complete(io); /* no memory to queue it: late beats never */
+}
+
+int array_host_bound(struct array *a, struct completer_lateness *out)
+{
+	if (!a->completer)
+		return -ENOENT;
+	completer_lateness(a->completer, out);
+	return 0;
 }

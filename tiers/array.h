@@ -48,6 +48,11 @@ int array_new(const char *profile, double scale, uint64_t seed,
 void array_free(struct array *a);
 /* Whether requests are timed (false: the null model). */
 bool array_timed(const struct array *a);
+struct completer_lateness;
+/* How many timed requests the host replied to late (tiers/completer.h):
+ * the run's honest limit, also logged at unmount. 0, or -ENOENT (null
+ * model). */
+int array_host_bound(struct array *a, struct completer_lateness *out);
 struct cache_stats;
 /* A hybrid's flash residency counters. 0, or -ENOENT (no flash cache). */
 int array_cache_stats(const struct array *a, struct cache_stats *st);

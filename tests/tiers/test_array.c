@@ -13,6 +13,7 @@
 #include "common/stats.h"
 #include "tiers/array.h"
 #include "tiers/cache.h"
+#include "tiers/completer.h"
 
 static int t_completions;
 static struct array_io *t_last;
@@ -91,6 +92,7 @@ static uint64_t t_submit_wait(struct array *a, struct t_wait *w)
 
 static void test_timed_completes_later(void **state)
 {
+	struct completer_lateness late;
 	struct t_wait w = {.lock = PTHREAD_MUTEX_INITIALIZER,
 			   .cond = PTHREAD_COND_INITIALIZER};
 	struct array *a;
@@ -100,6 +102,8 @@ static void test_timed_completes_later(void **state)
 	w.io = (struct array_io){.kind = ARRAY_IO_READ, .length = 4096};
 	assert_true(t_submit_wait(a, &w) >= 179000);
 	assert_false(pthread_equal(w.thread, pthread_self()));
+	assert_int_equal(array_host_bound(a, &late), 0);
+	assert_int_equal(late.completed, 1);
 	/* A failed request never reached the drives: completes at once. */
 	t_completions = 0;
 	w.io.result = -EIO;
@@ -112,6 +116,28 @@ static void test_timed_completes_later(void **state)
 	assert_int_equal(array_new("micron-m600", 0.01, 1, &a), 0);
 	w.io = (struct array_io){.kind = ARRAY_IO_READ, .length = 4096};
 	assert_true(t_submit_wait(a, &w) >= 17930000);
+	array_free(a);
+
+	/* At --scale 1000 the read takes 0.18 us: a request that arrived
+	 * 1 ms before the host handed it over is host-bound, by ~1 ms. */
+	assert_int_equal(array_new("micron-m600", 1000, 1, &a), 0);
+	w.io = (struct array_io){.kind = ARRAY_IO_READ, .length = 4096};
+	w.done = false;
+	w.io.submit_ns = stats_now_ns() - 1000000;
+	w.io.complete = t_complete_wake;
+	array_submit(a, &w.io);
+	pthread_mutex_lock(&w.lock);
+	while (!w.done)
+		pthread_cond_wait(&w.cond, &w.lock);
+	pthread_mutex_unlock(&w.lock);
+	/* The callback ran; the count was taken just before it. */
+	assert_int_equal(array_host_bound(a, &late), 0);
+	assert_int_equal(late.completed, 1);
+	assert_int_equal(late.late, 1);
+	assert_true(late.late_ns >= 999000 && late.late_ns < 1000000000);
+	array_free(a);
+	assert_int_equal(array_new("null", 1.0, 1, &a), 0);
+	assert_int_equal(array_host_bound(a, &late), -ENOENT);
 	array_free(a);
 	assert_false(array_new("null", 0.0, 1, &a) == 0);
 }
