@@ -114,34 +114,35 @@ int array_new(const char *profile, double scale, uint64_t seed,
 	return 0;
 }
 
+/* What the run did, for the log at unmount: how often the host, not
+ * the model, set the pace, and how the flash cache fared. */
+static void array_log_summary(struct array *a)
+{
+	struct completer_lateness l;
+	struct cache_stats st = {0};
+
+	if (!a->completer)
+		return;
+	completer_lateness(a->completer, &l);
+	if (a->cache)
+		cache_stats(a->cache, &st);
+	log_info("array",
+		 "%llu requests timed; host-bound (replied over 10%% later "
+		 "than modelled): %llu, late by %.3f s in all; flash cache: "
+		 "%llu hits, %llu misses, %llu destaged, %llu dirty left",
+		 (unsigned long long)l.completed, (unsigned long long)l.late,
+		 (double)l.late_ns / 1e9, (unsigned long long)st.hits,
+		 (unsigned long long)st.misses, (unsigned long long)st.destaged,
+		 (unsigned long long)st.dirty);
+}
+
 void array_free(struct array *a)
 {
 	if (!a)
 		return;
+	array_log_summary(a);
 	/* Completes whatever is still queued, then the model can go. */
-	if (a->completer) {
-		struct completer_lateness l;
-
-		completer_lateness(a->completer, &l);
-		log_info("array",
-			 "%llu requests timed; host-bound (replied over 10%% "
-			 "later than modelled): %llu, late by %.3f s in all",
-			 (unsigned long long)l.completed,
-			 (unsigned long long)l.late, (double)l.late_ns / 1e9);
-	}
 	completer_free(a->completer);
-	if (a->cache) {
-		struct cache_stats st;
-
-		cache_stats(a->cache, &st);
-		log_info("array",
-			 "flash cache: %llu hits, %llu misses, %llu destaged, "
-			 "%llu dirty left",
-			 (unsigned long long)st.hits,
-			 (unsigned long long)st.misses,
-			 (unsigned long long)st.destaged,
-			 (unsigned long long)st.dirty);
-	}
 	cache_free(a->cache);
 	model_free(a->model);
 	free(a->profile);
