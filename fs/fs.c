@@ -54,7 +54,8 @@ int fs_open(struct fs *fs, const struct fs_config *cfg, char *err,
 	if (r)
 		goto out_close_ms;
 	fs->dev = backing_dev(fs->backing);
-	r = array_new("null", cfg->seed, &fs->array);
+	r = array_new(cfg->profile ? cfg->profile : "null",
+		      cfg->scale > 0 ? cfg->scale : 1.0, cfg->seed, &fs->array);
 	if (r) {
 		snprintf(err, errlen, "array model: %s", strerror(-r));
 		goto out_close_backing;

@@ -1222,6 +1222,11 @@ static void op_init(void *userdata, struct fuse_conn_info *conn)
 	 * on the other end of a SCSI or NFS link. */
 	conn->max_write = 1u << 20;
 	conn->max_readahead = 1u << 20;
+	/* Asynchronous direct I/O counts as background requests, which the
+	 * kernel holds to 12 in flight by default: a timed array would never
+	 * see fio's iodepth=32. Allow what a real array's queue takes. */
+	conn->max_background = 256;
+	conn->congestion_threshold = 192;
 }
 
 const struct fuse_lowlevel_ops fs_ops = {

@@ -1,49 +1,280 @@
 /* The array model: decides when each request completes.
  *
- * Only the `null` model exists so far: every request completes at once, in
- * the submitting thread, with the data path's result untouched.
+ *   FUSE worker                          completer thread
+ *   -----------                          ----------------
+ *   array_submit(io)
+ *     null model: io->complete(io) now
+ *     timed: lock; t = model_submit(now)       ...
+ *            unlock; completer_submit(t, io) ---> io->complete(io) at t
  *
- * Where the timing models will slot in: a profile (hdd, ssd, hybrid, ...)
- * becomes an entry of struct array_model with its own submit; array_new
- * looks the name up in one sorted table, and a timed model queues @io with
- * its emulated completion time for a completer thread to call
- * io->complete. The FUSE worker never waits either way.
+ * The `null` profile (the default) completes every request at once, in
+ * the submitting thread: no timing, for fast CI. A timed profile runs
+ * the model of tiers/model.c: under one lock, with now = CLOCK_MONOTONIC
+ * read inside it (so the engine sees arrivals in non-decreasing time),
+ * it computes the emulated completion time, and the completer thread
+ * replies then. Emulated time is the host's monotonic clock: a request
+ * submitted at t with a modelled latency of L completes at t + L.
+ *
+ * A hybrid keeps flash residency (tiers/cache.c) by (inode, block): a
+ * read hits when all its blocks are resident (a miss promotes them if
+ * the profile says so); a write lands per policy (write-back: dirty in
+ * flash; write-through: clean in flash; write-around: not in flash). The
+ * destager runs inside submissions, in emulated time: from destage_start
+ * to destage_stop percent dirty it moves the oldest dirty blocks to the
+ * backing tier at destage_rate (model_destage), competing with the
+ * foreground for the same drives. A dirty block evicted is destaged at
+ * once. Not yet: a deduplicated block takes cache space once (residency
+ * is by logical block; the data path does not pass physical ones).
+ *
+ * A request the data path failed completes at once: it never reached
+ * the drives.
  */
 #include "tiers/array.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/log.h"
+#include "common/stats.h"
+#include "tiers/cache.h"
+#include "tiers/completer.h"
+#include "tiers/model.h"
+#include "tiers/profile.h"
+
 struct array {
-	uint64_t seed; /* PRNG seed for timed models; unused by null */
+	uint64_t seed;
+	struct profile *profile; /* NULL: the null model */
+	struct model *model;
+	struct completer *completer;
+	pthread_mutex_t lock; /* serialises model and cache */
+	/* Hybrid only: */
+	struct cache *cache;
+	double destage_bytes_per_ns; /* scaled destage_rate */
+	double destage_budget;	     /* bytes the destager may move now */
+	uint64_t destage_last_ns;    /* when the budget was last topped up */
+	bool destaging;		     /* between start and stop thresholds */
 };
 
-int array_new(const char *profile, uint64_t seed, struct array **out)
+#define BLOCK 4096u
+#define DESTAGE_BURST_NS 100000000ull /* budget saved over idle time */
+
+/* Load @name and build its model; a null profile leaves a->model NULL. */
+static int array_load(struct array *a, const char *name, double scale)
+{
+	char err[PROFILE_ERR_LEN];
+	int rc;
+
+	a->profile = malloc(sizeof(*a->profile));
+	if (!a->profile)
+		return -ENOMEM;
+	rc = profile_load(name, a->profile, err, sizeof(err));
+	if (rc) {
+		log_error("array", "%s", err);
+		return -EINVAL;
+	}
+	if (a->profile->model == PROFILE_MODEL_NULL)
+		return 0;
+	rc = model_new(a->profile, scale, a->seed, &a->model);
+	if (!rc)
+		rc = completer_new(&a->completer);
+	if (rc)
+		return rc;
+	log_info("array", "profile %s at scale %g, seed %llu", name, scale,
+		 (unsigned long long)a->seed);
+	if (a->profile->tier[PROFILE_TIER_CACHE].present) {
+		rc = cache_new(a->profile->cache.size_bytes / BLOCK, &a->cache);
+		a->destage_bytes_per_ns =
+		    (double)a->profile->cache.destage_bytes_per_s * scale / 1e9;
+	}
+	return rc;
+}
+
+int array_new(const char *profile, double scale, uint64_t seed,
+	      struct array **out)
 {
 	struct array *a;
+	int rc;
 
 	*out = NULL;
-	/* Timing models: look @profile up in the model table here. */
-	if (!profile || strcmp(profile, "null") != 0)
+	if (!profile || !*profile || !(scale > 0.0))
 		return -EINVAL;
 	a = calloc(1, sizeof(*a));
 	if (!a)
 		return -ENOMEM;
 	a->seed = seed;
+	pthread_mutex_init(&a->lock, NULL);
+	rc = array_load(a, profile, scale);
+	if (rc) {
+		array_free(a);
+		return rc;
+	}
 	*out = a;
 	return 0;
 }
 
+/* What the run did, for the log at unmount: how often the host, not
+ * the model, set the pace, and how the flash cache fared. */
+static void array_log_summary(struct array *a)
+{
+	struct completer_lateness l;
+	struct cache_stats st = {0};
+
+	if (!a->completer)
+		return;
+	completer_lateness(a->completer, &l);
+	if (a->cache)
+		cache_stats(a->cache, &st);
+	log_info("array",
+		 "%llu requests timed; host-bound (replied over 10%% later "
+		 "than modelled): %llu, late by %.3f s in all; flash cache: "
+		 "%llu hits, %llu misses, %llu destaged, %llu dirty left",
+		 (unsigned long long)l.completed, (unsigned long long)l.late,
+		 (double)l.late_ns / 1e9, (unsigned long long)st.hits,
+		 (unsigned long long)st.misses, (unsigned long long)st.destaged,
+		 (unsigned long long)st.dirty);
+}
+
 void array_free(struct array *a)
 {
+	if (!a)
+		return;
+	array_log_summary(a);
+	/* Completes whatever is still queued, then the model can go. */
+	completer_free(a->completer);
+	cache_free(a->cache);
+	model_free(a->model);
+	free(a->profile);
+	pthread_mutex_destroy(&a->lock);
 	free(a);
+}
+
+bool array_timed(const struct array *a)
+{
+	return a->model != NULL;
+}
+
+int array_cache_stats(const struct array *a, struct cache_stats *st)
+{
+	if (!a->cache)
+		return -ENOENT;
+	pthread_mutex_lock((pthread_mutex_t *)&a->lock);
+	cache_stats(a->cache, st);
+	pthread_mutex_unlock((pthread_mutex_t *)&a->lock);
+	return 0;
+}
+
+static void model_io_of(const struct array_io *io, struct model_io *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->op = io->kind == ARRAY_IO_WRITE ? ENGINE_OP_WRITE : ENGINE_OP_READ;
+	m->offset = io->offset;
+	m->length = io->length;
+	m->cache_hit = true; /* all-flash: everything is in flash */
+	m->blocks_deduped = io->blocks_deduped;
+}
+
+/* Make block @k resident (dirty or not); a dirty victim is destaged. */
+static void residency_insert(struct array *a, uint64_t now_ns,
+			     struct cache_key k, bool dirty)
+{
+	struct cache_key victim;
+
+	if (cache_insert(a->cache, k, dirty, &victim))
+		model_destage(a->model, now_ns, victim.block * BLOCK, BLOCK);
+}
+
+/* Hybrid: whether @io hits flash, and its blocks' new residency. */
+static bool residency_update(struct array *a, uint64_t now_ns,
+			     const struct array_io *io)
+{
+	const struct profile_cache *pc = &a->profile->cache;
+	uint64_t first = io->offset / BLOCK;
+	uint64_t last = (io->offset + io->length - 1) / BLOCK;
+	struct cache_key k = {.ino = io->ino};
+	bool hit = true;
+
+	if (io->kind == ARRAY_IO_READ) {
+		for (k.block = first; k.block <= last; k.block++)
+			hit &= cache_lookup(a->cache, k);
+		if (!hit && pc->promote_on_read_miss)
+			for (k.block = first; k.block <= last; k.block++)
+				residency_insert(a, now_ns, k, false);
+		return hit;
+	}
+	if (pc->policy == PROFILE_POLICY_WRITE_AROUND)
+		return false;
+	for (k.block = first; k.block <= last; k.block++)
+		residency_insert(a, now_ns, k,
+				 pc->policy == PROFILE_POLICY_WRITE_BACK);
+	return true;
+}
+
+/* The destager, caught up to @now_ns: between the thresholds it moves
+ * the oldest dirty blocks at destage_rate (budget saved over at most
+ * DESTAGE_BURST_NS of idle time). */
+static void destage_run(struct array *a, uint64_t now_ns)
+{
+	const struct profile_cache *pc = &a->profile->cache;
+	double cap_blocks = (double)(pc->size_bytes / BLOCK);
+	uint64_t idle = now_ns - a->destage_last_ns;
+	struct cache_stats st;
+	struct cache_key k;
+
+	if (idle > DESTAGE_BURST_NS)
+		idle = DESTAGE_BURST_NS;
+	a->destage_budget += (double)idle * a->destage_bytes_per_ns;
+	a->destage_last_ns = now_ns;
+	for (;;) {
+		double dirty_pct;
+
+		cache_stats(a->cache, &st);
+		dirty_pct = (double)st.dirty * 100.0 / cap_blocks;
+		if (dirty_pct >= pc->destage_start_pct)
+			a->destaging = true;
+		if (dirty_pct <= pc->destage_stop_pct)
+			a->destaging = false;
+		if (!a->destaging || a->destage_budget < BLOCK ||
+		    !cache_destage_next(a->cache, &k))
+			break;
+		model_destage(a->model, now_ns, k.block * BLOCK, BLOCK);
+		a->destage_budget -= BLOCK;
+	}
+	if (!a->destaging && a->destage_budget > (double)DESTAGE_BURST_NS *
+						     a->destage_bytes_per_ns)
+		a->destage_budget =
+		    (double)DESTAGE_BURST_NS * a->destage_bytes_per_ns;
 }
 
 void array_submit(struct array *a, struct array_io *io)
 {
-	/* null model: complete now. A timed model computes the emulated
-	 * completion time from a's profile and queues @io instead. */
-	(void)a;
-	io->complete(io);
+	struct model_io mio;
+	uint64_t arrive_ns, done_ns;
+
+	if (!a->model || io->result || io->kind == ARRAY_IO_FLUSH) {
+		io->complete(io);
+		return;
+	}
+	model_io_of(io, &mio);
+	pthread_mutex_lock(&a->lock);
+	/* The request reached the array when the FUSE op began, before the
+	 * data path did its work: the model's latency counts from then. */
+	arrive_ns = io->submit_ns ? io->submit_ns : stats_now_ns();
+	if (a->cache && io->length) {
+		mio.cache_hit = residency_update(a, arrive_ns, io);
+		destage_run(a, arrive_ns);
+	}
+	done_ns = model_submit(a->model, arrive_ns, &mio);
+	pthread_mutex_unlock(&a->lock);
+	if (completer_submit(a->completer, done_ns, io))
+		io->complete(io); /* no memory to queue it: late beats never */
+}
+
+int array_host_bound(struct array *a, struct completer_lateness *out)
+{
+	if (!a->completer)
+		return -ENOENT;
+	completer_lateness(a->completer, out);
+	return 0;
 }

@@ -12,11 +12,13 @@
  *                                  (null: at once)        -> fuse_reply_*
  *
  * The `null` model (the default) completes every request at once, in the
- * submitting thread: no timing, for fast CI.
+ * submitting thread: no timing, for fast CI. A timed profile's requests
+ * complete from the completer thread at their modelled time.
  */
 #ifndef ARRAYSIM_TIERS_ARRAY_H
 #define ARRAYSIM_TIERS_ARRAY_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 enum array_io_kind { ARRAY_IO_READ, ARRAY_IO_WRITE, ARRAY_IO_FLUSH };
@@ -36,9 +38,24 @@ struct array_io {
 
 struct array;
 
-/* The model named @profile ("null" is the only one so far). 0 or -EINVAL. */
-int array_new(const char *profile, uint64_t seed, struct array **out);
+/* The model of @profile (a built-in name or an .ini path; "null" for no
+ * timing) with every rate times @scale, drawing from @seed. 0, -EINVAL
+ * (a profile that does not load: logged), -ENOMEM or -errno (the
+ * completer thread). */
+int array_new(const char *profile, double scale, uint64_t seed,
+	      struct array **out);
+/* Complete what is queued at once, free. NULL is a no-op. */
 void array_free(struct array *a);
+/* Whether requests are timed (false: the null model). */
+bool array_timed(const struct array *a);
+struct completer_lateness;
+/* How many timed requests the host replied to late (tiers/completer.h):
+ * the run's honest limit, also logged at unmount. 0, or -ENOENT (null
+ * model). */
+int array_host_bound(struct array *a, struct completer_lateness *out);
+struct cache_stats;
+/* A hybrid's flash residency counters. 0, or -ENOENT (no flash cache). */
+int array_cache_stats(const struct array *a, struct cache_stats *st);
 /* Hand @io to the model; io->complete runs at its emulated completion. */
 void array_submit(struct array *a, struct array_io *io);
 

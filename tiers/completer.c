@@ -53,6 +53,7 @@ struct completer {
 	bool stopping;
 	int timer_fd;
 	int stop_fd; /* eventfd: written once by completer_free */
+	struct completer_lateness late; /* under lock */
 	pthread_t thread;
 };
 
@@ -131,6 +132,24 @@ static void timer_arm_locked(struct completer *c, uint64_t deadline_ns)
 	c->armed_ns = deadline_ns;
 }
 
+/* Count the top request, due at @deadline_ns and completed at @now_ns:
+ * late when it goes out more than a tenth of its modelled latency (from
+ * io->submit_ns) after its deadline, i.e. the host, not the model, set
+ * its pace. Under the lock. */
+static void lateness_count(struct completer *c, uint64_t deadline_ns,
+			   uint64_t now_ns)
+{
+	const struct array_io *io = c->heap[0].io;
+	uint64_t modelled =
+	    deadline_ns > io->submit_ns ? deadline_ns - io->submit_ns : 0;
+
+	c->late.completed++;
+	if (now_ns > deadline_ns && now_ns - deadline_ns > modelled / 10) {
+		c->late.late++;
+		c->late.late_ns += now_ns - deadline_ns;
+	}
+}
+
 static void *completer_main(void *arg)
 {
 	struct completer *c = arg;
@@ -148,8 +167,10 @@ static void *completer_main(void *arg)
 		unsigned n = 0;
 
 		while (n < COMPLETER_BATCH && c->n &&
-		       (c->stopping || c->heap[0].deadline_ns <= now_ns))
+		       (c->stopping || c->heap[0].deadline_ns <= now_ns)) {
+			lateness_count(c, c->heap[0].deadline_ns, now_ns);
 			due[n++] = heap_pop(c);
+		}
 		if (n) {
 			pthread_mutex_unlock(&c->lock);
 			for (unsigned i = 0; i < n; i++)
@@ -234,6 +255,13 @@ int completer_submit(struct completer *c, uint64_t deadline_ns,
 		timer_arm_locked(c, deadline_ns);
 	pthread_mutex_unlock(&c->lock);
 	return rc;
+}
+
+void completer_lateness(struct completer *c, struct completer_lateness *out)
+{
+	pthread_mutex_lock(&c->lock);
+	*out = c->late;
+	pthread_mutex_unlock(&c->lock);
 }
 
 unsigned completer_pending(struct completer *c)

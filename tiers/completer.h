@@ -21,6 +21,15 @@ int completer_new(struct completer **out);
  * once in the caller. 0, or -ENOMEM: @io was not queued (caller's). */
 int completer_submit(struct completer *c, uint64_t deadline_ns,
 		     struct array_io *io);
+/* How well the host kept the deadlines: requests completed on time or
+ * late, and those late by more than a tenth of their modelled latency
+ * (deadline - io->submit_ns), with their lateness summed. */
+struct completer_lateness {
+	uint64_t completed;
+	uint64_t late;
+	uint64_t late_ns;
+};
+void completer_lateness(struct completer *c, struct completer_lateness *out);
 /* Requests queued and not yet completed. */
 unsigned completer_pending(struct completer *c);
 /* Stop: complete everything still queued at once, join the thread, free.

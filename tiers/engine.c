@@ -8,30 +8,37 @@
  *                                                                     │
  *   the next stage arrives at the end of this one  <──────────────────┘
  *
- *   slots      P parallel service units; a stage takes the slot that frees
+ *   slots      P parallel service units; a stage takes a slot free at its
+ *              arrival (the one freed last), else the one that frees
  *              first, and holds it through service and transfer;
  *   service    per op kind: fixed, or sampled from percentile points
  *              (inverse CDF, one seeded splitmix64 stream per resource),
  *              or, for an HDD, overhead + seek(distance) + half a rotation;
+ *              plus the stage's own work_ns (a controller's CPU cost);
  *   ops/s cap  a gate spacing operation starts 1/cap apart (all slots);
  *   bandwidth  one wire per resource shared by all slots: transfers are
  *              serialised on it and take bytes / bandwidth.
+ *   The gate and the wire keep a calendar of booked intervals: a stage
+ *   takes the first gap that fits at or after its arrival, so bookings
+ *   made ahead (a RAID write's second phase) do not hold up stages that
+ *   arrive before them.
  *
  * What is not. No preemption or priorities; no reordering (NCQ, elevator):
  * stages are granted slots, the gate and the wire in submission order,
  * so FIFO holds when requests are submitted in non-decreasing arrival
  * time (the data path does; a later stage of an earlier request may
- * still be granted before an earlier stage of a later one). A wire that
- * a request reserved ahead is not lent to others for the gap before it.
- * No full-duplex links: reads and writes share one wire. Caches, RAID and
+ * still be granted before an earlier stage of a later one). A slot
+ * booked ahead is not lent out for the gap before it (the gate and the
+ * wire are). Reads and writes share one wire: a full-duplex link is two
+ * resources (tiers/model.c). Caches, RAID and
  * tier residency are the callers' business: they choose the stages.
  *
  * Why closed form per request instead of an event loop. Because grants
  * follow submission order, a request's completion time depends only on
  * state that is final when it is submitted (each slot's free time, the
- * wire's, the gate's, the head position). So engine_submit() can return
- * the completion time at once, in O(stages x slots), and the caller hands
- * it to the completer thread: no event queue, no simulated clock to
+ * wire's and the gate's calendars, the head position). So engine_submit() can
+ * return the completion time at once, in O(stages x slots), and the caller
+ * hands it to the completer thread: no event queue, no simulated clock to
  * advance, no thread of its own, and results are a pure function of the
  * seed and the submission sequence (the --seed guarantee).
  */
@@ -39,17 +46,32 @@
 
 #include <assert.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define NS_PER_S 1000000000ull
 
+/* Busy intervals of a serial resource (a wire, the ops/s gate), sorted
+ * and disjoint. A stage books the first gap that fits at or after its
+ * arrival, so a transfer booked ahead of time (the second phase of a
+ * RAID write, a background destage) leaves the time before it to
+ * stages that arrive earlier. At CAL_MAX intervals the two earliest
+ * merge: the gap between them is lost, which only delays (never
+ * overlaps) a later booking. */
+#define CAL_MAX 32
+
+struct calendar {
+	unsigned n;
+	uint64_t start[CAL_MAX], end[CAL_MAX];
+};
+
 struct resource {
 	struct engine_resource_conf conf; /* conf.name points at name */
 	char *name;
 	uint64_t *slot_free_ns; /* when each slot is next free */
-	uint64_t wire_free_ns;	/* when the wire is next free */
-	double gate_ns;		/* earliest start allowed by the ops/s cap */
+	struct calendar wire;	/* transfers booked on the wire */
+	struct calendar gate;	/* operation starts, 1/cap apart */
 	uint64_t head_bytes;	/* HDD: where the previous operation ended */
 	struct engine_rng rng;	/* this resource's service-time stream */
 	struct engine_resource_stats stats;
@@ -245,36 +267,78 @@ static uint64_t hdd_service_ns(struct resource *r, const struct engine_stage *s)
 	return ns;
 }
 
+/* Make room: the two earliest intervals become one (struct calendar). */
+static void cal_merge_first(struct calendar *c)
+{
+	c->end[0] = c->end[1];
+	memmove(&c->start[1], &c->start[2],
+		(CAL_MAX - 2) * sizeof(c->start[0]));
+	memmove(&c->end[1], &c->end[2], (CAL_MAX - 2) * sizeof(c->end[0]));
+	c->n--;
+}
+
+/* Book @dur_ns on @c at the first gap at or after @at_ns; its start. */
+static uint64_t cal_book(struct calendar *c, uint64_t at_ns, uint64_t dur_ns)
+{
+	uint64_t t = at_ns;
+	unsigned i;
+
+	if (c->n == CAL_MAX)
+		cal_merge_first(c);
+	for (i = 0; i < c->n; i++) {
+		if (c->end[i] <= t)
+			continue; /* wholly before */
+		if (c->start[i] >= t + dur_ns)
+			break; /* fits in the gap before interval i */
+		t = c->end[i];
+	}
+	/* Intervals before i end by t; those from i start after t + dur. */
+	memmove(&c->start[i + 1], &c->start[i],
+		(c->n - i) * sizeof(c->start[0]));
+	memmove(&c->end[i + 1], &c->end[i], (c->n - i) * sizeof(c->end[0]));
+	c->start[i] = t;
+	c->end[i] = t + dur_ns;
+	c->n++;
+	return t;
+}
+
+/* The slot for a stage arriving at @arrive_ns: of those already free
+ * then, the one freed last (best fit: a slot free since long ago stays
+ * for a stage that arrives earlier but is submitted later, as a RAID
+ * write's first phase is after its second was booked); if none is free,
+ * the one that frees first. */
+static unsigned slot_pick(const struct resource *r, uint64_t arrive_ns)
+{
+	const uint64_t *f = r->slot_free_ns;
+	unsigned first = 0, fit = UINT_MAX;
+
+	for (unsigned i = 0; i < r->conf.slots; i++) {
+		if (f[i] < f[first])
+			first = i;
+		if (f[i] <= arrive_ns && (fit == UINT_MAX || f[i] > f[fit]))
+			fit = i;
+	}
+	return fit != UINT_MAX ? fit : first;
+}
+
 /* One stage arriving at @arrive_ns; returns when it ends. */
 static uint64_t stage_run(struct resource *r, const struct engine_stage *s,
 			  uint64_t arrive_ns)
 {
 	const struct engine_resource_conf *c = &r->conf;
 	uint64_t start_ns, end_ns, service_ns, bw, cap;
-	unsigned slot = 0;
+	unsigned slot = slot_pick(r, arrive_ns);
 
-	for (unsigned i = 1; i < c->slots; i++)
-		if (r->slot_free_ns[i] < r->slot_free_ns[slot])
-			slot = i;
 	start_ns = r->slot_free_ns[slot] > arrive_ns ? r->slot_free_ns[slot]
 						     : arrive_ns;
 	cap = c->max_ops_per_s[s->op];
-	if (cap) {
-		/* Starts are spaced 1/cap apart. The gate is a double so that
-		 * fractional intervals (1e9/3000 ns) add up without drift; ns
-		 * fit its 53 bits for 100 days. */
-		double from_ns = r->gate_ns > (double)start_ns
-				     ? r->gate_ns
-				     : (double)start_ns;
-
-		start_ns = (uint64_t)from_ns;
-		if ((double)start_ns < from_ns)
-			start_ns++; /* ceil without libm */
-		r->gate_ns = from_ns + (double)NS_PER_S / (double)cap;
-	}
-	service_ns = c->hdd.rpm
-			 ? hdd_service_ns(r, s)
-			 : engine_dist_sample(&c->service[s->op], &r->rng);
+	if (cap) /* starts 1/cap apart: each books 1/cap of the gate */
+		start_ns =
+		    cal_book(&r->gate, start_ns, (NS_PER_S + cap / 2) / cap);
+	service_ns =
+	    s->work_ns +
+	    (c->hdd.rpm ? hdd_service_ns(r, s)
+			: engine_dist_sample(&c->service[s->op], &r->rng));
 	end_ns = start_ns + service_ns;
 	bw = c->bandwidth_bytes_per_s[s->op];
 	if (bw && s->bytes) {
@@ -283,10 +347,7 @@ static uint64_t stage_run(struct resource *r, const struct engine_stage *s,
 				1) /
 			       bw);
 
-		if (r->wire_free_ns > end_ns)
-			end_ns = r->wire_free_ns;
-		end_ns += xfer_ns;
-		r->wire_free_ns = end_ns;
+		end_ns = cal_book(&r->wire, end_ns, xfer_ns) + xfer_ns;
 	}
 	r->slot_free_ns[slot] = end_ns;
 

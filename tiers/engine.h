@@ -101,6 +101,9 @@ struct engine_stage {
 	enum engine_op op;
 	uint64_t bytes;	       /* transferred on the resource's wire */
 	uint64_t offset_bytes; /* position on the device (HDD model) */
+	/* Added to the service time: work this stage brings with it (a
+	 * controller's CPU cost, which varies per request). */
+	uint64_t work_ns;
 };
 
 /* A new engine drawing from @seed. 0 or -ENOMEM. */

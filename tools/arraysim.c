@@ -18,6 +18,8 @@ static const struct subcommand subcommands[] = {
      "what dedupe and compression would save on files"},
     {"fsck", cmd_fsck, "check a store that is not mounted"},
     {"mount", cmd_mount, "mount a store as a virtual array"},
+    {"profile", cmd_profile, "show NAME|FILE: print a profile fully resolved"},
+    {"profiles", cmd_profiles, "list the built-in array profiles"},
     {"stats", cmd_stats, "print the counters of a mounted array"},
     {"umount", cmd_umount, "unmount and wait for the store to close"},
 };

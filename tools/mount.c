@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "fs/daemon.h"
+#include "tiers/profile.h"
 #include "tools/commands.h"
 #include "tools/options.h"
 
@@ -23,6 +24,8 @@ struct mount_opts {
 	uint64_t sync_interval_ns;
 	uint64_t meta_max;
 	uint64_t meta_cache;
+	const char *profile;
+	const char *scale;
 };
 
 #define O(f) offsetof(struct mount_opts, f)
@@ -30,6 +33,11 @@ static const struct opt_def mount_defs[] = {
     {"store", 0, OPT_STRING, O(store), "DIR",
      "store directory (must exist; empty: a new store is made). "
      "Default: ~/.local/share/arraysim/store"},
+    {"profile", 0, OPT_STRING, O(profile), "NAME|FILE",
+     "array profile: a built-in (arraysim profiles) or an .ini file "
+     "(default null: no timing)"},
+    {"scale", 0, OPT_STRING, O(scale), "F",
+     "multiply every rate of the profile by F, 0 < F <= 1000 (default 1)"},
     {"seed", 0, OPT_U64, O(seed), "N",
      "seed of every random choice the model makes (default 0)"},
     {"dedupe-verify", 0, OPT_BOOL, O(verify), "on|off",
@@ -96,9 +104,47 @@ static int resolve_dir(const char *what, const char *path, char *out)
 	return 0;
 }
 
+/* Load and check --profile and --scale before anything is mounted, so
+ * that a bad profile is one line and no mount. A profile file's path is
+ * made absolute in @path: the daemon loads it again after leaving the
+ * current directory. */
+static int check_profile(const struct mount_opts *o, double *scale, char *path)
+{
+	char err[PROFILE_ERR_LEN];
+	struct profile *p;
+	int rc;
+
+	*scale = 1.0;
+	if (o->scale && profile_parse_scale(o->scale, scale)) {
+		tool_error("mount: --scale: '%s' is not a factor in (0, 1000]",
+			   o->scale);
+		return -1;
+	}
+	p = malloc(sizeof(*p));
+	if (!p) {
+		tool_error("mount: out of memory");
+		return -1;
+	}
+	rc = profile_load(o->profile, p, err, sizeof(err));
+	free(p);
+	if (rc) {
+		tool_error("mount: %s", err);
+		return -1;
+	}
+	snprintf(path, PATH_MAX, "%s", o->profile);
+	if (strchr(o->profile, '/') || strstr(o->profile, ".ini"))
+		if (!realpath(o->profile, path)) {
+			tool_error("mount: profile %s: %s", o->profile,
+				   strerror(errno));
+			return -1;
+		}
+	return 0;
+}
+
 int cmd_mount(int argc, char **argv)
 {
 	struct mount_opts o = {.verify = true,
+			       .profile = "null",
 			       .sync_interval_ns = 5000000000ull,
 			       .meta_cache = 256ull << 20};
 	const char *pos[1];
@@ -113,6 +159,10 @@ int cmd_mount(int argc, char **argv)
 			   synopsis);
 		return 2;
 	}
+	char profile[PATH_MAX];
+	double scale;
+	if (check_profile(&o, &scale, profile))
+		return 2;
 	char store[PATH_MAX], mnt[PATH_MAX], def[PATH_MAX];
 	if (!o.store) {
 		if (default_store(def, sizeof(def))) {
@@ -132,7 +182,9 @@ int cmd_mount(int argc, char **argv)
 		    .kernel_cache = o.kernel_cache,
 		    .sync_interval_ns = o.sync_interval_ns,
 		    .meta_map_bytes = o.meta_max,
-		    .meta_cache_bytes = o.meta_cache},
+		    .meta_cache_bytes = o.meta_cache,
+		    .profile = profile,
+		    .scale = scale},
 	    .mountpoint = mnt,
 	    .foreground = o.foreground,
 	    .fuse_opts = o.fuse_opts,

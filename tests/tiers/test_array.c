@@ -1,13 +1,19 @@
-/* tiers/array: the null model completes at once and keeps the result. */
+/* tiers/array: the null model completes at once and keeps the result; a
+ * timed one completes later, from the completer thread. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <cmocka.h>
 
+#include "common/stats.h"
 #include "tiers/array.h"
+#include "tiers/cache.h"
+#include "tiers/completer.h"
 
 static int t_completions;
 static struct array_io *t_last;
@@ -30,7 +36,7 @@ static void test_null_completes_at_once(void **state)
 	};
 	struct array_io ok = {.kind = ARRAY_IO_READ, .complete = t_complete};
 
-	assert_int_equal(array_new("null", 1, &a), 0);
+	assert_int_equal(array_new("null", 1.0, 1, &a), 0);
 	t_completions = 0;
 	array_submit(a, &io);
 	/* Completed before array_submit returned, result untouched. */
@@ -45,13 +51,142 @@ static void test_null_completes_at_once(void **state)
 	array_free(a);
 }
 
+/* A timed profile completes from the completer thread, no sooner than
+ * the model says: micron-m600 reads 4 KiB in 179.3 us on an idle drive
+ * (tests/tiers/test_profiles.c pins that figure). */
+struct t_wait {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct array_io io;
+	uint64_t done_ns;
+	pthread_t thread;
+	bool done;
+};
+
+static void t_complete_wake(struct array_io *io)
+{
+	struct t_wait *w =
+	    (struct t_wait *)((char *)io - offsetof(struct t_wait, io));
+
+	pthread_mutex_lock(&w->lock);
+	w->done_ns = stats_now_ns();
+	w->thread = pthread_self();
+	w->done = true;
+	pthread_cond_signal(&w->cond);
+	pthread_mutex_unlock(&w->lock);
+}
+
+/* Submit @io to @a and wait for its completion; its latency in ns. */
+static uint64_t t_submit_wait(struct array *a, struct t_wait *w)
+{
+	w->done = false;
+	w->io.submit_ns = stats_now_ns();
+	w->io.complete = t_complete_wake;
+	array_submit(a, &w->io);
+	pthread_mutex_lock(&w->lock);
+	while (!w->done)
+		pthread_cond_wait(&w->cond, &w->lock);
+	pthread_mutex_unlock(&w->lock);
+	return w->done_ns - w->io.submit_ns;
+}
+
+static void test_timed_completes_later(void **state)
+{
+	struct completer_lateness late;
+	struct t_wait w = {.lock = PTHREAD_MUTEX_INITIALIZER,
+			   .cond = PTHREAD_COND_INITIALIZER};
+	struct array *a;
+
+	assert_int_equal(array_new("micron-m600", 1.0, 1, &a), 0);
+	assert_true(array_timed(a));
+	w.io = (struct array_io){.kind = ARRAY_IO_READ, .length = 4096};
+	assert_true(t_submit_wait(a, &w) >= 179000);
+	assert_false(pthread_equal(w.thread, pthread_self()));
+	assert_int_equal(array_host_bound(a, &late), 0);
+	assert_int_equal(late.completed, 1);
+	/* A failed request never reached the drives: completes at once. */
+	t_completions = 0;
+	w.io.result = -EIO;
+	w.io.complete = t_complete;
+	array_submit(a, &w.io);
+	assert_int_equal(t_completions, 1);
+	array_free(a);
+
+	/* At --scale 0.01 the same read takes 100 times as long. */
+	assert_int_equal(array_new("micron-m600", 0.01, 1, &a), 0);
+	w.io = (struct array_io){.kind = ARRAY_IO_READ, .length = 4096};
+	assert_true(t_submit_wait(a, &w) >= 17930000);
+	array_free(a);
+
+	/* At --scale 1000 the read takes 0.18 us: a request that arrived
+	 * 1 ms before the host handed it over is host-bound, by ~1 ms. */
+	assert_int_equal(array_new("micron-m600", 1000, 1, &a), 0);
+	w.io = (struct array_io){.kind = ARRAY_IO_READ, .length = 4096};
+	w.done = false;
+	w.io.submit_ns = stats_now_ns() - 1000000;
+	w.io.complete = t_complete_wake;
+	array_submit(a, &w.io);
+	pthread_mutex_lock(&w.lock);
+	while (!w.done)
+		pthread_cond_wait(&w.cond, &w.lock);
+	pthread_mutex_unlock(&w.lock);
+	/* The callback ran; the count was taken just before it. */
+	assert_int_equal(array_host_bound(a, &late), 0);
+	assert_int_equal(late.completed, 1);
+	assert_int_equal(late.late, 1);
+	assert_true(late.late_ns >= 999000 && late.late_ns < 1000000000);
+	array_free(a);
+	assert_int_equal(array_new("null", 1.0, 1, &a), 0);
+	assert_int_equal(array_host_bound(a, &late), -ENOENT);
+	array_free(a);
+	assert_false(array_new("null", 0.0, 1, &a) == 0);
+}
+
+/* A hybrid: a first read misses flash (a disk seek and turn), is
+ * promoted, and the second hits; a write-back write makes a dirty
+ * block. */
+static void test_hybrid_residency(void **state)
+{
+	struct t_wait w = {.lock = PTHREAD_MUTEX_INITIALIZER,
+			   .cond = PTHREAD_COND_INITIALIZER};
+	struct cache_stats st;
+	uint64_t miss_ns, hit_ns;
+	struct array *a;
+
+	assert_int_equal(array_new("hybrid", 1.0, 1, &a), 0);
+	w.io = (struct array_io){.kind = ARRAY_IO_READ,
+				 .ino = 5,
+				 .offset = 1ull << 40,
+				 .length = 8192};
+	miss_ns = t_submit_wait(a, &w);
+	hit_ns = t_submit_wait(a, &w);
+	assert_int_equal(array_cache_stats(a, &st), 0);
+	assert_int_equal(st.misses, 2); /* per block */
+	assert_int_equal(st.hits, 2);
+	assert_int_equal(st.resident, 2);
+	assert_true(miss_ns >= 4000000); /* 7200 rpm: half a turn is 4.2 ms */
+	assert_true(hit_ns < miss_ns);
+	w.io.kind = ARRAY_IO_WRITE;
+	w.io.offset = 0;
+	w.io.length = 4096;
+	t_submit_wait(a, &w);
+	assert_int_equal(array_cache_stats(a, &st), 0);
+	assert_int_equal(st.dirty, 1);
+	assert_int_equal(st.resident, 3);
+	array_free(a);
+
+	assert_int_equal(array_new("micron-m600", 1.0, 1, &a), 0);
+	assert_int_equal(array_cache_stats(a, &st), -ENOENT);
+	array_free(a);
+}
+
 static void test_unknown_profile(void **state)
 {
 	struct array *a = (struct array *)&a;
 
-	assert_int_equal(array_new("tintri-t7000", 1, &a), -EINVAL);
+	assert_int_equal(array_new("tintri-t7000", 1.0, 1, &a), -EINVAL);
 	assert_null(a);
-	assert_int_equal(array_new("", 1, &a), -EINVAL);
+	assert_int_equal(array_new("", 1.0, 1, &a), -EINVAL);
 	array_free(NULL); /* no-op */
 }
 
@@ -59,6 +194,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_null_completes_at_once),
+	    cmocka_unit_test(test_timed_completes_later),
+	    cmocka_unit_test(test_hybrid_residency),
 	    cmocka_unit_test(test_unknown_profile),
 	};
 

@@ -1,0 +1,107 @@
+/* libFuzzer harness for the array profile parser (tiers/profile*.c), and
+ * the model built from what it accepts.
+ *
+ *   CC=clang meson setup build-fuzz -Dfuzz=true
+ *   ninja -C build-fuzz tests/fuzz/fuzz_profile
+ *   ./build-fuzz/tests/fuzz/fuzz_profile -max_len=2048 tiers/profiles
+ *
+ * Beyond "does not crash": an error is one line naming the file; a
+ * profile that parses prints back (profile show) to text that parses to
+ * a profile printing the same; and a small enough accepted profile
+ * builds a model that times a few I/Os without going back in time.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tiers/model.h"
+#include "tiers/profile.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static char *fuzz_print(const struct profile *p)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		abort();
+	profile_print(f, p);
+	fclose(f);
+	return buf;
+}
+
+/* Engine slots the model would allocate: keep each run small. */
+static uint64_t fuzz_slots(const struct profile *p)
+{
+	uint64_t n = 0;
+
+	for (unsigned t = 0; t < PROFILE_TIER_COUNT; t++)
+		if (p->tier[t].present)
+			n += (uint64_t)p->tier[t].drives * p->tier[t].slots;
+	return n + (uint64_t)p->ctl.count * p->ctl.cores;
+}
+
+static void fuzz_model(const struct profile *p, const uint8_t *data,
+		       size_t size)
+{
+	struct model *m;
+	uint64_t now = 0;
+
+	if (p->model != PROFILE_MODEL_TIMED || fuzz_slots(p) > 20000)
+		return;
+	if (model_new(p, 1.0, size, &m))
+		abort(); /* a profile that parses must build */
+	for (size_t i = 0; i < 16; i++) {
+		uint8_t b = data[i % size];
+		struct model_io io = {
+		    .op = b & 1 ? ENGINE_OP_WRITE : ENGINE_OP_READ,
+		    .offset = (uint64_t)b << (b % 40),
+		    .length = 512ull << (b % 12),
+		    .cache_hit = b & 2,
+		};
+		uint64_t done = model_submit(m, now, &io);
+
+		if (done < now)
+			abort();
+		now += b * 1000ull;
+	}
+	model_free(m);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char err[PROFILE_ERR_LEN], *text, *once, *twice;
+	struct profile *p;
+
+	if (size == 0 || size > 8192)
+		return 0;
+	text = malloc(size + 1);
+	p = malloc(sizeof(*p));
+	if (!text || !p)
+		abort();
+	memcpy(text, data, size);
+	text[size] = '\0';
+	err[0] = '\0';
+	if (profile_parse_string(text, "fuzz.ini", p, err, sizeof(err))) {
+		if (strncmp(err, "fuzz.ini", 8) || strchr(err, '\n'))
+			abort();
+		goto out;
+	}
+	once = fuzz_print(p);
+	if (profile_parse_string(once, "fuzz.ini", p, err, sizeof(err)))
+		abort(); /* show printed what the parser refuses */
+	twice = fuzz_print(p);
+	if (strcmp(once, twice))
+		abort();
+	free(once);
+	free(twice);
+	fuzz_model(p, data, size);
+out:
+	free(p);
+	free(text);
+	return 0;
+}

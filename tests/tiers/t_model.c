@@ -1,0 +1,134 @@
+/* Test helpers: profiles from text, closed-loop runs in emulated time. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <cmocka.h>
+
+#include "tests/tiers/t_model.h"
+
+struct profile *t_profile(const char *text)
+{
+	struct profile *p = malloc(sizeof(*p));
+	char err[PROFILE_ERR_LEN];
+	int rc;
+
+	assert_non_null(p);
+	rc = profile_parse_string(text, "test.ini", p, err, sizeof(err));
+	if (rc)
+		print_message("# %s\n", err);
+	assert_int_equal(rc, 0);
+	return p;
+}
+
+struct model *t_model(const struct profile *p, double scale, uint64_t seed)
+{
+	struct model *m;
+
+	assert_int_equal(model_new(p, scale, seed, &m), 0);
+	return m;
+}
+
+void t_assert_within(double got, double want, double tol)
+{
+	double d = got > want ? got - want : want - got;
+
+	if (d > tol * want) {
+		print_message("# got %.3f, want %.3f within %.1f%%\n", got,
+			      want, tol * 100);
+		fail();
+	}
+}
+
+static struct model_io t_next_io(struct t_workload *w, unsigned client)
+{
+	unsigned stream = w->one_stream ? 0 : client;
+	struct model_io io = {.length = w->block};
+	uint64_t blocks = w->span_bytes / w->block;
+
+	io.op = engine_rng_unit(&w->rng) < w->read_frac ? ENGINE_OP_READ
+							: ENGINE_OP_WRITE;
+	if (engine_rng_unit(&w->rng) < w->random_frac || !blocks) {
+		io.offset =
+		    engine_rng_next(&w->rng) % (blocks ? blocks : 1) * w->block;
+	} else {
+		/* Each client streams through its own region. */
+		io.offset = w->seq_next[stream] % w->span_bytes;
+	}
+	w->seq_next[stream] = io.offset + w->block;
+	io.cache_hit = engine_rng_unit(&w->rng) < w->hit_frac;
+	return io;
+}
+
+/* Tally one I/O into @r's running sums. */
+struct t_tally {
+	uint64_t end_ns, lat_sum, reads, bytes, n;
+};
+
+static void t_tally_add(struct t_tally *t, const struct model_io *io,
+			uint64_t start, uint64_t done)
+{
+	assert_true(done >= start);
+	t->lat_sum += done - start;
+	t->reads += io->op == ENGINE_OP_READ;
+	t->bytes += io->length;
+	t->end_ns = done > t->end_ns ? done : t->end_ns;
+	t->n++;
+}
+
+static struct t_result t_tally_result(const struct t_tally *t)
+{
+	struct t_result r = {0};
+	double secs = (double)t->end_ns / S;
+
+	r.iops = (double)t->n / secs;
+	r.read_iops = (double)t->reads / secs;
+	r.write_iops = r.iops - r.read_iops;
+	r.mb_s = (double)t->bytes / 1e6 / secs;
+	r.mean_lat_us = (double)t->lat_sum / (double)t->n / US;
+	r.reads = (unsigned)t->reads;
+	r.writes = (unsigned)(t->n - t->reads);
+	return r;
+}
+
+struct t_result t_run(struct model *m, struct t_workload *w, unsigned q,
+		      unsigned n)
+{
+	uint64_t next_ns[T_MAX_CLIENTS] = {0};
+	struct t_tally t = {0};
+
+	assert_true(q >= 1 && q <= T_MAX_CLIENTS);
+	for (unsigned c = 0; c < q; c++)
+		w->seq_next[c] = w->one_stream ? 0 : w->span_bytes / q * c;
+	for (unsigned i = 0; i < n; i++) {
+		unsigned c = 0;
+		struct model_io io;
+		uint64_t done;
+
+		for (unsigned k = 1; k < q; k++)
+			if (next_ns[k] < next_ns[c])
+				c = k;
+		io = t_next_io(w, c);
+		done = model_submit(m, next_ns[c], &io);
+		t_tally_add(&t, &io, next_ns[c], done);
+		next_ns[c] = done;
+	}
+	return t_tally_result(&t);
+}
+
+struct t_result t_run_rate(struct model *m, struct t_workload *w,
+			   double rate_per_s, unsigned n)
+{
+	struct t_tally t = {0};
+
+	w->seq_next[0] = 0;
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t at = (uint64_t)((double)i * S / rate_per_s);
+		struct model_io io = t_next_io(w, 0);
+
+		t_tally_add(&t, &io, at, model_submit(m, at, &io));
+	}
+	return t_tally_result(&t);
+}

@@ -1,0 +1,278 @@
+/* tiers/profile: the parser's errors, one line each naming file, line,
+ * section and key; defaults; the --scale grammar.
+ *
+ * Each error case is the valid base profile with one line changed, so
+ * the line numbers in the expected messages are the base's.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "tiers/profile.h"
+
+/* Lines:         1           2             3             4 */
+static const char base[] = "[frontend]\nspeed = 10GbE\n[tier flash]\nkind = "
+			   "ssd\n"
+			   /* 5 */ "drives = 4\n"
+			   /* 6 */ "capacity = 1T\n"
+			   /* 7 */ "raid = raid5\n"
+			   /* 8 */ "read_latency = 100us\n"
+			   /* 9 */ "write_latency = 50us\n";
+
+/* @base with the first occurrence of @find replaced by @repl. */
+static char *t_with(const char *find, const char *repl)
+{
+	const char *at = strstr(base, find);
+	size_t n = strlen(base) + strlen(repl) + 1;
+	char *out = malloc(n);
+
+	assert_non_null(at);
+	assert_non_null(out);
+	snprintf(out, n, "%.*s%s%s", (int)(at - base), base, repl,
+		 at + strlen(find));
+	return out;
+}
+
+struct t_case {
+	const char *find, *repl;
+	const char *want; /* the whole message */
+};
+
+static const struct t_case cases[] = {
+    {"raid = raid5", "raid = raid7",
+     "test.ini:7: [tier flash] raid: unknown RAID level 'raid7' (known: "
+     "raid0, raid1, raid10, raid5, raid6)"},
+    {"kind = ssd\n", "kind = ssd\ncolour = blue\n",
+     "test.ini:5: [tier flash] colour: unknown key"},
+    {"capacity = 1T", "capacity = 12X",
+     "test.ini:6: [tier flash] capacity: '12X' is not a size (4K, 480G)"},
+    {"read_latency = 100us", "read_latency = 100 parsecs",
+     "test.ini:8: [tier flash] read_latency: '100 parsecs' is not a "
+     "latency (100us, or percentiles: p50:90us p99:1ms, at most 8)"},
+    {"drives = 4", "drives = 0",
+     "test.ini:5: [tier flash] drives: '0' is not a whole number from 1 to "
+     "1024"},
+    {"drives = 4", "drives = 2",
+     "test.ini:7: [tier flash] raid: raid5 needs 3 drives or more per stripe "
+     "(has 2)"},
+    {"drives = 4", "drives = 4\nstripe_width = 3",
+     "test.ini:6: [tier flash] stripe_width: 3 does not divide drives = 4 "
+     "into RAID sets"},
+    {"read_latency = 100us", "read_latency = p50:90us p99:80us",
+     "test.ini:8: [tier flash] read_latency: percentiles out of order in "
+     "'p50:90us p99:80us' (percentiles and latencies must both ascend)"},
+    {"read_latency = 100us", "read_latency = p99:90us p50:100us",
+     "test.ini:8: [tier flash] read_latency: percentiles out of order in "
+     "'p99:90us p50:100us' (percentiles and latencies must both ascend)"},
+    {"read_latency = 100us", "read_latency = 0",
+     "test.ini:8: [tier flash] read_latency: must be above 0"},
+    {"[frontend]\n", "[frontends]\n",
+     "test.ini:1: unknown section [frontends] (known: [array], "
+     "[controllers], [frontend], [tier flash], [tier cache], [tier "
+     "backing], [cache], [dedupe])"},
+    {"kind = ssd", "kind = ssd\nkind = hdd",
+     "test.ini:5: [tier flash] kind: given twice (first on line 4)"},
+    {"speed = 10GbE\n", "",
+     "test.ini:1: [frontend] speed: missing (no default)"},
+    {"speed = 10GbE", "speed = 3GbE",
+     "test.ini:2: [frontend] speed: unknown link speed '3GbE' (known: 1GbE, "
+     "10GbE, 25GbE, 40GbE, 100GbE, 4GFC, 8GFC, 16GFC, 32GFC, SATA-3G, "
+     "SATA-6G, SAS-6G, SAS-12G)"},
+    {"speed = 10GbE", "speed = 10GbE\nread_overhead = 150%",
+     "test.ini:3: [frontend] read_overhead: '150%' is not a percentage (8%)"},
+    {"speed = 10GbE", "speed = 10GbE\nwrite_overhead = 100%",
+     "test.ini:3: [frontend] write_overhead: must be below 100%"},
+    {"kind = ssd", "kind = hdd",
+     "test.ini:3: [tier flash] rpm: required for kind = hdd"},
+    {"kind = ssd", "kind = ssd\nrpm = 7200",
+     "test.ini:5: [tier flash] rpm: only for kind = hdd"},
+    {"drives = 4\ncapacity = 1T\nraid = raid5",
+     "drives = 3\ncapacity = 1T\nraid = raid10",
+     "test.ini:7: [tier flash] raid: raid10 needs an even number of drives, 4 "
+     "or more (drives = 3)"},
+    {"raid = raid5", "raid = raid10\nstripe_width = 3",
+     "test.ini:8: [tier flash] stripe_width: only for raid5 and raid6 "
+     "(raid10's is 2)"},
+    {"[frontend]", "[controllers]\ncount = 2\n[frontend]",
+     "test.ini:2: [controllers] count: 2 controllers need mode = "
+     "active-standby or active-active (mode is single)"},
+    {"[frontend]", "[controllers]\nwrite_cache = mirrored\n[frontend]",
+     "test.ini:2: [controllers] write_cache: mirrored needs a partner "
+     "controller (count >= 2)"},
+    {"[frontend]", "[array]\nmodel = null\n[frontend]",
+     "test.ini:3: [frontend]: model = null takes no other section"},
+    {"[tier flash]", "[tier cache]",
+     "test.ini: [array]: no drives: give [tier flash], or [tier cache] and "
+     "[tier backing]"},
+    {"write_latency = 50us\n",
+     "write_latency = 50us\n[tier cache]\nkind = ssd\n",
+     "test.ini:10: [tier cache]: an array has [tier flash] alone, or [tier "
+     "cache] over [tier backing]"},
+    {"write_latency = 50us\n", "write_latency = 50us\n[cache]\nsize = 1G\n",
+     "test.ini:10: [cache]: only with [tier cache] over [tier backing]"},
+    {"speed = 10GbE\n", "speed = 10GbE\nthis line has no equals sign\n",
+     "test.ini:3: expected [section] or key = value"},
+    {"[frontend]\n", "speed = 1GbE\n[frontend]\n",
+     "test.ini:1: speed: key outside any known section"},
+};
+
+static void test_errors(void **state)
+{
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		char *text = t_with(cases[i].find, cases[i].repl);
+		char err[PROFILE_ERR_LEN] = "";
+		struct profile p;
+		int rc = profile_parse_string(text, "test.ini", &p, err,
+					      sizeof(err));
+
+		if (rc != -EINVAL || strcmp(err, cases[i].want)) {
+			print_message(
+			    "# case %zu: rc %d\n#  got  '%s'\n#  want "
+			    "'%s'\n",
+			    i, rc, err, cases[i].want);
+			fail();
+		}
+		free(text);
+	}
+}
+
+/* A hybrid whose cache cannot fit on its tier. */
+static void test_cache_too_big(void **state)
+{
+	static const char text[] =
+	    "[frontend]\nspeed = 10GbE\n"
+	    "[tier cache]\nkind = ssd\ndrives = 4\ncapacity = 100G\n"
+	    "raid = raid10\nread_latency = 100us\nwrite_latency = 50us\n"
+	    "[tier backing]\nkind = hdd\ndrives = 6\ncapacity = 4T\n"
+	    "raid = raid6\nread_latency = 0\nwrite_latency = 0\nrpm = 7200\n"
+	    "[cache]\nsize = 201G\ndestage_rate = 100M/s\n"
+	    "destage_start = 50%\ndestage_stop = 60%\n";
+	char err[PROFILE_ERR_LEN];
+	struct profile p;
+
+	assert_int_equal(
+	    profile_parse_string(text, "h.ini", &p, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "h.ini:19: [cache] size: must be above 0 and "
+				 "at most [tier cache]'s usable capacity "
+				 "(214748364800 bytes)");
+}
+
+static void test_line_too_long(void **state)
+{
+	char text[512];
+	char err[PROFILE_ERR_LEN];
+	struct profile p;
+
+	snprintf(text, sizeof(text), "[array]\ndescription = %0300d\n", 7);
+	assert_int_equal(
+	    profile_parse_string(text, "l.ini", &p, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "l.ini:2: line longer than 198 characters");
+}
+
+static void test_defaults(void **state)
+{
+	char err[PROFILE_ERR_LEN];
+	struct profile p;
+	const struct profile_tier *t = &p.tier[PROFILE_TIER_FLASH];
+
+	assert_int_equal(
+	    profile_parse_string(base, "d.ini", &p, err, sizeof(err)), 0);
+	assert_string_equal(p.name, "d");
+	assert_int_equal(p.model, PROFILE_MODEL_TIMED);
+	assert_int_equal(p.ctl.count, 1);
+	assert_int_equal(p.ctl.ha, PROFILE_HA_SINGLE);
+	assert_int_equal(p.ctl.write_backlog_ns, 100000000);
+	assert_int_equal(p.fe.links, 1);
+	assert_int_equal(p.fe.line_bytes_per_s, 1250000000);
+	assert_true(t->present);
+	assert_false(p.tier[PROFILE_TIER_CACHE].present);
+	assert_int_equal(t->stripe_width, 4);
+	assert_int_equal(t->stripe_unit_bytes, 65536);
+	assert_int_equal(t->slots, 1);
+	assert_int_equal(t->latency[ENGINE_OP_READ].fixed_ns, 100000);
+	assert_int_equal(profile_tier_usable_bytes(t), 3ull << 40);
+	assert_false(p.dedupe.enabled);
+}
+
+static void test_values(void **state)
+{
+	static const char text[] =
+	    "[frontend]\nspeed = 8gfc\nread_overhead = 99.9%\n"
+	    "[tier flash]\nkind = NVMe\ndrives = 1\ncapacity = 1.5T\n"
+	    "raid = raid0\nread_latency = p0:10us, p99.9:1.5ms p100:2ms\n"
+	    "write_latency = 0.5ms\nread_bandwidth = 2.5G/s\n"
+	    "[dedupe]\nenabled = on\n";
+	char err[PROFILE_ERR_LEN];
+	struct profile p;
+	const struct profile_tier *t = &p.tier[PROFILE_TIER_FLASH];
+
+	assert_int_equal(
+	    profile_parse_string(text, "v.ini", &p, err, sizeof(err)), 0);
+	assert_string_equal(p.fe.speed, "8GFC");
+	assert_int_equal(p.fe.line_bytes_per_s, 800000000);
+	assert_true(p.fe.overhead_pct[ENGINE_OP_READ] == 99.9);
+	assert_int_equal(t->kind, PROFILE_KIND_NVME);
+	assert_int_equal(t->capacity_bytes, 3ull << 39);
+	assert_int_equal(t->latency[ENGINE_OP_READ].n_points, 3);
+	assert_true(t->latency[ENGINE_OP_READ].points[1].pct == 99.9);
+	assert_int_equal(t->latency[ENGINE_OP_READ].points[1].ns, 1500000);
+	assert_int_equal(t->latency[ENGINE_OP_WRITE].fixed_ns, 500000);
+	assert_int_equal(t->bandwidth_bytes_per_s[ENGINE_OP_READ], 5ull << 29);
+	assert_true(p.dedupe.enabled);
+}
+
+static void test_load(void **state)
+{
+	char err[PROFILE_ERR_LEN];
+	struct profile p;
+
+	assert_int_equal(profile_load("null", &p, err, sizeof(err)), 0);
+	assert_int_equal(p.model, PROFILE_MODEL_NULL);
+	assert_int_equal(profile_load("nonesuch", &p, err, sizeof(err)),
+			 -ENOENT);
+	assert_string_equal(err, "unknown profile 'nonesuch' (see: arraysim "
+				 "profiles; a file needs a '/' or .ini)");
+	assert_int_equal(
+	    profile_load("/nonexistent/x.ini", &p, err, sizeof(err)), -ENOENT);
+	assert_string_equal(err, "profile /nonexistent/x.ini: No such file or "
+				 "directory");
+}
+
+static void test_scale(void **state)
+{
+	static const char *const bad[] = {"0",	  "",	 "abc", "-1", "1e3",
+					  "1001", "0.0", "1.",	" 1", "1 "};
+	double f = 0;
+
+	assert_int_equal(profile_parse_scale("0.5", &f), 0);
+	assert_true(f == 0.5);
+	assert_int_equal(profile_parse_scale("1000", &f), 0);
+	assert_true(f == 1000.0);
+	assert_int_equal(profile_parse_scale("0.001", &f), 0);
+	assert_true(f == 0.001);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++)
+		assert_int_equal(profile_parse_scale(bad[i], &f), -EINVAL);
+	assert_int_equal(profile_parse_scale(NULL, &f), -EINVAL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_errors),
+	    cmocka_unit_test(test_cache_too_big),
+	    cmocka_unit_test(test_line_too_long),
+	    cmocka_unit_test(test_defaults),
+	    cmocka_unit_test(test_values),
+	    cmocka_unit_test(test_load),
+	    cmocka_unit_test(test_scale),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

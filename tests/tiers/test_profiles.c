@@ -1,0 +1,224 @@
+/* The built-in profiles: each loads, prints back to itself, and the
+ * calibrated ones reproduce their published figures (arrays.md) in
+ * emulated time, under the assumptions their comments state (queue
+ * depth, block sizes, hit ratios).
+ *
+ * This is the model alone, no FUSE: it checks the calibration, not the
+ * host. End-to-end runs with fio on a mount are bench/'s business. Each
+ * row prints "model vs published", so `meson test -v` is the table.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "tests/tiers/t_model.h"
+
+#define GIB (1024ull * MIB)
+
+/* ---- every built-in ---------------------------------------------------- */
+
+/* profile_print(@p) as a malloc'd string. */
+static char *t_print(const struct profile *p)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	profile_print(f, p);
+	fclose(f);
+	return buf;
+}
+
+static void test_builtins_print_back(void **state)
+{
+	unsigned n = 0;
+
+	for (const struct profile_builtin *b = profile_builtins(); b->name;
+	     b++, n++) {
+		struct profile *p = malloc(sizeof(*p));
+		char err[PROFILE_ERR_LEN], *once, *twice;
+
+		assert_non_null(p);
+		if (profile_load(b->name, p, err, sizeof(err)))
+			print_message("# %s\n", err);
+		assert_string_equal(p->name, b->name);
+		assert_true(strlen(p->description) > 10);
+		once = t_print(p);
+		/* What show prints loads to a profile that prints the same
+		 * (the first line names the file, so is skipped). */
+		assert_int_equal(
+		    profile_parse_string(once, b->name, p, err, sizeof(err)),
+		    0);
+		twice = t_print(p);
+		assert_string_equal(strchr(once, '\n'), strchr(twice, '\n'));
+		free(once);
+		free(twice);
+		free(p);
+		if (b[1].name)
+			assert_true(strcmp(b->name, b[1].name) < 0);
+	}
+	assert_int_equal(n, 9);
+}
+
+/* ---- the published figures ---------------------------------------------- */
+
+enum t_metric { T_IOPS, T_MB_S };
+
+struct t_figure {
+	const char *profile;
+	const char *what;
+	unsigned qd;
+	uint64_t block;
+	double read_frac, random_frac, hit_frac;
+	bool one_stream;
+	enum t_metric metric;
+	double published;
+	bool fitted; /* false: printed, not asserted (see the profile) */
+};
+
+#define CDM(what, qd, block, rd, rnd, metric, value)                           \
+	{                                                                      \
+		"micron-m600", what, qd, block, rd, rnd, 0, true, metric,      \
+		    value, true                                                \
+	}
+#define NAS(what, qd, block, rd, rnd, metric, value)                           \
+	{                                                                      \
+		"synology-1813-raid5-1gbe", what, qd, block, rd, rnd, 0, true, \
+		    metric, value, true                                        \
+	}
+
+static const struct t_figure figures[] = {
+    CDM("SEQ read Q32T1", 32, 128 * KIB, 1, 0, T_MB_S, 560.129),
+    CDM("SEQ write Q32T1", 32, 128 * KIB, 0, 0, T_MB_S, 511.183),
+    CDM("RND4K read Q32T1", 32, 4096, 1, 1, T_IOPS, 87394.0),
+    CDM("RND4K write Q32T1", 32, 4096, 0, 1, T_IOPS, 89348.1),
+    CDM("SEQ read Q1T1", 1, MIB, 1, 0, T_MB_S, 489.114),
+    CDM("SEQ write Q1T1", 1, MIB, 0, 0, T_MB_S, 473.808),
+    CDM("RND4K read Q1T1", 1, 4096, 1, 1, T_IOPS, 5577.6),
+    CDM("RND4K write Q1T1", 1, 4096, 0, 1, T_IOPS, 14853.5),
+    NAS("SEQ read Q32", 32, 128 * KIB, 1, 0, T_MB_S, 114.898),
+    NAS("SEQ write Q32", 32, 128 * KIB, 0, 0, T_MB_S, 96.743),
+    NAS("RND4K read Q32", 32, 4096, 1, 1, T_IOPS, 13815.4),
+    NAS("RND4K write Q32", 32, 4096, 0, 1, T_IOPS, 10820.1),
+    NAS("SEQ read Q1", 1, MIB, 1, 0, T_MB_S, 106.323),
+    NAS("SEQ write Q1", 1, MIB, 0, 0, T_MB_S, 81.581),
+    NAS("RND4K read Q1", 1, 4096, 1, 1, T_IOPS, 3054.9),
+    NAS("RND4K write Q1", 1, 4096, 0, 1, T_IOPS, 2263.2),
+    {"tintri-t540", "OLTP 4K 70/30 random QD16", 16, 4096, 0.7, 1, 1, false,
+     T_IOPS, 20947.37, true},
+    {"tintri-t540", "Exchange 8K 55/45 80% random QD16", 16, 8192, 0.55, 0.8, 1,
+     false, T_IOPS, 12837.28, true},
+    {"traditional-san", "OLTP 4K 70/30 random QD16", 16, 4096, 0.7, 1, 0.4,
+     false, T_IOPS, 8355.75, true},
+    {"traditional-san", "Exchange 8K 55/45 80% random QD16", 16, 8192, 0.55,
+     0.8, 0.4, false, T_IOPS, 3338.28, false},
+    {"xtremio-xbrick", "4K random read QD128", 128, 4096, 1, 1, 0, false,
+     T_IOPS, 250000, true},
+    {"xtremio-xbrick", "4K random 50/50 QD128", 128, 4096, 0.5, 1, 0, false,
+     T_IOPS, 150000, true},
+};
+
+static struct t_result t_figure_run(const struct t_figure *f)
+{
+	struct profile *p = malloc(sizeof(*p));
+	char err[PROFILE_ERR_LEN];
+	struct model *m;
+	struct t_workload w = {
+	    .block = f->block,
+	    .read_frac = f->read_frac,
+	    .random_frac = f->random_frac,
+	    .hit_frac = f->hit_frac,
+	    .one_stream = f->one_stream,
+	    .span_bytes = 64 * GIB,
+	};
+	struct t_result r;
+
+	assert_non_null(p);
+	assert_int_equal(profile_load(f->profile, p, err, sizeof(err)), 0);
+	m = t_model(p, 1.0, 1);
+	engine_rng_seed(&w.rng, 7);
+	/* Enough I/Os that start-up is noise: about 2 s of emulated time,
+	 * at least 2000 and 100 per outstanding I/O. */
+	r = t_run(m, &w, f->qd, 20000);
+	model_free(m);
+	free(p);
+	return r;
+}
+
+static void test_published_figures(void **state)
+{
+	unsigned misses = 0;
+
+	for (size_t i = 0; i < sizeof(figures) / sizeof(*figures); i++) {
+		const struct t_figure *f = &figures[i];
+		struct t_result r = t_figure_run(f);
+		double got = f->metric == T_IOPS ? r.iops : r.mb_s;
+		double off = (got - f->published) / f->published * 100;
+		bool ok = off < 10 && off > -10;
+
+		print_message("# %-25s %-34s model %10.1f published %10.1f "
+			      "%s %+6.1f%%  (mean latency %.0f us)%s\n",
+			      f->profile, f->what, got, f->published,
+			      f->metric == T_IOPS ? "IOPS" : "MB/s", off,
+			      r.mean_lat_us, f->fitted ? "" : "  [not fitted]");
+		if (f->fitted && !ok)
+			misses++;
+	}
+	assert_int_equal(misses, 0);
+}
+
+/* Infinidat: 150K IOPS, 8K, random, 50/50, rate-targeted: carried by 3
+ * controllers; with 2 (one failed) the array can no longer keep up. */
+static void test_infinidat_controllers(void **state)
+{
+	static const char *const counts[] = {"count = 3", "count = 2"};
+	const struct profile_builtin *b = profile_builtins();
+	struct t_result r[2];
+
+	while (strcmp(b->name, "infinidat-6303"))
+		b++;
+	for (unsigned i = 0; i < 2; i++) {
+		char *text = strdup(b->text), *at = strstr(text, "count = 3");
+		struct t_workload w = {.block = 8192,
+				       .read_frac = 0.5,
+				       .random_frac = 1.0,
+				       .hit_frac = 0.9,
+				       .span_bytes = 64 * GIB};
+		struct profile *p;
+		struct model *m;
+
+		assert_non_null(at);
+		memcpy(at, counts[i], strlen(counts[i]));
+		p = t_profile(text);
+		m = t_model(p, 1.0, 1);
+		engine_rng_seed(&w.rng, 3);
+		r[i] = t_run_rate(m, &w, 150000, 300000);
+		print_message("# infinidat-6303 %s: 150K offered, %.0f IOPS "
+			      "done, mean latency %.0f us\n",
+			      counts[i], r[i].iops, r[i].mean_lat_us);
+		model_free(m);
+		free(p);
+		free(text);
+	}
+	t_assert_within(r[0].iops, 150000, 0.02);
+	assert_true(r[0].mean_lat_us < 2000);
+	assert_true(r[1].iops < 0.97 * 150000 || r[1].mean_lat_us > 5000);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_builtins_print_back),
+	    cmocka_unit_test(test_published_figures),
+	    cmocka_unit_test(test_infinidat_controllers),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,296 @@
+/* Flash-tier residency: an LRU of 4 KiB blocks with dirty tracking.
+ *
+ *   entries[]   one per resident block, allocated as blocks arrive (up
+ *               to the capacity), then reused by eviction
+ *   hash        open addressing, linear probing: (ino, block) -> entry
+ *   LRU list    most recently used at the head; the tail is evicted
+ *   dirty list  written blocks not yet destaged, oldest at the tail
+ *
+ *   block state:   absent ──insert──> clean ──write──> dirty
+ *                     ^                 │  ^             │
+ *                     └────evict────────┘  └──destaged───┘
+ *   (evicting a dirty block is reported: its write to the backing tier
+ *   is owed at once)
+ *
+ * Why an intrusive array with 32-bit links: a hybrid's cache is large
+ * (a million 4 KiB blocks is only 4 GiB) and the model looks blocks up
+ * under its lock for every request; 40 bytes a block, no allocation per
+ * block once the cache is full.
+ */
+#include "tiers/cache.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NIL UINT32_MAX
+
+struct entry {
+	struct cache_key key;
+	uint32_t prev, next;   /* LRU list */
+	uint32_t dprev, dnext; /* dirty list, when dirty */
+	bool dirty;
+};
+
+struct cache {
+	uint64_t capacity;
+	struct entry *e;
+	uint32_t n, alloc;     /* entries used, allocated */
+	uint32_t *hash;	       /* entry index + 1; 0 empty */
+	uint32_t hash_size;    /* a power of two > 2 n */
+	uint32_t head, tail;   /* LRU: most, least recent */
+	uint32_t dhead, dtail; /* dirty: newest, oldest */
+	struct cache_stats st;
+};
+
+static uint32_t key_hash(struct cache_key k, uint32_t size)
+{
+	uint64_t h = k.ino * 0x9e3779b97f4a7c15ull ^ k.block;
+
+	h ^= h >> 31;
+	h *= 0xbf58476d1ce4e5b9ull;
+	h ^= h >> 29;
+	return (uint32_t)h & (size - 1);
+}
+
+static bool key_eq(struct cache_key a, struct cache_key b)
+{
+	return a.ino == b.ino && a.block == b.block;
+}
+
+int cache_new(uint64_t capacity_blocks, struct cache **out)
+{
+	struct cache *c;
+
+	*out = NULL;
+	if (!capacity_blocks)
+		return -EINVAL;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	c->capacity = capacity_blocks < NIL - 1 ? capacity_blocks : NIL - 1;
+	c->hash_size = 1024;
+	c->hash = calloc(c->hash_size, sizeof(*c->hash));
+	if (!c->hash) {
+		free(c);
+		return -ENOMEM;
+	}
+	c->head = c->tail = c->dhead = c->dtail = NIL;
+	*out = c;
+	return 0;
+}
+
+void cache_free(struct cache *c)
+{
+	if (!c)
+		return;
+	free(c->e);
+	free(c->hash);
+	free(c);
+}
+
+/* ---- hash -----------------------------------------------------------------
+ */
+
+/* The hash slot holding @k, or the empty slot where it would go. */
+static uint32_t hash_slot(const struct cache *c, struct cache_key k)
+{
+	uint32_t i = key_hash(k, c->hash_size);
+
+	while (c->hash[i] && !key_eq(c->e[c->hash[i] - 1].key, k))
+		i = (i + 1) & (c->hash_size - 1);
+	return i;
+}
+
+/* Remove slot @i, shifting back what probed past it (no tombstones). */
+static void hash_remove(struct cache *c, uint32_t i)
+{
+	uint32_t mask = c->hash_size - 1, j = i;
+
+	c->hash[i] = 0;
+	for (;;) {
+		uint32_t home;
+
+		j = (j + 1) & mask;
+		if (!c->hash[j])
+			return;
+		home = key_hash(c->e[c->hash[j] - 1].key, c->hash_size);
+		/* Move j back to i unless its home lies in (i, j]. */
+		if ((j > i && (home <= i || home > j)) ||
+		    (j < i && home <= i && home > j)) {
+			c->hash[i] = c->hash[j];
+			c->hash[j] = 0;
+			i = j;
+		}
+	}
+}
+
+static int hash_grow(struct cache *c)
+{
+	uint32_t size = c->hash_size * 2, *h = calloc(size, sizeof(*h));
+
+	if (!h)
+		return -ENOMEM;
+	free(c->hash);
+	c->hash = h;
+	c->hash_size = size;
+	for (uint32_t i = 0; i < c->n; i++)
+		c->hash[hash_slot(c, c->e[i].key)] = i + 1;
+	return 0;
+}
+
+/* ---- lists ------------------------------------------------------------------
+ */
+
+static void lru_unlink(struct cache *c, uint32_t i)
+{
+	struct entry *x = &c->e[i];
+
+	if (x->prev != NIL)
+		c->e[x->prev].next = x->next;
+	else
+		c->head = x->next;
+	if (x->next != NIL)
+		c->e[x->next].prev = x->prev;
+	else
+		c->tail = x->prev;
+}
+
+static void lru_push_head(struct cache *c, uint32_t i)
+{
+	c->e[i].prev = NIL;
+	c->e[i].next = c->head;
+	if (c->head != NIL)
+		c->e[c->head].prev = i;
+	c->head = i;
+	if (c->tail == NIL)
+		c->tail = i;
+}
+
+static void dirty_set(struct cache *c, uint32_t i)
+{
+	struct entry *x = &c->e[i];
+
+	if (x->dirty)
+		return;
+	x->dirty = true;
+	x->dprev = NIL;
+	x->dnext = c->dhead;
+	if (c->dhead != NIL)
+		c->e[c->dhead].dprev = i;
+	c->dhead = i;
+	if (c->dtail == NIL)
+		c->dtail = i;
+	c->st.dirty++;
+}
+
+static void dirty_clear(struct cache *c, uint32_t i)
+{
+	struct entry *x = &c->e[i];
+
+	if (!x->dirty)
+		return;
+	if (x->dprev != NIL)
+		c->e[x->dprev].dnext = x->dnext;
+	else
+		c->dhead = x->dnext;
+	if (x->dnext != NIL)
+		c->e[x->dnext].dprev = x->dprev;
+	else
+		c->dtail = x->dprev;
+	x->dirty = false;
+	c->st.dirty--;
+}
+
+/* ---- operations -------------------------------------------------------------
+ */
+
+bool cache_lookup(struct cache *c, struct cache_key k)
+{
+	uint32_t slot = hash_slot(c, k);
+
+	if (!c->hash[slot]) {
+		c->st.misses++;
+		return false;
+	}
+	c->st.hits++;
+	lru_unlink(c, c->hash[slot] - 1);
+	lru_push_head(c, c->hash[slot] - 1);
+	return true;
+}
+
+/* An entry for a new block: a fresh one below capacity, else the LRU
+ * tail, evicted (reporting a dirty victim). NIL on no memory. */
+static uint32_t entry_take(struct cache *c, bool *dirty_victim,
+			   struct cache_key *victim)
+{
+	uint32_t i;
+
+	if (c->n < c->capacity) {
+		if (c->n == c->alloc) {
+			uint32_t alloc = c->alloc ? c->alloc * 2 : 1024;
+			struct entry *e;
+
+			if (alloc > c->capacity)
+				alloc = (uint32_t)c->capacity;
+			e = realloc(c->e, (size_t)alloc * sizeof(*e));
+			if (!e)
+				return NIL;
+			c->e = e;
+			c->alloc = alloc;
+		}
+		if ((uint64_t)(c->n + 1) * 2 > c->hash_size && hash_grow(c))
+			return NIL;
+		c->st.resident++;
+		return c->n++;
+	}
+	i = c->tail;
+	*dirty_victim = c->e[i].dirty;
+	if (*dirty_victim) {
+		*victim = c->e[i].key;
+		c->st.dirty_evictions++;
+	}
+	c->st.evictions++;
+	dirty_clear(c, i);
+	lru_unlink(c, i);
+	hash_remove(c, hash_slot(c, c->e[i].key));
+	return i;
+}
+
+bool cache_insert(struct cache *c, struct cache_key k, bool dirty,
+		  struct cache_key *victim)
+{
+	uint32_t slot = hash_slot(c, k), i;
+	bool dirty_victim = false;
+
+	if (c->hash[slot]) {
+		i = c->hash[slot] - 1;
+		lru_unlink(c, i);
+	} else {
+		i = entry_take(c, &dirty_victim, victim);
+		if (i == NIL)
+			return false;
+		c->e[i].key = k;
+		c->e[i].dirty = false;
+		c->hash[hash_slot(c, k)] = i + 1;
+	}
+	lru_push_head(c, i);
+	if (dirty)
+		dirty_set(c, i);
+	return dirty_victim;
+}
+
+bool cache_destage_next(struct cache *c, struct cache_key *k)
+{
+	if (c->dtail == NIL)
+		return false;
+	*k = c->e[c->dtail].key;
+	dirty_clear(c, c->dtail);
+	c->st.destaged++;
+	return true;
+}
+
+void cache_stats(const struct cache *c, struct cache_stats *st)
+{
+	*st = c->st;
+}

@@ -1,0 +1,47 @@
+/* Flash-tier residency: which 4 KiB blocks of a hybrid sit in its cache
+ * tier, which of them are dirty, and which to evict (LRU).
+ *
+ * The bytes live once in the store whatever the model says; this only
+ * decides hit or miss and what the destager owes the backing tier. A
+ * block is named by (inode, block number). Not thread-safe: tiers/array.c
+ * calls it under the model's lock.
+ */
+#ifndef ARRAYSIM_TIERS_CACHE_H
+#define ARRAYSIM_TIERS_CACHE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct cache;
+
+struct cache_key {
+	uint64_t ino;
+	uint64_t block; /* offset / 4096 */
+};
+
+struct cache_stats {
+	uint64_t hits, misses; /* lookups */
+	uint64_t resident, dirty;
+	uint64_t evictions, dirty_evictions, destaged;
+};
+
+/* A cache of @capacity_blocks (>= 1; more than 2^32 - 2 are taken as
+ * that). Memory grows with the blocks resident. 0, -EINVAL or -ENOMEM. */
+int cache_new(uint64_t capacity_blocks, struct cache **out);
+/* Free @c; NULL is a no-op. */
+void cache_free(struct cache *c);
+/* Whether @k is resident (counted as a hit or a miss); a hit becomes
+ * the most recently used. */
+bool cache_lookup(struct cache *c, struct cache_key k);
+/* Make @k resident and most recently used, dirty if @dirty (a resident
+ * clean block turns dirty; a dirty one stays so). Evicts the least
+ * recently used block when full: returns true and sets *@victim if the
+ * victim was dirty (the caller owes the backing tier its write). Out of
+ * memory, @k is simply not made resident (a later lookup misses). */
+bool cache_insert(struct cache *c, struct cache_key k, bool dirty,
+		  struct cache_key *victim);
+/* The oldest dirty block into *@k, now clean: true, or false if none. */
+bool cache_destage_next(struct cache *c, struct cache_key *k);
+void cache_stats(const struct cache *c, struct cache_stats *st);
+
+#endif

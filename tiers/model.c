@@ -1,0 +1,449 @@
+/* The array model: which resources one host I/O passes through, when.
+ *
+ * Resources (engine, one each):
+ *   link<i>.in, link<i>.out   a front-end link per direction (full duplex),
+ *                             bandwidth = line rate x (1 - overhead)
+ *   ctl<i>                    a controller: `cores` slots, CPU per request
+ *   <tier><i>                 a drive: slots, latency, caps, HDD seek
+ *
+ * One request (times in emulated ns; "||" runs in parallel, the request
+ * ends when both sides have):
+ *
+ *   write  +request_latency ─┬─ link.in: the data ──────────────┐
+ *                            ├─ ctl: CPU ──────────┬─ drives ────┴ ack
+ *                            └─ [partner: mirror] ─┘
+ *   read   +request_latency ─ ctl: CPU ─┬─ drives ──────────┐
+ *                                       └─ link.out: data ──┴ done
+ *
+ * CPU per request = frontend_op_cost + drive ops x backend_op_cost
+ * (+ dedupe cpu_cost per 4 KiB written when dedupe is on). Transfers
+ * are cut-through: data streams between wire and drives, so a large I/O
+ * costs the slower of the two, not their sum; except that with
+ * write_staging a write is received whole before the controller starts.
+ *
+ * Which drives (RAID expansion in raid.c):
+ *   all-flash     the flash tier
+ *   hybrid read   hit: the cache tier; miss: the backing tier, then (if
+ *                 promote_on_read_miss) a background write to the cache
+ *   hybrid write  write-back: cache tier; write-through: both tiers;
+ *                 write-around: backing tier
+ *
+ * With a controller write cache a write is acknowledged once in RAM
+ * (and, mirrored, in the partner's): its drive operations run in the
+ * background from then on, competing with later I/O, and a write waits
+ * only when the drives lag more than write_backlog behind.
+ *
+ * --scale F: every duration is divided by F and every rate multiplied by
+ * it, so the whole array runs F times as fast (or, below 1, as slow).
+ */
+#include "tiers/model.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "tiers/raid.h"
+
+#define MODEL_MAX_LINKS 64
+#define MODEL_MAX_CTLS 64
+#define BLOCK 4096u
+
+struct model {
+	const struct profile *p;
+	double scale;
+	struct engine *e;
+	int link_in[MODEL_MAX_LINKS], link_out[MODEL_MAX_LINKS];
+	int ctl[MODEL_MAX_CTLS];
+	int drive0[PROFILE_TIER_COUNT]; /* resource id of drive 0 */
+	unsigned next_link, next_ctl;	/* round-robin */
+	/* Durations of the profile, scaled. */
+	uint64_t request_ns, fe_op_ns, be_op_ns, mirror_ns, backlog_ns,
+	    dedupe_ns;
+	struct raid_plan *plan[2]; /* at most two tiers at once */
+	struct model_counts counts;
+};
+
+/* ---- scaling ------------------------------------------------------------ */
+
+static uint64_t scale_ns(const struct model *m, uint64_t ns)
+{
+	return (uint64_t)((double)ns / m->scale + 0.5);
+}
+
+static uint64_t scale_rate(const struct model *m, uint64_t per_s)
+{
+	return (uint64_t)((double)per_s * m->scale + 0.5);
+}
+
+static struct engine_dist scale_dist(const struct model *m,
+				     const struct engine_dist *d)
+{
+	struct engine_dist out = *d;
+
+	out.fixed_ns = scale_ns(m, d->fixed_ns);
+	for (unsigned i = 0; i < d->n_points; i++)
+		out.points[i].ns = scale_ns(m, d->points[i].ns);
+	return out;
+}
+
+/* ---- building ----------------------------------------------------------- */
+
+static int add_links(struct model *m)
+{
+	const struct profile_frontend *fe = &m->p->fe;
+	struct engine_resource_conf c = {.slots = 1};
+	char name[32];
+
+	c.name = name;
+	for (unsigned i = 0; i < fe->links; i++) {
+		for (int op = 0; op < ENGINE_OP_COUNT; op++) {
+			uint64_t bw = scale_rate(
+			    m, (uint64_t)profile_link_bytes_per_s(fe, op));
+			int *ids =
+			    op == ENGINE_OP_READ ? m->link_out : m->link_in;
+
+			c.bandwidth_bytes_per_s[ENGINE_OP_READ] = bw;
+			c.bandwidth_bytes_per_s[ENGINE_OP_WRITE] = bw;
+			snprintf(name, sizeof(name), "link%u.%s", i,
+				 op == ENGINE_OP_READ ? "out" : "in");
+			ids[i] = engine_add_resource(m->e, &c);
+			if (ids[i] < 0)
+				return ids[i];
+		}
+	}
+	return 0;
+}
+
+static int add_controllers(struct model *m)
+{
+	struct engine_resource_conf c = {.slots = m->p->ctl.cores};
+	char name[32];
+
+	c.name = name;
+	for (unsigned i = 0; i < m->p->ctl.count; i++) {
+		snprintf(name, sizeof(name), "ctl%u", i);
+		m->ctl[i] = engine_add_resource(m->e, &c);
+		if (m->ctl[i] < 0)
+			return m->ctl[i];
+	}
+	return 0;
+}
+
+/* A drive of tier @t as an engine resource configuration. */
+static struct engine_resource_conf drive_conf(const struct model *m,
+					      const struct profile_tier *t)
+{
+	struct engine_resource_conf c = {.slots = t->slots};
+
+	for (int op = 0; op < ENGINE_OP_COUNT; op++) {
+		c.service[op] = scale_dist(m, &t->latency[op]);
+		c.bandwidth_bytes_per_s[op] =
+		    scale_rate(m, t->bandwidth_bytes_per_s[op]);
+		c.max_ops_per_s[op] = scale_rate(m, t->iops[op]);
+	}
+	if (t->kind == PROFILE_KIND_HDD) {
+		/* An HDD's latency keys are its command overhead; seek and
+		 * rotation come from the head position (engine.h). */
+		const struct engine_dist *d = &t->latency[ENGINE_OP_READ];
+
+		c.hdd.rpm = (uint32_t)scale_rate(m, t->rpm);
+		c.hdd.overhead_ns =
+		    scale_ns(m, d->n_points ? d->points[d->n_points - 1].ns
+					    : d->fixed_ns);
+		c.hdd.track_seek_ns = scale_ns(m, t->track_seek_ns);
+		c.hdd.full_seek_ns = scale_ns(m, t->full_seek_ns);
+		c.hdd.span_bytes = t->capacity_bytes;
+		if (!c.hdd.rpm)
+			c.hdd.rpm = 1;
+	}
+	return c;
+}
+
+static int add_drives(struct model *m)
+{
+	for (unsigned tier = 0; tier < PROFILE_TIER_COUNT; tier++) {
+		const struct profile_tier *t = &m->p->tier[tier];
+		struct engine_resource_conf c;
+		static const char *const names[] = {"flash", "cache",
+						    "backing"};
+		char name[32];
+
+		m->drive0[tier] = -1;
+		if (!t->present)
+			continue;
+		c = drive_conf(m, t);
+		c.name = name;
+		for (unsigned i = 0; i < t->drives; i++) {
+			int id;
+
+			snprintf(name, sizeof(name), "%s%u", names[tier], i);
+			id = engine_add_resource(m->e, &c);
+			if (id < 0)
+				return id;
+			if (i == 0)
+				m->drive0[tier] = id;
+		}
+	}
+	return 0;
+}
+
+int model_new(const struct profile *p, double scale, uint64_t seed,
+	      struct model **out)
+{
+	struct model *m;
+	int rc;
+
+	*out = NULL;
+	if (p->model != PROFILE_MODEL_TIMED || !(scale > 0.0) ||
+	    p->fe.links > MODEL_MAX_LINKS || p->ctl.count > MODEL_MAX_CTLS)
+		return -EINVAL;
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	m->p = p;
+	m->scale = scale;
+	m->plan[0] = malloc(sizeof(*m->plan[0]));
+	m->plan[1] = malloc(sizeof(*m->plan[1]));
+	rc = engine_new(seed, &m->e);
+	if (!rc && (!m->plan[0] || !m->plan[1]))
+		rc = -ENOMEM;
+	if (!rc)
+		rc = add_links(m);
+	if (!rc)
+		rc = add_controllers(m);
+	if (!rc)
+		rc = add_drives(m);
+	if (rc) {
+		model_free(m);
+		return rc;
+	}
+	m->request_ns = scale_ns(m, p->fe.request_ns);
+	m->fe_op_ns = scale_ns(m, p->ctl.frontend_op_ns);
+	m->be_op_ns = scale_ns(m, p->ctl.backend_op_ns);
+	m->mirror_ns = scale_ns(m, p->ctl.mirror_ns);
+	m->backlog_ns = scale_ns(m, p->ctl.write_backlog_ns);
+	m->dedupe_ns = p->dedupe.enabled ? scale_ns(m, p->dedupe.cpu_ns) : 0;
+	*out = m;
+	return 0;
+}
+
+void model_free(struct model *m)
+{
+	if (!m)
+		return;
+	engine_free(m->e);
+	free(m->plan[0]);
+	free(m->plan[1]);
+	free(m);
+}
+
+/* ---- one request --------------------------------------------------------- */
+
+/* The drive work of one request: up to two tier plans. */
+struct work {
+	int tier[2]; /* -1: none */
+	unsigned n;
+	unsigned ops; /* drive operations in all plans */
+};
+
+static void work_add(struct model *m, struct work *w, int tier,
+		     enum engine_op op, uint64_t off, uint64_t len)
+{
+	struct raid_plan *plan = m->plan[w->n];
+
+	/* The cache tier is addressed by cache slot, not logical offset. */
+	if (tier == PROFILE_TIER_CACHE)
+		off %= m->p->cache.size_bytes;
+	if (raid_plan(&m->p->tier[tier], op, off, len, plan))
+		return;
+	w->tier[w->n++] = tier;
+	w->ops += plan->n;
+}
+
+/* Run plan @i of @w from @start; its end time. Phases in order, each
+ * phase's operations in parallel. */
+static uint64_t run_plan(struct model *m, const struct work *w, unsigned i,
+			 uint64_t start, uint64_t *counts)
+{
+	const struct raid_plan *plan = m->plan[i];
+	uint64_t end = start;
+
+	for (unsigned phase = 0; phase < plan->phases; phase++) {
+		uint64_t from = end;
+
+		for (unsigned k = 0; k < plan->n; k++) {
+			const struct raid_op *o = &plan->ops[k];
+			struct engine_stage st = {
+			    .res = m->drive0[w->tier[i]] + (int)o->drive,
+			    .op = o->op,
+			    .bytes = o->bytes,
+			    .offset_bytes = o->offset,
+			};
+			uint64_t t;
+
+			if (o->phase != phase)
+				continue;
+			t = engine_submit(m->e, from, &st, 1);
+			end = t > end ? t : end;
+			counts[o->op]++;
+		}
+	}
+	return end;
+}
+
+static uint64_t run_work(struct model *m, const struct work *w, uint64_t start,
+			 uint64_t *counts)
+{
+	uint64_t end = start;
+
+	for (unsigned i = 0; i < w->n; i++) {
+		uint64_t t = run_plan(m, w, i, start, counts);
+
+		end = t > end ? t : end;
+	}
+	return end;
+}
+
+/* The drive work a host I/O implies, by layout and cache policy. */
+static void plan_io(struct model *m, const struct model_io *io, struct work *w)
+{
+	const struct profile *p = m->p;
+	bool hybrid = p->tier[PROFILE_TIER_CACHE].present;
+	enum profile_policy pol = p->cache.policy;
+	uint64_t blocks = (io->length + BLOCK - 1) / BLOCK;
+
+	w->n = w->ops = 0;
+	if (io->op == ENGINE_OP_WRITE && p->dedupe.enabled &&
+	    io->blocks_deduped >= blocks)
+		return; /* all references: metadata only */
+	if (!hybrid) {
+		work_add(m, w, PROFILE_TIER_FLASH, io->op, io->offset,
+			 io->length);
+		return;
+	}
+	if (io->op == ENGINE_OP_READ) {
+		work_add(m, w,
+			 io->cache_hit ? PROFILE_TIER_CACHE
+				       : PROFILE_TIER_BACKING,
+			 io->op, io->offset, io->length);
+		return;
+	}
+	if (pol != PROFILE_POLICY_WRITE_AROUND)
+		work_add(m, w, PROFILE_TIER_CACHE, io->op, io->offset,
+			 io->length);
+	if (pol != PROFILE_POLICY_WRITE_BACK)
+		work_add(m, w, PROFILE_TIER_BACKING, io->op, io->offset,
+			 io->length);
+}
+
+/* CPU, on the controller that takes the request (and its partner for
+ * a mirrored write); returns when the controllers are done. */
+static uint64_t run_controller(struct model *m, const struct model_io *io,
+			       unsigned ops, uint64_t start)
+{
+	const struct profile_controllers *c = &m->p->ctl;
+	unsigned i =
+	    c->ha == PROFILE_HA_ACTIVE_ACTIVE ? m->next_ctl++ % c->count : 0;
+	struct engine_stage st = {.res = m->ctl[i], .op = io->op};
+	uint64_t t;
+
+	st.work_ns = m->fe_op_ns + ops * m->be_op_ns;
+	if (io->op == ENGINE_OP_WRITE)
+		st.work_ns += (io->length + BLOCK - 1) / BLOCK * m->dedupe_ns;
+	t = engine_submit(m->e, start, &st, 1);
+	if (io->op == ENGINE_OP_WRITE &&
+	    c->write_cache == PROFILE_WCACHE_MIRRORED) {
+		/* The partner copies the data as it arrives, alongside the
+		 * owner's work (booked at the same arrival, so the engine
+		 * sees controller bookings in time order). */
+		uint64_t mirrored;
+
+		st.res = m->ctl[(i + 1) % c->count];
+		st.work_ns = m->mirror_ns;
+		mirrored = engine_submit(m->e, start, &st, 1);
+		t = mirrored > t ? mirrored : t;
+	}
+	return t;
+}
+
+/* The data on the wire, alongside the rest (cut-through). */
+static uint64_t run_link(struct model *m, const struct model_io *io,
+			 unsigned link, uint64_t start)
+{
+	struct engine_stage st = {
+	    .res = io->op == ENGINE_OP_WRITE ? m->link_in[link]
+					     : m->link_out[link],
+	    .op = io->op,
+	    .bytes = io->length,
+	};
+
+	return engine_submit(m->e, start, &st, 1);
+}
+
+uint64_t model_submit(struct model *m, uint64_t now_ns,
+		      const struct model_io *io)
+{
+	bool cached_write = io->op == ENGINE_OP_WRITE &&
+			    m->p->ctl.write_cache != PROFILE_WCACHE_NONE;
+	unsigned link = m->next_link++ % m->p->fe.links;
+	uint64_t t, end, wire, bg;
+	struct work w;
+
+	if (io->length == 0 || io->length > RAID_IO_MAX)
+		return now_ns;
+	plan_io(m, io, &w);
+	t = now_ns + m->request_ns;
+	/* A write's data arrives before the controller works on it; a
+	 * read's leaves once the controller has sent it to the drives. */
+	wire = io->op == ENGINE_OP_WRITE ? run_link(m, io, link, t) : 0;
+	if (m->p->fe.write_staging && wire > t)
+		t = wire; /* received whole first */
+	t = run_controller(m, io, w.ops, t);
+	if (io->op == ENGINE_OP_READ)
+		wire = run_link(m, io, link, t);
+	if (cached_write) {
+		end = t > wire ? t : wire;
+		bg = run_work(m, &w, end, m->counts.background_ops);
+		/* The write cache holds write_backlog of drive work. */
+		if (bg > m->backlog_ns && bg - m->backlog_ns > end)
+			end = bg - m->backlog_ns;
+		return end;
+	}
+	end = run_work(m, &w, t, m->counts.drive_ops);
+	end = end > wire ? end : wire;
+	if (io->op == ENGINE_OP_READ && !io->cache_hit &&
+	    m->p->tier[PROFILE_TIER_CACHE].present &&
+	    m->p->cache.promote_on_read_miss) {
+		w.n = w.ops = 0;
+		work_add(m, &w, PROFILE_TIER_CACHE, ENGINE_OP_WRITE, io->offset,
+			 io->length);
+		run_work(m, &w, end, m->counts.background_ops);
+	}
+	return end;
+}
+
+uint64_t model_destage(struct model *m, uint64_t now_ns, uint64_t offset,
+		       uint64_t length)
+{
+	struct work w = {.n = 0};
+	uint64_t t;
+
+	if (!m->p->tier[PROFILE_TIER_CACHE].present || length == 0 ||
+	    length > RAID_IO_MAX)
+		return now_ns;
+	work_add(m, &w, PROFILE_TIER_CACHE, ENGINE_OP_READ, offset, length);
+	t = run_work(m, &w, now_ns, m->counts.background_ops);
+	w.n = w.ops = 0;
+	work_add(m, &w, PROFILE_TIER_BACKING, ENGINE_OP_WRITE, offset, length);
+	return run_work(m, &w, t, m->counts.background_ops);
+}
+
+void model_counts(const struct model *m, struct model_counts *c)
+{
+	*c = m->counts;
+}
+
+const struct engine *model_engine(const struct model *m)
+{
+	return m->e;
+}

@@ -1,0 +1,286 @@
+/* Array profiles: defaults and the checks that span keys.
+ *
+ * After parsing, every key of every section that applies is either given
+ * or takes its default from pkeys[] (parsed like a value); a required key
+ * missing is an error naming the section. Then the checks no single value
+ * can make: RAID layouts against drive counts, a cache no larger than its
+ * tier, an HDD with a spindle speed, and so on. Each error names the line
+ * of the key that is wrong (or of its section when the key is missing).
+ *
+ * Which sections apply:
+ *   model = null     [array] only
+ *   all-flash        [controllers] [frontend] [tier flash] [dedupe]
+ *   hybrid           [controllers] [frontend] [tier cache] [tier backing]
+ *                    [cache] [dedupe]
+ */
+#include "tiers/profile_i.h"
+
+#include <errno.h>
+#include <string.h>
+
+/* The line to name for key @name of (@sec, @slot): its own, else its
+ * section's (0 if neither was given). */
+static int key_line(const struct pstate *st, enum psec sec, unsigned slot,
+		    const char *name)
+{
+	int i = pkey_find(sec, name);
+
+	if (i >= 0 && st->key_line[i][slot])
+		return st->key_line[i][slot];
+	return st->sec_line[sec][slot];
+}
+
+#define FAIL(st, sec, slot, key, ...)                                          \
+	do {                                                                   \
+		pstate_error(st, key_line(st, sec, slot, key), sec, slot, key, \
+			     __VA_ARGS__);                                     \
+		return -EINVAL;                                                \
+	} while (0)
+
+/* Fill the unset keys of section (@sec, @slot) from their defaults. */
+static int fill_defaults(struct pstate *st, enum psec sec, unsigned slot)
+{
+	for (unsigned i = 0; i < n_pkeys; i++) {
+		const struct pkey *k = &pkeys[i];
+
+		if (k->sec != sec || st->key_line[i][slot])
+			continue;
+		if (!k->deflt)
+			FAIL(st, sec, slot, k->key, "missing (no default)");
+		/* Defaults are ours and parse; a failure is a table bug. */
+		if (pkey_set(st, k, slot, pkey_field(st->p, k, slot), k->deflt))
+			return -EINVAL;
+	}
+	return 0;
+}
+
+static int check_controllers(struct pstate *st)
+{
+	const struct profile_controllers *c = &st->p->ctl;
+	enum psec s = PSEC_CONTROLLERS;
+
+	if (c->ha == PROFILE_HA_SINGLE && c->count != 1)
+		FAIL(st, s, 0, "count",
+		     "%u controllers need mode = active-standby or "
+		     "active-active (mode is single)",
+		     c->count);
+	if (c->ha != PROFILE_HA_SINGLE && c->count < 2)
+		FAIL(st, s, 0, "mode", "needs count >= 2, or mode = single");
+	if (c->write_cache == PROFILE_WCACHE_MIRRORED && c->count < 2)
+		FAIL(st, s, 0, "write_cache",
+		     "mirrored needs a partner controller (count >= 2)");
+	if (c->write_cache != PROFILE_WCACHE_MIRRORED && c->mirror_ns)
+		FAIL(st, s, 0, "mirror_latency",
+		     "only with write_cache = mirrored");
+	return 0;
+}
+
+static int check_frontend(struct pstate *st)
+{
+	for (int op = 0; op < ENGINE_OP_COUNT; op++)
+		if (st->p->fe.overhead_pct[op] >= 100.0)
+			FAIL(st, PSEC_FRONTEND, 0,
+			     op == ENGINE_OP_READ ? "read_overhead"
+						  : "write_overhead",
+			     "must be below 100%%");
+	return 0;
+}
+
+/* RAID layout against the drive count; resolves stripe_width. */
+static int check_raid(struct pstate *st, unsigned slot)
+{
+	struct profile_tier *t = &st->p->tier[slot];
+	bool parity = t->raid == PROFILE_RAID5 || t->raid == PROFILE_RAID6;
+	unsigned min_width = t->raid == PROFILE_RAID6 ? 4 : 3;
+
+	unsigned given = t->stripe_width;
+
+	switch (t->raid) {
+	case PROFILE_RAID0:
+	case PROFILE_RAID1:
+		t->stripe_width = t->drives;
+		break;
+	case PROFILE_RAID10:
+		t->stripe_width = 2;
+		break;
+	default:
+		if (!t->stripe_width)
+			t->stripe_width = t->drives;
+		break;
+	}
+	/* Other layouts fix their width; `profile show` prints it, so the
+	 * value it resolves to is accepted back. */
+	if (!parity && given && given != t->stripe_width)
+		FAIL(st, PSEC_TIER, slot, "stripe_width",
+		     "only for raid5 and raid6 (%s's is %u)",
+		     t->raid == PROFILE_RAID10 ? "raid10" : "this layout",
+		     t->stripe_width);
+	if (t->raid == PROFILE_RAID1 && t->drives < 2)
+		FAIL(st, PSEC_TIER, slot, "raid",
+		     "raid1 needs 2 drives or more");
+	if (t->raid == PROFILE_RAID10 && (t->drives < 4 || t->drives % 2))
+		FAIL(st, PSEC_TIER, slot, "raid",
+		     "raid10 needs an even number of drives, 4 or more "
+		     "(drives = %u)",
+		     t->drives);
+	if (parity && t->stripe_width < min_width)
+		FAIL(st, PSEC_TIER, slot,
+		     st->key_line[pkey_find(PSEC_TIER, "stripe_width")][slot]
+			 ? "stripe_width"
+			 : "raid",
+		     "%s needs %u drives or more per stripe (has %u)",
+		     t->raid == PROFILE_RAID6 ? "raid6" : "raid5", min_width,
+		     t->stripe_width);
+	if (parity &&
+	    (t->stripe_width > t->drives || t->drives % t->stripe_width))
+		FAIL(st, PSEC_TIER, slot, "stripe_width",
+		     "%u does not divide drives = %u into RAID sets",
+		     t->stripe_width, t->drives);
+	if (t->stripe_unit_bytes < 4096 || t->stripe_unit_bytes % 4096)
+		FAIL(st, PSEC_TIER, slot, "stripe_unit",
+		     "must be a multiple of 4K");
+	return 0;
+}
+
+/* A distribution's largest value: it must be more than zero, or the
+ * drive would serve infinitely fast. */
+static uint64_t dist_max_ns(const struct engine_dist *d)
+{
+	return d->n_points ? d->points[d->n_points - 1].ns : d->fixed_ns;
+}
+
+static int check_drive(struct pstate *st, unsigned slot)
+{
+	const struct profile_tier *t = &st->p->tier[slot];
+	bool hdd = t->kind == PROFILE_KIND_HDD;
+
+	if (t->capacity_bytes < 1024 * 1024)
+		FAIL(st, PSEC_TIER, slot, "capacity", "must be 1M or more");
+	if (!dist_max_ns(&t->latency[ENGINE_OP_READ]) && !hdd)
+		FAIL(st, PSEC_TIER, slot, "read_latency", "must be above 0");
+	if (!dist_max_ns(&t->latency[ENGINE_OP_WRITE]) && !hdd)
+		FAIL(st, PSEC_TIER, slot, "write_latency", "must be above 0");
+	if (hdd && !t->rpm)
+		FAIL(st, PSEC_TIER, slot, "rpm", "required for kind = hdd");
+	if (hdd && t->full_seek_ns < t->track_seek_ns)
+		FAIL(st, PSEC_TIER, slot, "full_seek",
+		     "shorter than track_seek");
+	if (!hdd && (t->rpm || t->track_seek_ns || t->full_seek_ns))
+		FAIL(st, PSEC_TIER, slot,
+		     t->rpm ? "rpm"
+			    : (t->track_seek_ns ? "track_seek" : "full_seek"),
+		     "only for kind = hdd");
+	return 0;
+}
+
+static int check_tier(struct pstate *st, unsigned slot)
+{
+	st->p->tier[slot].present = true;
+	if (fill_defaults(st, PSEC_TIER, slot))
+		return -EINVAL;
+	if (check_raid(st, slot) || check_drive(st, slot))
+		return -EINVAL;
+	return 0;
+}
+
+/* Flash alone, or cache over backing: nothing else. */
+static int check_layout(struct pstate *st)
+{
+	bool flash = st->sec_line[PSEC_TIER][PROFILE_TIER_FLASH];
+	bool cache = st->sec_line[PSEC_TIER][PROFILE_TIER_CACHE];
+	bool backing = st->sec_line[PSEC_TIER][PROFILE_TIER_BACKING];
+
+	if (flash && (cache || backing))
+		FAIL(st, PSEC_TIER,
+		     cache ? PROFILE_TIER_CACHE : PROFILE_TIER_BACKING, NULL,
+		     "an array has [tier flash] alone, or [tier cache] over "
+		     "[tier backing]");
+	if (!flash && !(cache && backing))
+		FAIL(st, PSEC_ARRAY, 0, NULL,
+		     "no drives: give [tier flash], or [tier cache] and "
+		     "[tier backing]");
+	if (flash && st->sec_line[PSEC_CACHE][0])
+		FAIL(st, PSEC_CACHE, 0, NULL,
+		     "only with [tier cache] over [tier backing]");
+	return 0;
+}
+
+static int check_cache(struct pstate *st)
+{
+	const struct profile_cache *c = &st->p->cache;
+	uint64_t usable =
+	    profile_tier_usable_bytes(&st->p->tier[PROFILE_TIER_CACHE]);
+
+	if (fill_defaults(st, PSEC_CACHE, 0))
+		return -EINVAL;
+	if (c->size_bytes == 0 || c->size_bytes > usable)
+		FAIL(st, PSEC_CACHE, 0, "size",
+		     "must be above 0 and at most [tier cache]'s usable "
+		     "capacity (%llu bytes)",
+		     (unsigned long long)usable);
+	if (c->destage_stop_pct >= c->destage_start_pct)
+		FAIL(st, PSEC_CACHE, 0, "destage_stop",
+		     "must be below destage_start");
+	if (!c->destage_bytes_per_s)
+		FAIL(st, PSEC_CACHE, 0, "destage_rate", "must be above 0");
+	return 0;
+}
+
+/* model = null: nothing but [array] may be given. */
+static int check_null(struct pstate *st)
+{
+	for (unsigned s = PSEC_CONTROLLERS; s < PSEC_COUNT; s++)
+		for (unsigned slot = 0; slot < PROFILE_SLOTS; slot++)
+			if (st->sec_line[s][slot])
+				FAIL(st, (enum psec)s, slot, NULL,
+				     "model = null takes no other section");
+	return 0;
+}
+
+int profile_resolve(struct pstate *st)
+{
+	static const enum psec always[] = {PSEC_CONTROLLERS, PSEC_FRONTEND,
+					   PSEC_DEDUPE};
+
+	if (fill_defaults(st, PSEC_ARRAY, 0))
+		return -EINVAL;
+	if (st->p->model == PROFILE_MODEL_NULL)
+		return check_null(st);
+	for (unsigned i = 0; i < sizeof(always) / sizeof(*always); i++)
+		if (fill_defaults(st, always[i], 0))
+			return -EINVAL;
+	if (check_controllers(st) || check_frontend(st) || check_layout(st))
+		return -EINVAL;
+	for (unsigned slot = 0; slot < PROFILE_TIER_COUNT; slot++)
+		if (st->sec_line[PSEC_TIER][slot] && check_tier(st, slot))
+			return -EINVAL;
+	if (st->p->tier[PROFILE_TIER_CACHE].present && check_cache(st))
+		return -EINVAL;
+	return 0;
+}
+
+uint64_t profile_tier_usable_bytes(const struct profile_tier *t)
+{
+	uint64_t sets = t->stripe_width ? t->drives / t->stripe_width : 0;
+
+	switch (t->raid) {
+	case PROFILE_RAID0:
+		return t->capacity_bytes * t->drives;
+	case PROFILE_RAID1:
+		return t->capacity_bytes;
+	case PROFILE_RAID10:
+		return t->capacity_bytes * (t->drives / 2);
+	case PROFILE_RAID5:
+		return t->capacity_bytes * sets * (t->stripe_width - 1);
+	case PROFILE_RAID6:
+		return t->capacity_bytes * sets * (t->stripe_width - 2);
+	}
+	return 0;
+}
+
+double profile_link_bytes_per_s(const struct profile_frontend *fe,
+				enum engine_op op)
+{
+	return (double)fe->line_bytes_per_s *
+	       (1.0 - fe->overhead_pct[op] / 100.0);
+}

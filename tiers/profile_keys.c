@@ -1,0 +1,119 @@
+/* Array profiles: the key table. One row per key drives the parser, the
+ * defaults, the error messages and `profile show` (profile.c,
+ * profile_check.c, profile_print.c); tiers/profiles/README.md documents
+ * the same keys. */
+#include "tiers/profile_i.h"
+
+#include <stddef.h>
+
+const char *const psec_names[PSEC_COUNT] = {
+    "array", "controllers", "frontend", "tier", "cache", "dedupe",
+};
+const char *const ptier_names[PROFILE_TIER_COUNT] = {"flash", "cache",
+						     "backing"};
+
+static const char *const model_names[] = {"null", "timed", NULL};
+static const char *const ha_names[] = {"single", "active-standby",
+				       "active-active", NULL};
+static const char *const wcache_names[] = {"none", "unmirrored", "mirrored",
+					   NULL};
+static const char *const kind_names[] = {"nvme", "ssd", "hdd", NULL};
+static const char *const raid_names[] = {"raid0", "raid1", "raid10",
+					 "raid5", "raid6", NULL};
+static const char *const policy_names[] = {"write-back", "write-through",
+					   "write-around", NULL};
+static const char *const evict_names[] = {"lru", "arc", NULL};
+
+/* One key: section, name, type, field, default (NULL: required), then
+ * the optional fields by name. */
+#define KEY(s, k, t, off, def, ...)                                            \
+	{                                                                      \
+		.sec = s, .key = k, .type = t, .offset = off, .deflt = def,    \
+		__VA_ARGS__                                                    \
+	}
+#define P(f) offsetof(struct profile, f)
+#define T(f) offsetof(struct profile_tier, f)
+#define R ENGINE_OP_READ
+#define W ENGINE_OP_WRITE
+/* Sorted by section, then in the order `profile show` prints them. */
+const struct pkey pkeys[] = {
+    KEY(PSEC_ARRAY, "description", PK_STRING, P(description), "",
+	.help = "one line"),
+    KEY(PSEC_ARRAY, "model", PK_ENUM, P(model), "timed", .names = model_names,
+	.what = "model",
+	.help = "null: no timing at all; timed: the sections below"),
+    KEY(PSEC_CONTROLLERS, "count", PK_UINT, P(ctl.count), "1", .min = 1,
+	.max = 64),
+    KEY(PSEC_CONTROLLERS, "mode", PK_ENUM, P(ctl.ha), "single",
+	.names = ha_names, .what = "controller mode"),
+    KEY(PSEC_CONTROLLERS, "cores", PK_UINT, P(ctl.cores), "1", .min = 1,
+	.max = 1024, .help = "operations each controller processes at once"),
+    KEY(PSEC_CONTROLLERS, "frontend_op_cost", PK_DURATION,
+	P(ctl.frontend_op_ns), "0", .help = "CPU per host operation"),
+    KEY(PSEC_CONTROLLERS, "backend_op_cost", PK_DURATION, P(ctl.backend_op_ns),
+	"0", .help = "CPU per drive operation"),
+    KEY(PSEC_CONTROLLERS, "write_cache", PK_ENUM, P(ctl.write_cache), "none",
+	.names = wcache_names, .what = "write cache"),
+    KEY(PSEC_CONTROLLERS, "mirror_latency", PK_DURATION, P(ctl.mirror_ns), "0",
+	.help = "copying a write to the partner controller"),
+    KEY(PSEC_CONTROLLERS, "write_backlog", PK_DURATION, P(ctl.write_backlog_ns),
+	"100ms", .help = "how far drives may lag acknowledged writes"),
+    KEY(PSEC_FRONTEND, "links", PK_UINT, P(fe.links), "1", .min = 1, .max = 64),
+    KEY(PSEC_FRONTEND, "speed", PK_LINK, P(fe), NULL),
+    KEY(PSEC_FRONTEND, "read_overhead", PK_PERCENT, P(fe.overhead_pct[R]), "0%",
+	.help = "line rate lost to protocol, array to host"),
+    KEY(PSEC_FRONTEND, "write_overhead", PK_PERCENT, P(fe.overhead_pct[W]),
+	"0%", .help = "line rate lost to protocol, host to array"),
+    KEY(PSEC_FRONTEND, "write_staging", PK_BOOL, P(fe.write_staging), "no",
+	.help = "yes: a write arrives whole before the controller starts"),
+    KEY(PSEC_FRONTEND, "request_latency", PK_DURATION, P(fe.request_ns), "0",
+	.help = "protocol round trip per request"),
+    KEY(PSEC_TIER, "kind", PK_ENUM, T(kind), NULL, .names = kind_names,
+	.what = "drive kind"),
+    KEY(PSEC_TIER, "drives", PK_UINT, T(drives), NULL, .min = 1,
+	.max = PROFILE_MAX_DRIVES),
+    KEY(PSEC_TIER, "capacity", PK_SIZE, T(capacity_bytes), NULL,
+	.help = "per drive"),
+    KEY(PSEC_TIER, "raid", PK_ENUM, T(raid), NULL, .names = raid_names,
+	.what = "RAID level"),
+    KEY(PSEC_TIER, "stripe_width", PK_UINT, T(stripe_width), "0",
+	.max = PROFILE_MAX_WIDTH,
+	.help = "drives per RAID set (raid5/6; 0: all)"),
+    KEY(PSEC_TIER, "stripe_unit", PK_SIZE, T(stripe_unit_bytes), "64K"),
+    KEY(PSEC_TIER, "read_latency", PK_DIST, T(latency[R]), NULL),
+    KEY(PSEC_TIER, "write_latency", PK_DIST, T(latency[W]), NULL),
+    KEY(PSEC_TIER, "slots", PK_UINT, T(slots), "1", .min = 1, .max = 1024,
+	.help = "commands a drive serves at once"),
+    KEY(PSEC_TIER, "read_bandwidth", PK_RATE, T(bandwidth_bytes_per_s[R]), "0"),
+    KEY(PSEC_TIER, "write_bandwidth", PK_RATE, T(bandwidth_bytes_per_s[W]),
+	"0"),
+    KEY(PSEC_TIER, "read_iops", PK_U64, T(iops[R]), "0"),
+    KEY(PSEC_TIER, "write_iops", PK_U64, T(iops[W]), "0"),
+    KEY(PSEC_TIER, "rpm", PK_UINT, T(rpm), "0", .max = 30000),
+    KEY(PSEC_TIER, "track_seek", PK_DURATION, T(track_seek_ns), "0"),
+    KEY(PSEC_TIER, "full_seek", PK_DURATION, T(full_seek_ns), "0"),
+    KEY(PSEC_CACHE, "policy", PK_ENUM, P(cache.policy), "write-back",
+	.names = policy_names, .what = "cache policy"),
+    KEY(PSEC_CACHE, "size", PK_SIZE, P(cache.size_bytes), NULL),
+    KEY(PSEC_CACHE, "eviction", PK_ENUM, P(cache.eviction), "lru",
+	.names = evict_names, .what = "eviction"),
+    KEY(PSEC_CACHE, "promote_on_read_miss", PK_BOOL,
+	P(cache.promote_on_read_miss), "yes"),
+    KEY(PSEC_CACHE, "destage_start", PK_PERCENT, P(cache.destage_start_pct),
+	"60%", .help = "dirty share of the cache that starts destaging"),
+    KEY(PSEC_CACHE, "destage_stop", PK_PERCENT, P(cache.destage_stop_pct),
+	"40%", .help = "dirty share at which destaging pauses"),
+    KEY(PSEC_CACHE, "destage_rate", PK_RATE, P(cache.destage_bytes_per_s),
+	NULL),
+    KEY(PSEC_DEDUPE, "enabled", PK_BOOL, P(dedupe.enabled), "no"),
+    KEY(PSEC_DEDUPE, "cpu_cost", PK_DURATION, P(dedupe.cpu_ns), "0",
+	.help = "controller CPU per 4 KiB block"),
+};
+#undef P
+#undef T
+#undef R
+#undef W
+#undef KEY
+const unsigned n_pkeys = sizeof(pkeys) / sizeof(pkeys[0]);
+
+_Static_assert(sizeof(pkeys) / sizeof(pkeys[0]) <= 64, "pstate.key_line");
