@@ -71,7 +71,7 @@ static unsigned latency_hist_index(uint64_t ns)
 }
 
 /* The value a bucket stands for: its midpoint (see the note on top). */
-static uint64_t latency_hist_bucket_mid(unsigned idx)
+uint64_t latency_hist_bucket_mid(unsigned idx)
 {
 	unsigned msb, sub;
 	uint64_t width, lo;
@@ -83,6 +83,16 @@ static uint64_t latency_hist_bucket_mid(unsigned idx)
 	width = 1ULL << (msb - 3);
 	lo = (uint64_t)(LATENCY_HIST_SUB + sub) << (msb - 3);
 	return lo + width / 2;
+}
+
+uint64_t latency_hist_bucket_end(unsigned idx)
+{
+	if (idx < 2 * LATENCY_HIST_SUB)
+		return idx + 1;
+	unsigned msb = idx / LATENCY_HIST_SUB + 2, sub = idx % LATENCY_HIST_SUB;
+	if (msb > 63 || (msb == 63 && sub == LATENCY_HIST_SUB - 1))
+		return UINT64_MAX; /* past 2^64 ns: unreachable, or the last */
+	return (uint64_t)(LATENCY_HIST_SUB + sub + 1) << (msb - 3);
 }
 
 void latency_hist_add(struct latency_hist *h, uint64_t ns)

@@ -82,6 +82,10 @@ void latency_hist_add(struct latency_hist *h, uint64_t ns);
 /* The @p-th percentile (0 < p <= 100) in ns; 0 if the histogram is empty. */
 uint64_t latency_hist_percentile(const struct latency_hist *h, double p);
 uint64_t latency_hist_count(const struct latency_hist *h);
+/* Bucket @idx holds latencies in [previous end, end): its end (ns) and the
+ * value it stands for (its midpoint), for exporting the histogram. */
+uint64_t latency_hist_bucket_end(unsigned idx);
+uint64_t latency_hist_bucket_mid(unsigned idx);
 /* Zero every counter (the `stats reset` control command). */
 void stats_reset(struct stats *s);
 /* Monotonic clock in ns. */

@@ -26,6 +26,7 @@
 #include "common/samples.h"
 #include "fs/channel.h"
 #include "fs/fault_gate.h"
+#include "fs/metrics_http.h"
 #include "fs/scenario_run.h"
 #include "fs/ops.h"
 
@@ -39,6 +40,7 @@ struct daemon {
 	pthread_cond_t wake;
 	bool stopping;
 	struct sampler *sampler;
+	struct metrics_http *metrics;
 };
 
 /* ---- per-second samples ------------------------------------------------ */
@@ -49,6 +51,18 @@ static void sample_state(void *ctx, struct sample_state *out)
 	fs_gauges(&d->fs, &out->g);
 	out->faults_active = faults_count(d->fs.faults);
 	out->power_lost = atomic_load(&d->fs.powered_off);
+}
+
+static int metrics_begin(struct daemon *d, const char *spec, char *err,
+			 size_t errlen)
+{
+	struct sockaddr_in addr;
+	int r = metrics_parse_addr(spec, &addr, err, errlen);
+	if (!r)
+		r = metrics_http_start(&d->fs, &addr, &d->metrics, err, errlen);
+	if (!r)
+		log_info("mount", "metrics at http://%s/metrics", spec);
+	return r;
 }
 
 static int sampler_begin(struct daemon *d, char *err, size_t errlen)
@@ -375,6 +389,8 @@ static int run(const struct daemon_opts *o, int *wfd)
 			 strerror(-r));
 	if (!r)
 		r = sampler_begin(d, err, sizeof(err));
+	if (!r && o->metrics)
+		r = metrics_begin(d, o->metrics, err, sizeof(err));
 	if (r) {
 		fail(wfd, err);
 		goto out;
@@ -386,6 +402,7 @@ static int run(const struct daemon_opts *o, int *wfd)
 	code = serve(d) ? 1 : 0;
 	log_info("mount", "unmounting %s", o->mountpoint);
 out:
+	metrics_http_stop(d->metrics);
 	sampler_stop(d->sampler);
 	syncer_stop(d);
 	ctl_server_stop(d->ctl);

@@ -11,6 +11,7 @@ struct daemon_opts {
 	const char *mountpoint; /* absolute path */
 	bool foreground;	/* -f: stay attached, log to stderr */
 	const char *fuse_opts;	/* -o: passed to FUSE (allow_other, ...) */
+	const char *metrics;	/* --metrics [ADDR:]PORT, or NULL */
 };
 
 /* Mount and serve. Without -f, returns in the parent once the mount is up

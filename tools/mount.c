@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "fs/daemon.h"
+#include "fs/metrics_http.h"
 #include "tiers/profile.h"
 #include "tools/commands.h"
 #include "tools/options.h"
@@ -26,6 +27,7 @@ struct mount_opts {
 	uint64_t meta_cache;
 	const char *profile;
 	const char *scale;
+	const char *metrics;
 };
 
 #define O(f) offsetof(struct mount_opts, f)
@@ -51,6 +53,9 @@ static const struct opt_def mount_defs[] = {
     {"meta-cache", 0, OPT_SIZE, O(meta_cache), "SIZE",
      "metadata kept mapped in the daemon, checked every 256 commits "
      "and at each sync; 0 for no bound (default 256M)"},
+    {"metrics", 0, OPT_STRING, O(metrics), "[ADDR:]PORT",
+     "serve Prometheus metrics at http://ADDR:PORT/metrics (ADDR "
+     "default 127.0.0.1)"},
     {"foreground", 'f', OPT_FLAG, O(foreground), NULL,
      "stay in the foreground, log to stderr"},
     {"options", 'o', OPT_STRING, O(fuse_opts), "OPTS",
@@ -163,6 +168,13 @@ int cmd_mount(int argc, char **argv)
 	double scale;
 	if (check_profile(&o, &scale, profile))
 		return 2;
+	struct sockaddr_in maddr;
+	char merr[256];
+	if (o.metrics &&
+	    metrics_parse_addr(o.metrics, &maddr, merr, sizeof(merr))) {
+		tool_error("mount: %s", merr);
+		return 2;
+	}
 	char store[PATH_MAX], mnt[PATH_MAX], def[PATH_MAX];
 	if (!o.store) {
 		if (default_store(def, sizeof(def))) {
@@ -188,6 +200,7 @@ int cmd_mount(int argc, char **argv)
 	    .mountpoint = mnt,
 	    .foreground = o.foreground,
 	    .fuse_opts = o.fuse_opts,
+	    .metrics = o.metrics,
 	};
 	return fs_daemon_run(&d);
 }

@@ -122,6 +122,12 @@ t_cleanup() {
 	set +e
 	[ -n "${T:-}" ] || exit "$rc"
 
+	# Processes a test started beside the mount (T_PIDS), e.g. a server.
+	local p
+	for p in ${T_PIDS[@]+"${T_PIDS[@]}"}; do
+		kill -TERM "$p" 2>/dev/null && t_wait_pid_exit "$p" 10 || kill -KILL "$p" 2>/dev/null
+	done
+
 	if t_is_mounted "$MNT"; then
 		timeout 20 "$ARRAYSIM" umount "$MNT" >/dev/null 2>&1 \
 			|| timeout 10 fusermount3 -u "$MNT" 2>/dev/null \

@@ -1,0 +1,170 @@
+/* Prometheus text exposition; see common/metrics.h. */
+#include "common/metrics.h"
+
+/* Histogram boundaries in seconds: 1-2.5-5 per decade, 10 us to 10 s. */
+static const double bounds[] = {
+    10e-6, 25e-6, 50e-6,  100e-6, 250e-6, 500e-6, 1e-3, 2.5e-3, 5e-3, 10e-3,
+    25e-3, 50e-3, 100e-3, 250e-3, 500e-3, 1,	  2.5,	5,	10,
+};
+#define NBOUNDS (sizeof(bounds) / sizeof(bounds[0]))
+
+static uint64_t load(const _Atomic uint64_t *v)
+{
+	return atomic_load_explicit(v, memory_order_relaxed);
+}
+
+static void header(FILE *out, const char *name, const char *type,
+		   const char *help)
+{
+	fprintf(out, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+static void per_op_counters(FILE *out, const struct stats *s)
+{
+	header(out, "arraysim_ops_total", "counter",
+	       "Requests completed, by operation.");
+	for (int op = 0; op < STATS_OP_COUNT; op++)
+		fprintf(out, "arraysim_ops_total{op=\"%s\"} %llu\n",
+			stats_op_name(op),
+			(unsigned long long)load(&s->op[op].count));
+	header(out, "arraysim_op_errors_total", "counter",
+	       "Requests answered with an error, by operation.");
+	for (int op = 0; op < STATS_OP_COUNT; op++)
+		fprintf(out, "arraysim_op_errors_total{op=\"%s\"} %llu\n",
+			stats_op_name(op),
+			(unsigned long long)load(&s->op[op].errors));
+	header(out, "arraysim_bytes_total", "counter",
+	       "Payload bytes of reads and writes.");
+	static const enum stats_op rw[] = {STATS_OP_READ, STATS_OP_WRITE};
+	for (int i = 0; i < 2; i++)
+		fprintf(out, "arraysim_bytes_total{op=\"%s\"} %llu\n",
+			stats_op_name(rw[i]),
+			(unsigned long long)load(&s->op[rw[i]].bytes));
+}
+
+static void histogram(FILE *out, const char *op, const struct latency_hist *h)
+{
+	uint64_t cum = 0, total_ns = 0;
+	unsigned b = 0;
+	for (unsigned i = 0; i < LATENCY_HIST_BUCKETS; i++) {
+		uint64_t n = load(&h->bucket[i]);
+		if (!n)
+			continue;
+		double end_s = (double)latency_hist_bucket_end(i) / 1e9;
+		/* Close the boundaries this bucket lies beyond first. */
+		while (b < NBOUNDS && bounds[b] < end_s)
+			fprintf(out,
+				"arraysim_op_latency_seconds_bucket{op=\"%s\","
+				"le=\"%g\"} %llu\n",
+				op, bounds[b++], (unsigned long long)cum);
+		cum += n;
+		total_ns += n * latency_hist_bucket_mid(i);
+	}
+	for (; b < NBOUNDS; b++)
+		fprintf(out,
+			"arraysim_op_latency_seconds_bucket{op=\"%s\","
+			"le=\"%g\"} %llu\n",
+			op, bounds[b], (unsigned long long)cum);
+	fprintf(out,
+		"arraysim_op_latency_seconds_bucket{op=\"%s\",le=\"+Inf\"} "
+		"%llu\n",
+		op, (unsigned long long)cum);
+	fprintf(out, "arraysim_op_latency_seconds_sum{op=\"%s\"} %.9f\n", op,
+		(double)total_ns / 1e9);
+	fprintf(out, "arraysim_op_latency_seconds_count{op=\"%s\"} %llu\n", op,
+		(unsigned long long)cum);
+}
+
+static void counter(FILE *out, const char *name, const char *help,
+		    const _Atomic uint64_t *v)
+{
+	header(out, name, "counter", help);
+	fprintf(out, "%s %llu\n", name, (unsigned long long)load(v));
+}
+
+static void gauge(FILE *out, const char *name, const char *help, double v)
+{
+	header(out, name, "gauge", help);
+	fprintf(out, "%s %.17g\n", name, v);
+}
+
+static void dedupe_counters(FILE *out, const struct dedupe_stats *d)
+{
+	counter(out, "arraysim_logical_written_bytes_total",
+		"Bytes clients wrote.", &d->logical_bytes_written);
+	counter(out, "arraysim_duplicate_blocks_total",
+		"4 KiB blocks written that took a reference to a stored one.",
+		&d->duplicate_hits);
+	counter(out, "arraysim_unique_block_writes_total",
+		"4 KiB blocks written that stored new bytes.",
+		&d->unique_writes);
+	counter(out, "arraysim_zero_blocks_total",
+		"4 KiB blocks of zeros written (kept as holes).",
+		&d->zero_blocks);
+	counter(out, "arraysim_verify_mismatches_total",
+		"Fingerprint matches whose bytes differed (SHA-1 collisions).",
+		&d->verify_mismatches);
+	counter(out, "arraysim_checksum_errors_total",
+		"Stored blocks that failed their checksum when read.",
+		&d->checksum_errors);
+	counter(out, "arraysim_blocks_freed_total",
+		"Stored blocks whose last reference was dropped.",
+		&d->blocks_freed);
+}
+
+static void gauges(FILE *out, const struct metrics_state *st)
+{
+	const struct stats_gauges *g = &st->g;
+	gauge(out, "arraysim_dedupe_ratio",
+	      "Live non-zero logical blocks per unique stored block.",
+	      g->unique_blocks
+		  ? (double)g->live_blocks / (double)g->unique_blocks
+		  : 1.0);
+	gauge(out, "arraysim_unique_blocks", "Unique 4 KiB blocks stored.",
+	      (double)g->unique_blocks);
+	gauge(out, "arraysim_live_blocks",
+	      "Non-hole 4 KiB logical blocks over all files.",
+	      (double)g->live_blocks);
+	gauge(out, "arraysim_logical_bytes", "Sum of the file sizes.",
+	      (double)g->logical_bytes_held);
+	gauge(out, "arraysim_physical_bytes", "Bytes of unique blocks stored.",
+	      (double)g->physical_bytes_used);
+	gauge(out, "arraysim_faults_active", "Fault rules active now.",
+	      (double)st->faults_active);
+	gauge(out, "arraysim_power_lost",
+	      "1 after an injected power loss, until the unmount.",
+	      st->power_lost ? 1 : 0);
+}
+
+static void cache_gauges(FILE *out, const struct metrics_state *st)
+{
+	gauge(out, "arraysim_cache_resident_blocks",
+	      "Blocks resident in the flash cache tier.",
+	      (double)st->cache_blocks);
+	gauge(out, "arraysim_cache_dirty_blocks",
+	      "Cache blocks not destaged to the backing tier yet.",
+	      (double)st->cache_dirty_blocks);
+	header(out, "arraysim_cache_lookups_total", "counter",
+	       "Flash cache lookups of reads, by result.");
+	fprintf(out, "arraysim_cache_lookups_total{result=\"hit\"} %llu\n",
+		(unsigned long long)st->cache_hits);
+	fprintf(out, "arraysim_cache_lookups_total{result=\"miss\"} %llu\n",
+		(unsigned long long)st->cache_misses);
+}
+
+void metrics_write(FILE *out, const struct stats *s,
+		   const struct metrics_state *st)
+{
+	per_op_counters(out, s);
+	header(out, "arraysim_op_latency_seconds", "histogram",
+	       "Latency of requests as the host saw them, by operation.");
+	static const enum stats_op timed[] = {STATS_OP_READ, STATS_OP_WRITE,
+					      STATS_OP_FSYNC};
+	for (int i = 0; i < 3; i++)
+		histogram(out, stats_op_name(timed[i]),
+			  &s->op[timed[i]].latency);
+	dedupe_counters(out, &s->dedupe);
+	gauges(out, st);
+	if (st->has_cache)
+		cache_gauges(out, st);
+}

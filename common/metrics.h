@@ -1,0 +1,44 @@
+/* The Prometheus text exposition of a mounted array's counters (version
+ * 0.0.4 of the format, what every Prometheus scrapes).
+ *
+ *   arraysim_ops_total{op}             counter  requests completed
+ *   arraysim_op_errors_total{op}       counter  of those, failed
+ *   arraysim_bytes_total{op}           counter  payload of reads and writes
+ *   arraysim_op_latency_seconds{op}    histogram (read, write, fsync)
+ *   arraysim_logical_written_bytes_total, arraysim_duplicate_blocks_total,
+ *   arraysim_unique_block_writes_total, arraysim_zero_blocks_total,
+ *   arraysim_verify_mismatches_total, arraysim_checksum_errors_total,
+ *   arraysim_blocks_freed_total        counters of the data path
+ *   arraysim_dedupe_ratio, arraysim_unique_blocks, arraysim_live_blocks,
+ *   arraysim_logical_bytes, arraysim_physical_bytes,
+ *   arraysim_faults_active, arraysim_power_lost,
+ *   arraysim_cache_*                   gauges (cache: hybrid profiles)
+ *
+ * Histogram buckets are the boundaries in metrics.c, filled from the
+ * daemon's log-linear histograms: a bucket of those counts under the first
+ * boundary at or above its end, so counts are exact at the boundaries'
+ * resolution of 12.5%, and _sum adds each bucket's midpoint (within 6.25%).
+ */
+#ifndef ARRAYSIM_COMMON_METRICS_H
+#define ARRAYSIM_COMMON_METRICS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "common/stats.h"
+
+/* What the exposition reads besides the counters; filled by the caller. */
+struct metrics_state {
+	struct stats_gauges g;
+	unsigned faults_active;
+	bool power_lost;
+	bool has_cache; /* a hybrid profile: the cache_* gauges apply */
+	uint64_t cache_blocks, cache_dirty_blocks;
+	uint64_t cache_hits, cache_misses;
+};
+
+void metrics_write(FILE *out, const struct stats *s,
+		   const struct metrics_state *st);
+
+#endif

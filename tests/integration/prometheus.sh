@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# prometheus: a real Prometheus server (Debian's) scrapes a mount's
+# --metrics endpoint every second while fio writes at a steady 16 MiB/s;
+# through Prometheus's HTTP API, rate(arraysim_bytes_total{op="write"}[6s])
+# at the end of the run matches the bandwidth fio reports within 10%. The
+# exposition also parses as Prometheus reads it (promtool check metrics).
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+t_require_cmd prometheus fio curl python3
+T_PIDS=()
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+
+t_setup
+MPORT=$(free_port)
+t_mount --metrics "127.0.0.1:$MPORT"
+curl -sf "http://127.0.0.1:$MPORT/metrics" >"$T/metrics.txt" || t_fail "GET /metrics failed"
+if command -v promtool >/dev/null; then
+	promtool check metrics <"$T/metrics.txt" >"$T/promtool.out" 2>&1 ||
+		t_fail "promtool check metrics: $(cat "$T/promtool.out")"
+fi
+grep -q '^arraysim_op_latency_seconds_bucket{op="write",le="+Inf"} ' "$T/metrics.txt" ||
+	t_fail "no write latency histogram in the exposition"
+code=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$MPORT/other")
+t_assert_eq "$code" "404" "status of a path other than /metrics"
+
+PPORT=$(free_port)
+cat >"$T/prometheus.yml" <<-YML
+	global:
+	  scrape_interval: 1s
+	  evaluation_interval: 1s
+	scrape_configs:
+	  - job_name: arraysim
+	    static_configs:
+	      - targets: ['127.0.0.1:$MPORT']
+YML
+prometheus --config.file="$T/prometheus.yml" --storage.tsdb.path="$T/prom" \
+	--web.listen-address="127.0.0.1:$PPORT" --log.level=warn >"$T/prometheus.log" 2>&1 &
+T_PIDS+=($!)
+API="http://127.0.0.1:$PPORT/api/v1"
+# Wait (bounded) until Prometheus has scraped the target once.
+for ((i = 0; i < 100; i++)); do
+	curl -sf "$API/query?query=up" 2>/dev/null | grep -q '"value":\[[0-9.]*,"1"\]' && break
+	sleep 0.2
+done
+[ "$i" -lt 100 ] || t_fail "Prometheus never scraped the target ($(tail -3 "$T/prometheus.log"))"
+
+fio --name=steady --filename="$MNT/f" --size=256M --rw=write --bs=64k --rate=16m \
+	--ioengine=psync --time_based --runtime=14 --output-format=json >"$T/fio.json" 2>"$T/fio.err" ||
+	t_fail "fio: $(cat "$T/fio.err")"
+end=$(date +%s.%N)
+# One more scrape after the run, then ask for the rate over the last 6 s
+# of the run.
+sleep 2
+python3 - "$T/fio.json" "$API" "$end" <<-'PY' || t_fail "Prometheus rate vs fio (above)"
+import json, sys, urllib.parse, urllib.request
+fio = json.load(open(sys.argv[1]))["jobs"][0]["write"]["bw_bytes"]
+api, end = sys.argv[2], float(sys.argv[3])
+q = urllib.parse.urlencode({"query": 'rate(arraysim_bytes_total{op="write"}[6s])', "time": f"{end - 0.5:.3f}"})
+res = json.load(urllib.request.urlopen(f"{api}/query?{q}"))["data"]["result"]
+assert res, "no series"
+prom = float(res[0]["value"][1])
+print(f"fio {fio / 1e6:.2f} MB/s, Prometheus rate {prom / 1e6:.2f} MB/s, ratio {prom / fio:.3f}")
+assert abs(prom / fio - 1) <= 0.10, "more than 10% apart"
+PY
+echo "PASS"
