@@ -292,6 +292,23 @@ static void put_ops(char *buf, size_t len, size_t *at, unsigned ops)
 		}
 }
 
+/* In the largest unit that shows it exactly: 5ms, not 5000000ns. */
+static void put_duration(char *buf, size_t len, size_t *at, uint64_t ns)
+{
+	static const struct {
+		uint64_t ns;
+		const char *unit;
+	} units[] = {{1000000000u, "s"}, {1000000, "ms"}, {1000, "us"}};
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (ns % units[i].ns == 0) {
+			put(buf, len, at, " latency=%llu%s",
+			    (unsigned long long)(ns / units[i].ns),
+			    units[i].unit);
+			return;
+		}
+	put(buf, len, at, " latency=%lluns", (unsigned long long)ns);
+}
+
 static const char *errno_name(int e)
 {
 	for (size_t i = 0; i < sizeof(errnos) / sizeof(errnos[0]); i++)
@@ -310,8 +327,7 @@ char *fault_rule_format(const struct fault_rule *r, char *buf, size_t len)
 	if (keys & K_ERRNO)
 		put(buf, len, &at, " errno=%s", errno_name(r->err));
 	if (keys & K_LATENCY)
-		put(buf, len, &at, " latency=%lluns",
-		    (unsigned long long)r->latency_ns);
+		put_duration(buf, len, &at, r->latency_ns);
 	if (keys & K_CAPACITY)
 		put(buf, len, &at, " capacity=%llu",
 		    (unsigned long long)r->capacity_bytes);

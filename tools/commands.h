@@ -11,6 +11,7 @@ int cmd_umount(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 int cmd_fsck(int argc, char **argv);
 int cmd_ctl(int argc, char **argv);
+int cmd_top(int argc, char **argv);
 int cmd_dedupe_scan(int argc, char **argv);
 int cmd_profiles(int argc, char **argv);
 int cmd_profile(int argc, char **argv);

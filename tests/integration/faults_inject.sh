@@ -75,6 +75,10 @@ ctl fault clear all >/dev/null
 t_log "latency: 200 ms on reads"
 head -c 4096 /dev/urandom >"$MNT/lat"
 ctl fault inject latency latency=200ms op=read path=/lat >/dev/null
+"$A" top --count 1 "$MNT" >"$T/top.out" || t_fail "arraysim top exited $?"
+grep -q '^write  *[0-9]' "$T/top.out" || t_fail "top shows no write row: $(cat "$T/top.out")"
+grep -qx '[0-9]* latency op=read latency=200ms path=/lat fired=0' "$T/top.out" ||
+	t_fail "top does not list the active fault: $(cat "$T/top.out")"
 t0=$(date +%s%N)
 cat "$MNT/lat" >/dev/null
 ms=$((($(date +%s%N) - t0) / 1000000))

@@ -1,0 +1,161 @@
+/* arraysim top: a live view of a mounted array, refreshed once a second,
+ * from the daemon's per-second samples (STORE/samples.jsonl, format in
+ * common/samples.h) and its active faults (the control socket). On a
+ * terminal the screen is redrawn; otherwise one block per refresh is
+ * appended, so it can be logged or read by a test. */
+#include <errno.h>
+#include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/ctl.h"
+#include "tools/commands.h"
+#include "tools/options.h"
+
+struct top_opts {
+	uint64_t count;	      /* refreshes, 0 = until interrupted */
+	uint64_t interval_ns; /* between refreshes */
+};
+
+#define O(f) offsetof(struct top_opts, f)
+static const struct opt_def top_defs[] = {
+    {"count", 'n', OPT_U64, O(count), "N",
+     "refresh N times, then exit (default: until interrupted)"},
+    {"interval", 0, OPT_DURATION, O(interval_ns), "TIME",
+     "time between refreshes (default 1s)"},
+    {0},
+};
+#undef O
+
+/* The number after "key": in a sample line; NAN-free: 0 when absent. */
+static double num(const char *line, const char *key)
+{
+	char pat[64];
+	snprintf(pat, sizeof(pat), "\"%s\":", key);
+	const char *p = strstr(line, pat);
+	return p ? strtod(p + strlen(pat), NULL) : 0;
+}
+
+static void str(const char *line, const char *key, char *out, size_t len)
+{
+	char pat[64];
+	snprintf(pat, sizeof(pat), "\"%s\":\"", key);
+	const char *p = strstr(line, pat);
+	size_t n = 0;
+	if (p) {
+		p += strlen(pat);
+		while (p[n] && p[n] != '"' && n + 1 < len)
+			n++;
+		memcpy(out, p, n);
+	}
+	out[n] = '\0';
+}
+
+/* The last complete line of @path into @buf; false if none. */
+static bool last_line(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return false;
+	fseek(f, 0, SEEK_END);
+	long end = ftell(f),
+	     from = end > (long)len - 1 ? end - (long)len + 1 : 0;
+	fseek(f, from, SEEK_SET);
+	size_t n = fread(buf, 1, len - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	while (n && buf[n - 1] == '\n')
+		buf[--n] = '\0';
+	char *nl = strrchr(buf, '\n');
+	if (nl)
+		memmove(buf, nl + 1, strlen(nl + 1) + 1);
+	return buf[0] == '{';
+}
+
+static void show(FILE *out, const char *mnt, const char *line,
+		 const char *faults)
+{
+	char power[16];
+	str(line, "power", power, sizeof(power));
+	fprintf(out, "arraysim %s  t=%.0fs  power %s\n", mnt, num(line, "t"),
+		power);
+	fprintf(out, "         %10s %10s %12s %12s\n", "IOPS", "MB/s", "p50 us",
+		"p99 us");
+	static const char *const ops[] = {"read", "write"};
+	for (int i = 0; i < 2; i++) {
+		char k[4][32];
+		snprintf(k[0], 32, "%s_iops", ops[i]);
+		snprintf(k[1], 32, "%s_mbps", ops[i]);
+		snprintf(k[2], 32, "%s_p50_us", ops[i]);
+		snprintf(k[3], 32, "%s_p99_us", ops[i]);
+		fprintf(out, "%-8s %10.0f %10.2f %12.1f %12.1f\n", ops[i],
+			num(line, k[0]), num(line, k[1]), num(line, k[2]),
+			num(line, k[3]));
+	}
+	fprintf(out, "dedupe ratio %.3f  unique blocks %.0f  errors/s %.0f\n",
+		num(line, "dedupe_ratio"), num(line, "unique_blocks"),
+		num(line, "errors"));
+	fprintf(out, "faults active %.0f\n%s", num(line, "faults_active"),
+		faults);
+}
+
+static int refresh(const char *mnt, const char *samples, bool tty)
+{
+	char line[2048], faults[4096] = "", err[512];
+	if (!last_line(samples, line, sizeof(line)))
+		snprintf(line, sizeof(line), "{}");
+	FILE *f = fmemopen(faults, sizeof(faults) - 1, "w");
+	if (!f || ctl_request(mnt, "fault list", f, err, sizeof(err))) {
+		if (f)
+			fclose(f);
+		tool_error("top: %s", err);
+		return 2;
+	}
+	fclose(f);
+	if (tty)
+		fputs("\033[H\033[2J", stdout);
+	show(stdout, mnt, line, faults);
+	if (!tty)
+		fputs("--\n", stdout);
+	fflush(stdout);
+	return 0;
+}
+
+int cmd_top(int argc, char **argv)
+{
+	struct top_opts o = {.interval_ns = 1000000000u};
+	const char *pos[1];
+	int npos;
+	int r = opts_parse("top", "[--count N] [--interval TIME] MOUNTPOINT",
+			   top_defs, &o, argc, argv, pos, 1, &npos);
+	if (r)
+		return r > 0 ? 0 : 2;
+	char store[PATH_MAX], samples[PATH_MAX + 16];
+	if (npos != 1 || !o.interval_ns) {
+		tool_error("top: need MOUNTPOINT (and --interval > 0)");
+		return 2;
+	}
+	if (ctl_find_store(pos[0], store, sizeof(store))) {
+		tool_error("top: no arraysim is mounted on %s", pos[0]);
+		return 2;
+	}
+	snprintf(samples, sizeof(samples), "%s/samples.jsonl", store);
+	bool tty = isatty(STDOUT_FILENO);
+	for (uint64_t i = 0; !o.count || i < o.count; i++) {
+		if (i) {
+			struct timespec ts = {
+			    (time_t)(o.interval_ns / 1000000000u),
+			    (long)(o.interval_ns % 1000000000u)};
+			nanosleep(&ts, NULL);
+		}
+		r = refresh(pos[0], samples, tty);
+		if (r)
+			return r;
+	}
+	return 0;
+}
