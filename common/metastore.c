@@ -521,8 +521,6 @@ int metastore_open(const char *dir, uint64_t map_bytes, bool create,
 	r = open_tables(ms, fresh, dir, err, errlen);
 	if (r)
 		goto out_close_env;
-	if (!readonly)
-		metastore_durable_pin(ms);
 	*out = ms;
 	return 0;
 

@@ -182,6 +182,10 @@ int metastore_counters_get(const struct metastore *ms, MDB_txn *txn,
 int metastore_counters_put(const struct metastore *ms, MDB_txn *txn,
 			   const struct ms_counters *c);
 
+/* Keep the state each metastore_sync() makes durable (pinned until the
+ * next sync), so that metastore_durable_save() can emulate a power loss.
+ * Costs write throughput. 0, or -EROFS / -EAGAIN (no reader slot). */
+int metastore_track_durable(struct metastore *ms);
 /* Emulate a power loss: save the state the last metastore_sync() made
  * durable (kept pinned since; see common/metastore_durable.c) so that the
  * next open of the store starts from it, losing every later commit. The

@@ -18,8 +18,9 @@ struct metastore {
 	uint64_t reserved_bytes; /* allocated from offset 0 */
 	char dir[4096];		 /* the store directory */
 	/* A read transaction on the state the last sync made durable, so
-	 * that LMDB keeps its pages; NULL for read-only opens. */
+	 * that LMDB keeps its pages; NULL unless tracking is on. */
 	MDB_txn *durable;
+	bool track_durable; /* metastore_track_durable() */
 };
 
 /* LMDB flags of table @t (MDB_INTEGERKEY, MDB_DUPSORT, ...). */

@@ -69,6 +69,13 @@ int fs_open(struct fs *fs, const struct fs_config *cfg, char *err,
 	r = fault_gate_open(fs, err, errlen);
 	if (r)
 		goto out_free_itab;
+	if (cfg->power_loss && (r = metastore_track_durable(fs->ms))) {
+		snprintf(err, errlen,
+			 "--power-loss: cannot keep the synced "
+			 "state: %s",
+			 strerror(-r));
+		goto out_close_faults;
+	}
 	r = init_root(fs);
 	if (!r)
 		r = fs_reap_orphans(fs);

@@ -34,6 +34,7 @@ struct fs_config {
 	uint64_t sync_interval_ns; /* background sync period; 0: never */
 	uint64_t meta_map_bytes;   /* metadata size bound; 0: default */
 	uint64_t meta_cache_bytes; /* metadata the daemon keeps mapped */
+	bool power_loss;	   /* keep the synced state for power loss */
 	const char *profile;	   /* array profile: name or file; NULL null */
 	double scale;		   /* --scale: every rate times this; 0 = 1 */
 };

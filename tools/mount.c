@@ -28,6 +28,7 @@ struct mount_opts {
 	const char *profile;
 	const char *scale;
 	const char *metrics;
+	bool power_loss;
 };
 
 #define O(f) offsetof(struct mount_opts, f)
@@ -53,6 +54,9 @@ static const struct opt_def mount_defs[] = {
     {"meta-cache", 0, OPT_SIZE, O(meta_cache), "SIZE",
      "metadata kept mapped in the daemon, checked every 256 commits "
      "and at each sync; 0 for no bound (default 256M)"},
+    {"power-loss", 0, OPT_FLAG, O(power_loss), NULL,
+     "keep the state of the last sync, so that `fault inject "
+     "power-loss` can return to it (costs write speed)"},
     {"metrics", 0, OPT_STRING, O(metrics), "[ADDR:]PORT",
      "serve Prometheus metrics at http://ADDR:PORT/metrics (ADDR "
      "default 127.0.0.1)"},
@@ -195,6 +199,7 @@ int cmd_mount(int argc, char **argv)
 		    .sync_interval_ns = o.sync_interval_ns,
 		    .meta_map_bytes = o.meta_max,
 		    .meta_cache_bytes = o.meta_cache,
+		    .power_loss = o.power_loss,
 		    .profile = profile,
 		    .scale = scale},
 	    .mountpoint = mnt,

@@ -9,7 +9,15 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 t_setup
-t_mount --sync-interval 0 --seed 3
+# Without --power-loss the state is not kept: a clear refusal.
+t_mount --sync-interval 0
+rc=0
+"$ARRAYSIM" ctl "$MNT" fault inject power-loss >/dev/null 2>"$T/err" || rc=$?
+t_assert_eq "$rc" "2" "power-loss on a mount without --power-loss"
+grep -q 'mount with --power-loss' "$T/err" || t_fail "error: $(cat "$T/err")"
+echo ok >"$MNT/still-works" || t_fail "the mount stopped working after a refused power loss"
+t_umount
+t_mount --sync-interval 0 --seed 3 --power-loss
 A=$ARRAYSIM
 
 # put FILE BYTE SIZE [fsync]: write SIZE bytes of BYTE, fsync when asked.

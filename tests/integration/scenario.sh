@@ -9,7 +9,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 t_setup
-t_mount --sync-interval 0 --seed 5
+t_mount --sync-interval 0 --seed 5 --power-loss
 A=$ARRAYSIM
 ctl() { "$A" ctl "$MNT" "$@"; }
 
@@ -53,7 +53,7 @@ assert any(e["event"] == "scenario_end" for e in ev)
 PY
 ctl fault list | grep -q . && t_fail "faults left active: $(ctl fault list)"
 if echo x >"$MNT/s/after" 2>/dev/null; then t_fail "a write succeeded after the scenario cut the power"; fi
-t_remount --sync-interval 0 --seed 5
+t_remount --sync-interval 0 --seed 5 --power-loss
 cmp <(python3 -c 'import sys; sys.stdout.write("k"*9000)') "$MNT/s/kept" || t_fail "s/kept changed"
 
 t_log "stop a long scenario before its first step"
