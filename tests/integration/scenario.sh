@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# scenario: fault timelines run by the daemon. A scenario at time-scale 20
+# scenario: fault timelines run by the daemon. A scenario at time-scale 10
 # injects a write error, clears it and cuts the power; the event log has
-# every step at its scaled time (within 100 ms on this machine), the error
+# every step at its scaled time (never early; late by less than 250 ms, a
+# loaded 2-core machine's scheduling delay with margin), the error
 # hit only while active, and the remount shows the last synced state. A
 # long scenario stops on request with nothing injected. The shipped
 # scenarios parse. A bad file: one line naming FILE:LINE, exit 2.
@@ -35,8 +36,8 @@ cat >"$T/cut.ini" <<-'INI'
 	[at 3s]
 	inject = power-loss
 INI
-ctl scenario run "$T/cut.ini" time-scale=20 >"$T/run.out"
-grep -qx 'running err-then-cut: 3 steps over 0.150 s' "$T/run.out" || t_fail "run: $(cat "$T/run.out")"
+ctl scenario run "$T/cut.ini" time-scale=10 >"$T/run.out"
+grep -qx 'running err-then-cut: 3 steps over 0.300 s' "$T/run.out" || t_fail "run: $(cat "$T/run.out")"
 wait_finished
 ctl scenario status | grep -q '^finished err-then-cut step 3/3' || t_fail "status: $(ctl scenario status)"
 python3 - "$STORE/events.jsonl" <<-'PY' || t_fail "scenario steps not at their scaled times (events.jsonl above)"
@@ -45,9 +46,10 @@ ev = [json.loads(l) for l in open(sys.argv[1])]
 start = [e for e in ev if e["event"] == "scenario_start"][-1]
 steps = [e for e in ev if e["event"] == "scenario_step"]
 assert [s["action"] for s in steps] == ["inject", "clear", "inject"], steps
-for s, want in zip(steps, (0.05, 0.10, 0.15)):
+for s, want in zip(steps, (0.1, 0.2, 0.3)):
     late = s["t"] - start["t"] - want
-    assert 0 <= late < 0.1, (s, want, late)
+    print(f"step at {want:.1f} s: {late * 1000:.1f} ms late")
+    assert 0 <= late < 0.25, (s, want, late)
     assert s["error"] == "", s
 assert any(e["event"] == "scenario_end" for e in ev)
 PY
