@@ -162,6 +162,11 @@ static int ctl_handle(void *ctx, const char *line, FILE *out, char *err,
 		stats_print(out, &d->fs.stats, &g, line[5] == ' ');
 		return 0;
 	}
+	if (!strcmp(line, "stats array") || !strcmp(line, "stats array json")) {
+		array_stats_print(d->fs.array, out, line[11] == ' ',
+				  stats_now_ns() - d->fs.opened_ns);
+		return 0;
+	}
 	if (!strcmp(line, "stats reset")) {
 		stats_reset(&d->fs.stats);
 		log_info("ctl", "stats reset");
@@ -182,8 +187,9 @@ static int ctl_handle(void *ctx, const char *line, FILE *out, char *err,
 	if (!strncmp(line, "scenario ", 9))
 		return scenario_run_ctl(&d->fs, line + 9, out, err, errlen);
 	snprintf(err, errlen,
-		 "unknown command '%.64s' (known: status, stats [json|reset], "
-		 "sync, fault inject|list|clear, scenario run|status|stop)",
+		 "unknown command '%.64s' (known: status, stats "
+		 "[json|reset|array [json]], sync, fault inject|list|clear, "
+		 "scenario run|status|stop)",
 		 line);
 	return -EINVAL;
 }

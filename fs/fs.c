@@ -46,6 +46,7 @@ int fs_open(struct fs *fs, const struct fs_config *cfg, char *err,
 	fs->cfg.store = fs->store;
 	fs->owner = getuid();
 	pthread_mutex_init(&fs->sync_lock, NULL);
+	fs->opened_ns = stats_now_ns();
 	int r = metastore_open(fs->store, cfg->meta_map_bytes, true, false,
 			       &fs->ms, err, errlen);
 	if (r)

@@ -68,6 +68,7 @@ struct fs {
 	/* A power loss was injected: everything fails until the unmount, and
 	 * the next mount starts from the state of the last sync. */
 	atomic_bool powered_off;
+	uint64_t opened_ns; /* stats_now_ns() when the store was opened */
 };
 
 /* Open the store and everything on top of it. 0 or -errno, with a

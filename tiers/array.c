@@ -278,3 +278,15 @@ int array_host_bound(struct array *a, struct completer_lateness *out)
 	completer_lateness(a->completer, out);
 	return 0;
 }
+
+void array_with_engine(struct array *a,
+		       void (*fn)(void *ctx, const struct engine *e), void *ctx)
+{
+	if (!a->model) {
+		fn(ctx, NULL);
+		return;
+	}
+	pthread_mutex_lock(&a->lock);
+	fn(ctx, model_engine(a->model));
+	pthread_mutex_unlock(&a->lock);
+}

@@ -20,6 +20,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 enum array_io_kind { ARRAY_IO_READ, ARRAY_IO_WRITE, ARRAY_IO_FLUSH };
 
@@ -56,6 +57,17 @@ int array_host_bound(struct array *a, struct completer_lateness *out);
 struct cache_stats;
 /* A hybrid's flash residency counters. 0, or -ENOENT (no flash cache). */
 int array_cache_stats(const struct array *a, struct cache_stats *st);
+struct engine;
+/* Call @fn with the model's engine (NULL for the null model) while no
+ * request is being timed, so that its per-resource figures agree. */
+void array_with_engine(struct array *a,
+		       void (*fn)(void *ctx, const struct engine *e),
+		       void *ctx);
+/* Print the model's figures per tier and per resource (links,
+ * controllers, drives), the flash cache and host-bound counts, as text or
+ * one JSON object; rates are averages over @elapsed_ns. */
+void array_stats_print(struct array *a, FILE *out, bool json,
+		       uint64_t elapsed_ns);
 /* Hand @io to the model; io->complete runs at its emulated completion. */
 void array_submit(struct array *a, struct array_io *io);
 

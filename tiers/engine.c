@@ -44,6 +44,8 @@
  */
 #include "tiers/engine.h"
 
+#include "common/stats.h"
+
 #include <assert.h>
 #include <errno.h>
 #include <limits.h>
@@ -75,6 +77,7 @@ struct resource {
 	uint64_t head_bytes;	/* HDD: where the previous operation ended */
 	struct engine_rng rng;	/* this resource's service-time stream */
 	struct engine_resource_stats stats;
+	struct latency_hist latency; /* arrival to end, per operation */
 };
 
 struct engine {
@@ -357,6 +360,7 @@ static uint64_t stage_run(struct resource *r, const struct engine_stage *s,
 	r->stats.wait_ns += start_ns - arrive_ns;
 	if (end_ns > r->stats.last_end_ns)
 		r->stats.last_end_ns = end_ns;
+	latency_hist_add(&r->latency, end_ns - arrive_ns);
 	return end_ns;
 }
 
@@ -381,6 +385,18 @@ int engine_resource_stats(const struct engine *e, int res,
 		return -EINVAL;
 	*st = e->res[res].stats;
 	return 0;
+}
+
+uint64_t engine_resource_latency(const struct engine *e, int res, double pct)
+{
+	if (res < 0 || (unsigned)res >= e->n_res)
+		return 0;
+	return latency_hist_percentile(&e->res[res].latency, pct);
+}
+
+unsigned engine_resources(const struct engine *e)
+{
+	return e->n_res;
 }
 
 const char *engine_resource_name(const struct engine *e, int res)

@@ -122,6 +122,11 @@ uint64_t engine_submit(struct engine *e, uint64_t now_ns,
 /* Copy resource @res's counters into @st. 0 or -EINVAL (no such id). */
 int engine_resource_stats(const struct engine *e, int res,
 			  struct engine_resource_stats *st);
+/* The @pct-th percentile (0 < pct <= 100) of resource @res's operation
+ * times, arrival to end (queueing included), in ns; 0 if none. */
+uint64_t engine_resource_latency(const struct engine *e, int res, double pct);
+/* How many resources there are (ids 0 .. n-1). */
+unsigned engine_resources(const struct engine *e);
 /* Resource @res's name, or NULL (no such id). */
 const char *engine_resource_name(const struct engine *e, int res);
 

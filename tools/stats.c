@@ -20,11 +20,15 @@
 struct stats_opts {
 	bool json;
 	bool reset;
+	bool array;
 };
 
 #define O(f) offsetof(struct stats_opts, f)
 static const struct opt_def stats_defs[] = {
     {"json", 0, OPT_FLAG, O(json), NULL, "one JSON object"},
+    {"array", 0, OPT_FLAG, O(array), NULL,
+     "the array model's figures: per tier and per link, controller "
+     "and drive; the flash cache; host-bound replies"},
     {"reset", 0, OPT_FLAG, O(reset), NULL,
      "zero the counters (gauges such as unique blocks stay)"},
     {0},
@@ -36,8 +40,8 @@ int cmd_stats(int argc, char **argv)
 	struct stats_opts o = {0};
 	const char *pos[1];
 	int npos;
-	int r = opts_parse("stats", "[--json|--reset] MOUNTPOINT", stats_defs,
-			   &o, argc, argv, pos, 1, &npos);
+	int r = opts_parse("stats", "[--array] [--json|--reset] MOUNTPOINT",
+			   stats_defs, &o, argc, argv, pos, 1, &npos);
 	if (r)
 		return r > 0 ? 0 : 2;
 	if (npos != 1) {
@@ -45,9 +49,11 @@ int cmd_stats(int argc, char **argv)
 		return 2;
 	}
 	char err[1024];
-	const char *cmd = o.reset  ? "stats reset"
-			  : o.json ? "stats json"
-				   : "stats";
+	const char *cmd = o.reset	      ? "stats reset"
+			  : o.array && o.json ? "stats array json"
+			  : o.array	      ? "stats array"
+			  : o.json	      ? "stats json"
+					      : "stats";
 	r = ctl_request(pos[0], cmd, stdout, err, sizeof(err));
 	if (r) {
 		tool_error("stats: %s", err);

@@ -7,6 +7,9 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include <cmocka.h>
 
@@ -190,6 +193,48 @@ static void test_unknown_profile(void **state)
 	array_free(NULL); /* no-op */
 }
 
+/* The per-tier figures: 10 timed reads on one SSD show as 10 operations
+ * of the drive (its tier and its own line agree), and the JSON is one
+ * object with the documented parts. */
+static void test_stats_print(void **state)
+{
+	struct t_wait w = {.lock = PTHREAD_MUTEX_INITIALIZER,
+			   .cond = PTHREAD_COND_INITIALIZER};
+	struct array *a;
+	assert_int_equal(array_new("micron-m600", 1000, 1, &a), 0);
+	for (int i = 0; i < 10; i++) {
+		w.io = (struct array_io){.kind = ARRAY_IO_READ,
+					 .offset = (uint64_t)i << 20,
+					 .length = 4096};
+		t_submit_wait(a, &w);
+	}
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	array_stats_print(a, f, true, 1000000000u); /* over 1 s */
+	fclose(f);
+	assert_non_null(text);
+	assert_non_null(strstr(text, "{\"timed\":true,\"elapsed_s\":1.000,"
+				     "\"tiers\":{"));
+	assert_non_null(
+	    strstr(text, "\"flash\":{\"members\":1,\"iops\":10.0,"));
+	assert_non_null(
+	    strstr(text, "\"flash0\":{\"members\":1,\"iops\":10.0,"));
+	assert_non_null(strstr(text, "\"host_bound\":{\"completed\":10,"));
+	free(text);
+	array_free(a);
+
+	assert_int_equal(array_new("null", 1.0, 1, &a), 0);
+	text = NULL;
+	f = open_memstream(&text, &len);
+	array_stats_print(a, f, true, 1);
+	fclose(f);
+	assert_non_null(text);
+	assert_string_equal(text, "{\"timed\":false}\n");
+	free(text);
+	array_free(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -197,6 +242,7 @@ int main(void)
 	    cmocka_unit_test(test_timed_completes_later),
 	    cmocka_unit_test(test_hybrid_residency),
 	    cmocka_unit_test(test_unknown_profile),
+	    cmocka_unit_test(test_stats_print),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

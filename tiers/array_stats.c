@@ -1,0 +1,191 @@
+/* The array model's figures for `arraysim stats --array`: per tier and per
+ * resource (front-end link direction, controller, drive), from the
+ * engine's per-resource counters and latency histograms, plus the flash
+ * cache and the host-bound count.
+ *
+ * Resources are grouped by the name the model gave them with its index
+ * taken off ("flash3" -> tier "flash", "link0.in" -> "link.in"). Rates
+ * are averages over the mount's life: ops and bytes / elapsed time; queue
+ * depth is Little's law, (time queued + time in service) / elapsed.
+ * Latency is arrival to completion at that resource, queueing included.
+ */
+#include <ctype.h>
+#include <string.h>
+
+#include "tiers/array.h"
+#include "tiers/cache.h"
+#include "tiers/completer.h"
+#include "tiers/engine.h"
+
+#define MAX_GROUPS 16
+
+struct group {
+	char name[32];
+	unsigned members;
+	struct engine_resource_stats sum;
+	int first; /* a member, for percentiles of the group's first */
+};
+
+struct printer {
+	FILE *out;
+	bool json;
+	double elapsed_s;
+	unsigned ngroups;
+	struct group g[MAX_GROUPS];
+};
+
+/* "backing12" -> "backing", "link0.in" -> "link.in" */
+static void group_name(const char *res, char *out, size_t len)
+{
+	size_t n = 0;
+	for (const char *p = res; *p && n + 1 < len; p++)
+		if (!isdigit((unsigned char)*p))
+			out[n++] = *p;
+	out[n] = '\0';
+}
+
+static struct group *group_of(struct printer *pr, const char *res, int id)
+{
+	char name[32];
+	group_name(res, name, sizeof(name));
+	for (unsigned i = 0; i < pr->ngroups; i++)
+		if (!strcmp(pr->g[i].name, name))
+			return &pr->g[i];
+	if (pr->ngroups == MAX_GROUPS)
+		return NULL;
+	struct group *g = &pr->g[pr->ngroups++];
+	memset(g, 0, sizeof(*g));
+	snprintf(g->name, sizeof(g->name), "%s", name);
+	g->first = id;
+	return g;
+}
+
+static void add(struct engine_resource_stats *sum,
+		const struct engine_resource_stats *s)
+{
+	for (int op = 0; op < ENGINE_OP_COUNT; op++) {
+		sum->ops[op] += s->ops[op];
+		sum->bytes[op] += s->bytes[op];
+	}
+	sum->busy_ns += s->busy_ns;
+	sum->wait_ns += s->wait_ns;
+}
+
+static void figures(struct printer *pr, const char *label, const char *name,
+		    const struct engine_resource_stats *s, unsigned members,
+		    const struct engine *e, int id, bool last)
+{
+	double el = pr->elapsed_s > 0 ? pr->elapsed_s : 1e-9;
+	uint64_t ops = s->ops[0] + s->ops[1], bytes = s->bytes[0] + s->bytes[1];
+	double iops = (double)ops / el, mbps = (double)bytes / el / 1e6;
+	double qd = (double)(s->busy_ns + s->wait_ns) / 1e9 / el;
+	double p50 = (double)engine_resource_latency(e, id, 50) / 1e3;
+	double p99 = (double)engine_resource_latency(e, id, 99) / 1e3;
+	double p999 = (double)engine_resource_latency(e, id, 99.9) / 1e3;
+	if (pr->json) {
+		fprintf(pr->out,
+			"\"%s\":{\"members\":%u,\"iops\":%.1f,\"mbps\":%.3f,"
+			"\"queue_depth\":%.3f,\"latency_us\":{\"p50\":%.1f,"
+			"\"p99\":%.1f,\"p999\":%.1f}}%s",
+			name, members, iops, mbps, qd, p50, p99, p999,
+			last ? "" : ",");
+		return;
+	}
+	fprintf(pr->out,
+		"  %-6s %-14s %3u %10.0f %9.2f %7.2f %9.1f %9.1f "
+		"%9.1f\n",
+		label, name, members, iops, mbps, qd, p50, p99, p999);
+}
+
+static void print_resources(void *ctx, const struct engine *e)
+{
+	struct printer *pr = ctx;
+	if (!e)
+		return;
+	unsigned n = engine_resources(e);
+	for (unsigned id = 0; id < n; id++) {
+		struct engine_resource_stats s;
+		const char *name = engine_resource_name(e, (int)id);
+		struct group *g = group_of(pr, name, (int)id);
+		if (engine_resource_stats(e, (int)id, &s) || !g)
+			continue;
+		add(&g->sum, &s);
+		g->members++;
+	}
+	/* Per tier (group): summed counters; latency of its first member,
+	 * as the members of a group are alike. */
+	if (pr->json)
+		fputs(",\"tiers\":{", pr->out);
+	else
+		fprintf(pr->out, "  %-6s %-14s %3s %10s %9s %7s %9s %9s %9s\n",
+			"", "resource", "n", "IOPS", "MB/s", "QD", "p50 us",
+			"p99 us", "p99.9 us");
+	for (unsigned i = 0; i < pr->ngroups; i++)
+		figures(pr, "all", pr->g[i].name, &pr->g[i].sum,
+			pr->g[i].members, e, pr->g[i].first,
+			i + 1 == pr->ngroups);
+	if (pr->json)
+		fputs("},\"resources\":{", pr->out);
+	for (unsigned id = 0; id < n; id++) {
+		struct engine_resource_stats s;
+		engine_resource_stats(e, (int)id, &s);
+		figures(pr, "", engine_resource_name(e, (int)id), &s, 1, e,
+			(int)id, id + 1 == n);
+	}
+	if (pr->json)
+		fputc('}', pr->out);
+}
+
+static void print_cache(struct printer *pr, struct array *a)
+{
+	struct cache_stats cs;
+	if (array_cache_stats(a, &cs))
+		return;
+	uint64_t lookups = cs.hits + cs.misses;
+	double hit = lookups ? (double)cs.hits / (double)lookups : 0;
+	double el = pr->elapsed_s > 0 ? pr->elapsed_s : 1e-9;
+	fprintf(pr->out,
+		pr->json
+		    ? ",\"cache\":{\"hit_ratio\":%.4f,\"resident\":%llu,"
+		      "\"dirty\":%llu,\"destaged\":%llu,"
+		      "\"destage_blocks_per_s\":%.1f,\"evictions\":%llu}"
+		    : "  cache: hit ratio %.4f, resident %llu, dirty %llu, "
+		      "destaged %llu (%.1f blocks/s), evictions %llu\n",
+		hit, (unsigned long long)cs.resident,
+		(unsigned long long)cs.dirty, (unsigned long long)cs.destaged,
+		(double)cs.destaged / el, (unsigned long long)cs.evictions);
+}
+
+static void print_host_bound(struct printer *pr, struct array *a)
+{
+	struct completer_lateness l;
+	if (array_host_bound(a, &l))
+		return;
+	fprintf(pr->out,
+		pr->json ? ",\"host_bound\":{\"completed\":%llu,\"late\":%llu,"
+			   "\"late_s\":%.3f}"
+			 : "  host-bound: %llu of %llu replies late (%.3f s in "
+			   "all): the host could not keep the model's pace\n",
+		(unsigned long long)l.late, (unsigned long long)l.completed,
+		(double)l.late_ns / 1e9);
+}
+
+void array_stats_print(struct array *a, FILE *out, bool json,
+		       uint64_t elapsed_ns)
+{
+	struct printer pr = {
+	    .out = out, .json = json, .elapsed_s = (double)elapsed_ns / 1e9};
+	if (!array_timed(a)) {
+		fputs(json ? "{\"timed\":false}\n"
+			   : "array: null profile (no timing)\n",
+		      out);
+		return;
+	}
+	fputs(json ? "{\"timed\":true,\"elapsed_s\":" : "array: ", out);
+	fprintf(out, json ? "%.3f" : "figures over %.3f s\n", pr.elapsed_s);
+	array_with_engine(a, print_resources, &pr);
+	print_cache(&pr, a);
+	print_host_bound(&pr, a);
+	if (json)
+		fputs("}\n", out);
+}
