@@ -284,9 +284,11 @@ int dp_commit(struct dp_txn *t)
 /* ---- loading blocks --------------------------------------------------- */
 
 /* Read @n logical blocks from @first of @ino, as of @txn, into @buf (holes
- * read as zeros). -EBADMSG when a block fails its checksum. */
+ * read as zeros), and their physical blocks into @pblks when not NULL.
+ * -EBADMSG when a block fails its checksum. */
 static int load_blocks(struct fs *fs, MDB_txn *txn, uint64_t ino,
-		       uint64_t first, unsigned n, uint8_t *buf)
+		       uint64_t first, unsigned n, uint8_t *buf,
+		       uint64_t *pblks)
 {
 	struct backing_io stack_io[16];
 	uint64_t stack_sum[16];
@@ -316,6 +318,8 @@ static int load_blocks(struct fs *fs, MDB_txn *txn, uint64_t ino,
 		}
 		uint64_t pblk = ext[lblk % EXT];
 		uint8_t *dst = buf + (size_t)i * BS;
+		if (pblks)
+			pblks[i] = pblk;
 		if (!pblk) {
 			memset(dst, 0, BS);
 			continue;
@@ -344,7 +348,8 @@ static int load_blocks(struct fs *fs, MDB_txn *txn, uint64_t ino,
 /* Load with a fresh snapshot each try; a checksum failure that persists
  * across snapshots is real: counted, logged, -EIO. */
 static int load_blocks_retry(struct fs *fs, uint64_t ino, uint64_t first,
-			     unsigned n, uint8_t *buf, struct ms_inode *in)
+			     unsigned n, uint8_t *buf, struct ms_inode *in,
+			     uint64_t *pblks)
 {
 	int r = -EBADMSG;
 	for (int tries = 0; tries < READ_RETRIES && r == -EBADMSG; tries++) {
@@ -355,7 +360,7 @@ static int load_blocks_retry(struct fs *fs, uint64_t ino, uint64_t first,
 		if (in)
 			r = ns_inode_get(fs->ms, txn, ino, in);
 		if (!r)
-			r = load_blocks(fs, txn, ino, first, n, buf);
+			r = load_blocks(fs, txn, ino, first, n, buf, pblks);
 		metastore_txn_abort(txn);
 	}
 	if (r == -EBADMSG) {
@@ -374,6 +379,12 @@ static int load_blocks_retry(struct fs *fs, uint64_t ino, uint64_t first,
 int datapath_read(struct fs *fs, uint64_t ino, uint64_t off, size_t len,
 		  void *buf, size_t *got)
 {
+	return datapath_read_map(fs, ino, off, len, buf, got, NULL);
+}
+
+int datapath_read_map(struct fs *fs, uint64_t ino, uint64_t off, size_t len,
+		      void *buf, size_t *got, uint64_t *pblks)
+{
 	*got = 0;
 	uint64_t first = off / BS;
 	unsigned n = (unsigned)chunker_count(off, len);
@@ -386,7 +397,7 @@ int datapath_read(struct fs *fs, uint64_t ino, uint64_t off, size_t len,
 	if (!blocks)
 		return -ENOMEM;
 	struct ms_inode in;
-	int r = load_blocks_retry(fs, ino, first, n, blocks, &in);
+	int r = load_blocks_retry(fs, ino, first, n, blocks, &in, pblks);
 	if (!r) {
 		uint64_t end = off + len < in.size ? off + len : in.size;
 		*got = end > off ? (size_t)(end - off) : 0;
@@ -513,7 +524,7 @@ static int map_block(struct dp_txn *t, uint64_t ino, uint64_t lblk,
 /* Store one whole block @data at @lblk of @ino. */
 static int store_block(struct dp_txn *t, uint64_t ino, uint64_t lblk,
 		       const void *data, const struct fingerprint *fp,
-		       struct ms_inode *in)
+		       struct ms_inode *in, uint64_t *pblk_out)
 {
 	uint64_t pblk;
 	int delta = 0;
@@ -523,6 +534,8 @@ static int store_block(struct dp_txn *t, uint64_t ino, uint64_t lblk,
 	if (!r) {
 		in->nblocks += delta;
 		t->delta.blocks_written++;
+		if (pblk_out)
+			*pblk_out = pblk;
 	}
 	return r;
 }
@@ -534,7 +547,7 @@ static int store_built_block(struct dp_txn *t, uint64_t ino, uint64_t lblk,
 {
 	struct fingerprint fp;
 	int r = fingerprint_block(data, &fp);
-	return r ? r : store_block(t, ino, lblk, data, &fp, in);
+	return r ? r : store_block(t, ino, lblk, data, &fp, in, NULL);
 }
 
 /* ---- write ------------------------------------------------------------ */
@@ -595,10 +608,10 @@ static int complete_edges(struct fs *fs, uint64_t ino, struct dp_write *w)
 		return -ENOMEM;
 	int r = 0;
 	if (off % BS)
-		r = load_blocks_retry(fs, ino, first, 1, w->bounce, NULL);
+		r = load_blocks_retry(fs, ino, first, 1, w->bounce, NULL, NULL);
 	if (!r && (off + w->len) % BS && (w->n > 1 || off % BS == 0))
 		r = load_blocks_retry(fs, ino, first + w->n - 1, 1,
-				      w->bounce + (size_t)(w->n - 1) * BS,
+				      w->bounce + (size_t)(w->n - 1) * BS, NULL,
 				      NULL);
 	if (r)
 		return r;
@@ -637,7 +650,7 @@ static int write_txn(struct fs *fs, uint64_t ino, const struct dp_write *p,
 	uint64_t first = off / BS;
 	for (unsigned i = 0; i < p->n && !r; i++)
 		r = store_block(&t, ino, first + i, p->blocks + (size_t)i * BS,
-				&p->fp[i], &in);
+				&p->fp[i], &in, p->pblks ? &p->pblks[i] : NULL);
 	if (r) {
 		dp_abort(&t);
 		return r;
@@ -752,7 +765,7 @@ static int zero_in_block(struct dp_txn *t, uint64_t ino, struct ms_inode *in,
 {
 	int r = ext_store(t); /* load_blocks reads the map from the txn */
 	if (!r)
-		r = load_blocks(t->fs, t->txn, ino, lblk, 1, keep);
+		r = load_blocks(t->fs, t->txn, ino, lblk, 1, keep, NULL);
 	if (r == -EBADMSG) {
 		atomic_fetch_add_explicit(&t->fs->stats.dedupe.checksum_errors,
 					  1, memory_order_relaxed);

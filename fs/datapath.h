@@ -68,6 +68,9 @@ struct dp_write {
 	struct fingerprint *fp; /* one per block */
 	uint8_t *bounce;	/* whole blocks, when the write is unaligned */
 	const uint8_t *blocks;	/* what gets stored: bounce or buf */
+	/* When the caller sets it (n entries): the physical block each
+	 * logical block now maps to (0: a hole), for the array model. */
+	uint64_t *pblks;
 };
 int datapath_write_prep(struct dp_write *w, uint64_t off, const void *buf,
 			size_t len);
@@ -76,6 +79,10 @@ int datapath_write_commit(struct fs *fs, struct dp_write *w, uint64_t ino,
 			  bool *drop_setid, struct array_io *io);
 /* Free what prep and commit allocated; @w may be reused after prep. */
 void datapath_write_free(struct dp_write *w);
+/* datapath_read, also telling the physical block of each logical block
+ * read into @pblks (one per block the range touches; 0: a hole). */
+int datapath_read_map(struct fs *fs, uint64_t ino, uint64_t off, size_t len,
+		      void *buf, size_t *got, uint64_t *pblks);
 /* Write @len bytes at @off (the caller holds the inode's data lock).
  * *drop_setid in: the writer lacks CAP_FSETID, so set-user-ID (and
  * set-group-ID with group exec) are cleared, as a local fs does; out:

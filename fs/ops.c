@@ -767,8 +767,22 @@ struct fs_io {
 	struct array_io io;
 	fuse_req_t req;
 	void *buf;
-	size_t got; /* reads: bytes to return */
+	size_t got;	 /* reads: bytes to return */
+	uint64_t *pblks; /* io.pblks, when the model wants them */
 };
+
+/* Where each block of [off, off+len) is stored, for a model that keeps
+ * residency by physical block; NULL otherwise (or without memory: the
+ * model then keys by logical block). Zeros until the data path fills
+ * it, so blocks a torn write did not store count as holes. */
+static void want_blocks(struct fs *fs, struct fs_io *x, uint64_t off,
+			size_t len)
+{
+	if (!len || !array_wants_blocks(fs->array))
+		return;
+	x->pblks = calloc((off % 4096 + len + 4095) / 4096, sizeof(uint64_t));
+	x->io.pblks = x->pblks;
+}
 
 static void complete_read(struct array_io *aio)
 {
@@ -780,6 +794,7 @@ static void complete_read(struct array_io *aio)
 		fuse_reply_buf(x->req, x->buf, x->got);
 	}
 	free(x->buf);
+	free(x->pblks);
 	free(x);
 }
 
@@ -792,6 +807,7 @@ static void complete_write(struct array_io *aio)
 		account(x->req, STATS_OP_WRITE, aio->submit_ns, 0, aio->length);
 		fuse_reply_write(x->req, aio->length);
 	}
+	free(x->pblks);
 	free(x);
 }
 
@@ -853,7 +869,9 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		return reply_err(req, STATS_OP_READ, t0, -ENOMEM);
 	}
 	x->buf = buf;
-	x->io.result = datapath_read(fs, ino, off, size, buf, &x->got);
+	want_blocks(fs, x, off, size);
+	x->io.result =
+	    datapath_read_map(fs, ino, off, size, buf, &x->got, x->pblks);
 	submit_io(fs, x, hit.delay_ns);
 }
 
@@ -877,6 +895,8 @@ static void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
 	bool drop_setid = fuse_req_ctx(req)->uid != 0;
 	struct dp_write w;
 	x->io.result = datapath_write_prep(&w, off, buf, keep);
+	want_blocks(fs, x, off, size);
+	w.pblks = x->pblks;
 	if (!x->io.result) {
 		inode_table_lock(fs->itab, ino);
 		x->io.result =

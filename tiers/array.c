@@ -185,30 +185,53 @@ static void residency_insert(struct array *a, uint64_t now_ns,
 		model_destage(a->model, now_ns, victim.block * BLOCK, BLOCK);
 }
 
+/* The residency key of block @i of @io, false for a hole (nothing on
+ * any drive). With physical blocks, a block that dedupe shares between
+ * files or offsets is one key: it takes flash space once. */
+static bool key_of(const struct array_io *io, uint64_t i, struct cache_key *k)
+{
+	if (!io->pblks) {
+		*k = (struct cache_key){.ino = io->ino,
+					.block = io->offset / BLOCK + i};
+		return true;
+	}
+	*k = (struct cache_key){.ino = 0, .block = io->pblks[i]};
+	return k->block != 0;
+}
+
 /* Hybrid: whether @io hits flash, and its blocks' new residency. */
 static bool residency_update(struct array *a, uint64_t now_ns,
 			     const struct array_io *io)
 {
 	const struct profile_cache *pc = &a->profile->cache;
-	uint64_t first = io->offset / BLOCK;
-	uint64_t last = (io->offset + io->length - 1) / BLOCK;
-	struct cache_key k = {.ino = io->ino};
+	uint64_t n =
+	    (io->offset + io->length - 1) / BLOCK - io->offset / BLOCK + 1;
+	struct cache_key k;
 	bool hit = true;
 
 	if (io->kind == ARRAY_IO_READ) {
-		for (k.block = first; k.block <= last; k.block++)
-			hit &= cache_lookup(a->cache, k);
+		for (uint64_t i = 0; i < n; i++)
+			if (key_of(io, i, &k))
+				hit &= cache_lookup(a->cache, k);
 		if (!hit && pc->promote_on_read_miss)
-			for (k.block = first; k.block <= last; k.block++)
-				residency_insert(a, now_ns, k, false);
+			for (uint64_t i = 0; i < n; i++)
+				if (key_of(io, i, &k))
+					residency_insert(a, now_ns, k, false);
 		return hit;
 	}
 	if (pc->policy == PROFILE_POLICY_WRITE_AROUND)
 		return false;
-	for (k.block = first; k.block <= last; k.block++)
-		residency_insert(a, now_ns, k,
-				 pc->policy == PROFILE_POLICY_WRITE_BACK);
+	for (uint64_t i = 0; i < n; i++)
+		if (key_of(io, i, &k))
+			residency_insert(a, now_ns, k,
+					 pc->policy ==
+					     PROFILE_POLICY_WRITE_BACK);
 	return true;
+}
+
+bool array_wants_blocks(const struct array *a)
+{
+	return a->cache != NULL;
 }
 
 /* The destager, caught up to @now_ns: between the thresholds it moves

@@ -32,7 +32,11 @@ struct array_io {
 	uint32_t blocks_stored;	 /* unique blocks written to the back end */
 	uint32_t blocks_deduped; /* blocks that took a reference instead */
 	int result;		 /* 0 or -errno, from the data path */
-	uint64_t submit_ns;	 /* stats_now_ns() when the request arrived */
+	/* When array_wants_blocks(): the physical block of each logical
+	 * block of the request (0: a hole), so that a deduplicated block
+	 * is resident in the flash tier once; NULL: by logical block. */
+	const uint64_t *pblks;
+	uint64_t submit_ns; /* stats_now_ns() when the request arrived */
 	/* Called exactly once when the request completes. */
 	void (*complete)(struct array_io *io);
 };
@@ -47,6 +51,8 @@ int array_new(const char *profile, double scale, uint64_t seed,
 	      struct array **out);
 /* Complete what is queued at once, free. NULL is a no-op. */
 void array_free(struct array *a);
+/* Whether the model tracks residency and wants io->pblks filled. */
+bool array_wants_blocks(const struct array *a);
 /* Whether requests are timed (false: the null model). */
 bool array_timed(const struct array *a);
 struct completer_lateness;

@@ -183,6 +183,40 @@ static void test_hybrid_residency(void **state)
 	array_free(a);
 }
 
+/* With physical blocks given, a block dedupe shares is resident once: a
+ * read of one file promotes it, and a read of another file (or another
+ * offset) that maps to the same physical block hits. Holes touch no
+ * drive and take no space. */
+static void test_dedupe_takes_cache_once(void **state)
+{
+	struct t_wait w = {.lock = PTHREAD_MUTEX_INITIALIZER,
+			   .cond = PTHREAD_COND_INITIALIZER};
+	struct cache_stats st;
+	struct array *a;
+	static const uint64_t shared[2] = {77, 0}; /* a block, then a hole */
+
+	assert_int_equal(array_new("hybrid", 1.0, 1, &a), 0);
+	assert_true(array_wants_blocks(a));
+	w.io = (struct array_io){.kind = ARRAY_IO_READ,
+				 .ino = 5,
+				 .offset = 0,
+				 .length = 8192,
+				 .pblks = shared};
+	t_submit_wait(a, &w);
+	w.io.ino = 6;
+	w.io.offset = 1ull << 30;
+	t_submit_wait(a, &w);
+	assert_int_equal(array_cache_stats(a, &st), 0);
+	assert_int_equal(st.misses, 1);
+	assert_int_equal(st.hits, 1);
+	assert_int_equal(st.resident, 1);
+	array_free(a);
+
+	assert_int_equal(array_new("micron-m600", 1.0, 1, &a), 0);
+	assert_false(array_wants_blocks(a)); /* all-flash: no residency */
+	array_free(a);
+}
+
 static void test_unknown_profile(void **state)
 {
 	struct array *a = (struct array *)&a;
@@ -243,6 +277,7 @@ int main(void)
 	    cmocka_unit_test(test_hybrid_residency),
 	    cmocka_unit_test(test_unknown_profile),
 	    cmocka_unit_test(test_stats_print),
+	    cmocka_unit_test(test_dedupe_takes_cache_once),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
