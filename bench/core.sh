@@ -17,6 +17,9 @@
 #   OUT_DIR   JSON + summary output [bench/out/core-<stamp>]
 #   ARRAYSIM  the arraysim binary [build/tools/arraysim, relative to repo]
 #   ARRAYSIM_MOUNT_OPTS  extra args for `arraysim mount` [none]
+#   system arraysim_b: a second arraysim in the same run, for A/B rows
+#   ARRAYSIM_B [ARRAYSIM], ARRAYSIM_B_MOUNT_OPTS [none], ARRAYSIM_B_LABEL
+#   [arraysim_b] (e.g. an older build, or --metrics on)
 #   ZFS_VDEV_SIZE  sparse vdev file size [8G]
 #   ZFS_FUSE_OPTS  extra args for the zfs-fuse daemon ["-m 1024": 1 GiB ARC; "" = /etc/zfs/zfsrc only]
 #   DROP_CACHES 1: also drop the host page cache before each row (default: only sync) [0]
@@ -51,6 +54,9 @@ STAMP=$(date +%Y%m%d-%H%M%S)
 OUT_DIR=${OUT_DIR:-$HERE/out/core-$STAMP}
 ARRAYSIM=${ARRAYSIM:-build/tools/arraysim}
 if [[ $ARRAYSIM != /* && ! -x $ARRAYSIM ]]; then ARRAYSIM=$REPO/$ARRAYSIM; fi
+ARRAYSIM_B=${ARRAYSIM_B:-$ARRAYSIM}
+ARRAYSIM_B_MOUNT_OPTS=${ARRAYSIM_B_MOUNT_OPTS:-}
+export ARRAYSIM_B_LABEL=${ARRAYSIM_B_LABEL:-arraysim_b}
 ROW_TIMEOUT=$((RUNTIME + RAMP + 180))
 
 # ---------------------------------------------------------------- rows ----
@@ -79,6 +85,7 @@ declare -A DEAD=()  # system -> reason it is skipped
 PLL_PID="" PLL_MNT=""
 ZFS_PID="" ZFS_POOL="" ZFS_PIDFILE=""
 AS_MNT="" AS_STORE=""
+ASB_MNT="" ASB_STORE=""
 MANIFEST=""
 CLEANED=0
 
@@ -95,6 +102,19 @@ teardown_arraysim() {
 		wait_pid_gone "$pid" 30 || stop_pid "$pid" "arraysim daemon"
 	done
 	AS_MNT=""
+}
+
+teardown_arraysim_b() {
+	[[ -n $ASB_MNT ]] || return 0
+	if is_mounted "$ASB_MNT"; then
+		log "unmounting arraysim_b at $ASB_MNT"
+		timeout 60 "$ARRAYSIM_B" umount "$ASB_MNT" 2>/dev/null || fuse_umount "$ASB_MNT"
+	fi
+	local pid
+	for pid in $(arraysim_pids "$ASB_STORE"); do
+		wait_pid_gone "$pid" 30 || stop_pid "$pid" "arraysim_b daemon"
+	done
+	ASB_MNT=""
 }
 
 teardown_pll() {
@@ -140,6 +160,7 @@ cleanup() {
 	exec 1>&4 2>&3
 	kill_child
 	teardown_arraysim
+	teardown_arraysim_b
 	teardown_pll
 	teardown_zfs
 	if [[ -n $RUN_DIR && -d $RUN_DIR ]]; then
@@ -227,10 +248,22 @@ setup_arraysim() {
 	DIR[arraysim]=$AS_MNT
 }
 
+setup_arraysim_b() {
+	[[ -x $ARRAYSIM_B ]] || { echo "no arraysim binary at $ARRAYSIM_B"; return 1; }
+	ASB_STORE=$RUN_DIR/host/arraysim-b-store
+	ASB_MNT=$RUN_DIR/mnt/arraysim-b
+	mkdir -p "$ASB_STORE" "$ASB_MNT"
+	# shellcheck disable=SC2086
+	"$ARRAYSIM_B" mount --store "$ASB_STORE" $ARRAYSIM_B_MOUNT_OPTS "$ASB_MNT" >"$OUT_DIR/arraysim-b-mount.log" 2>&1 3>&- 4>&- ||
+		{ echo "arraysim_b mount failed: $(tail -3 "$OUT_DIR/arraysim-b-mount.log" | tr '\n' ' ')"; return 1; }
+	wait_mounted "$ASB_MNT" 20 || { echo "arraysim_b did not mount"; return 1; }
+	DIR[arraysim_b]=$ASB_MNT
+}
+
 setup_system() {
 	local s=$1 why
 	case $s in
-	raw | passthrough_ll | zfs | arraysim) ;;
+	raw | passthrough_ll | zfs | arraysim | arraysim_b) ;;
 	*) DEAD[$s]="unknown system"; warn "unknown system '$s' (raw passthrough_ll zfs arraysim)"; return 0 ;;
 	esac
 	log "setting up $s"
@@ -241,6 +274,7 @@ setup_system() {
 		warn "skipping $s: ${DEAD[$s]}"
 		case $s in
 		passthrough_ll) teardown_pll ;; zfs) teardown_zfs ;; arraysim) teardown_arraysim ;;
+		arraysim_b) teardown_arraysim_b ;;
 		esac
 	fi
 }

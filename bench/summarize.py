@@ -5,12 +5,14 @@ usage: summarize.py MANIFEST.tsv HEADER.md ROWS.tsv  (markdown on stdout)
 MANIFEST columns: rep, row, system, ok|na, json path, reason
 """
 import json
+import os
 import statistics
 import sys
 from collections import defaultdict
 
-SYS_ORDER = ["raw", "passthrough_ll", "zfs", "arraysim"]
-LABEL = {"raw": "raw", "passthrough_ll": "passthrough_ll", "zfs": "zfs-fuse", "arraysim": "arraysim"}
+SYS_ORDER = ["raw", "passthrough_ll", "zfs", "arraysim", "arraysim_b"]
+LABEL = {"raw": "raw", "passthrough_ll": "passthrough_ll", "zfs": "zfs-fuse", "arraysim": "arraysim",
+         "arraysim_b": os.environ.get("ARRAYSIM_B_LABEL", "arraysim_b")}
 
 
 def pct(clat, p):
@@ -123,7 +125,7 @@ def main():
             print(f"| {LABEL.get(s, s)} | {len(ms)}{extra} | {fmt(md['iops'])} | {rng} | {fmt(md['mbs'], 1)} | "
                   f"{fmt(md['read_p50'], 1)} | {fmt(md['read_p99'], 1)} | {fmt(md['write_p50'], 1)} | {fmt(md['write_p99'], 1)} |")
         a = medians.get("arraysim")
-        for ref in ("passthrough_ll", "zfs"):
+        for ref in ("passthrough_ll", "zfs", "arraysim_b"):
             b = medians.get(ref)
             if a and b:
                 print()
