@@ -84,7 +84,9 @@ static int array_load(struct array *a, const char *name, double scale)
 	log_info("array", "profile %s at scale %g, seed %llu", name, scale,
 		 (unsigned long long)a->seed);
 	if (a->profile->tier[PROFILE_TIER_CACHE].present) {
-		rc = cache_new(a->profile->cache.size_bytes / BLOCK, &a->cache);
+		rc = cache_new_policy(
+		    a->profile->cache.size_bytes / BLOCK,
+		    a->profile->cache.eviction == PROFILE_EVICT_ARC, &a->cache);
 		a->destage_bytes_per_ns =
 		    (double)a->profile->cache.destage_bytes_per_s * scale / 1e9;
 	}

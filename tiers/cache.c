@@ -1,5 +1,13 @@
 /* Flash-tier residency: an LRU of 4 KiB blocks with dirty tracking.
  *
+ * With eviction = arc the LRU is segmented (SLRU): a block enters a
+ * probation segment and moves to a protected one when it is hit again;
+ * the protected segment holds at most 3/4 of the capacity (its oldest
+ * fall back to probation), and eviction takes probation's oldest first.
+ * That gives ARC's point, a one-pass scan that cannot flush the blocks
+ * that are used again and again, without ARC's ghost lists and adaptive
+ * split.
+ *
  *   entries[]   one per resident block, allocated as blocks arrive (up
  *               to the capacity), then reused by eviction
  *   hash        open addressing, linear probing: (ino, block) -> entry
@@ -25,20 +33,26 @@
 
 #define NIL UINT32_MAX
 
+enum { PROBATION, PROTECTED, SEGMENTS };
+
 struct entry {
 	struct cache_key key;
-	uint32_t prev, next;   /* LRU list */
+	uint32_t prev, next;   /* LRU list of its segment */
 	uint32_t dprev, dnext; /* dirty list, when dirty */
 	bool dirty;
+	uint8_t seg; /* PROBATION (all of them, for plain LRU) or PROTECTED */
 };
 
 struct cache {
 	uint64_t capacity;
+	bool segmented;		/* eviction = arc: SLRU */
+	uint64_t protected_max; /* blocks the protected segment may hold */
 	struct entry *e;
-	uint32_t n, alloc;     /* entries used, allocated */
-	uint32_t *hash;	       /* entry index + 1; 0 empty */
-	uint32_t hash_size;    /* a power of two > 2 n */
-	uint32_t head, tail;   /* LRU: most, least recent */
+	uint32_t n, alloc;  /* entries used, allocated */
+	uint32_t *hash;	    /* entry index + 1; 0 empty */
+	uint32_t hash_size; /* a power of two > 2 n */
+	/* Per segment: most, least recent, and how many. */
+	uint32_t head[SEGMENTS], tail[SEGMENTS], count[SEGMENTS];
 	uint32_t dhead, dtail; /* dirty: newest, oldest */
 	struct cache_stats st;
 };
@@ -60,6 +74,12 @@ static bool key_eq(struct cache_key a, struct cache_key b)
 
 int cache_new(uint64_t capacity_blocks, struct cache **out)
 {
+	return cache_new_policy(capacity_blocks, false, out);
+}
+
+int cache_new_policy(uint64_t capacity_blocks, bool segmented,
+		     struct cache **out)
+{
 	struct cache *c;
 
 	*out = NULL;
@@ -75,7 +95,11 @@ int cache_new(uint64_t capacity_blocks, struct cache **out)
 		free(c);
 		return -ENOMEM;
 	}
-	c->head = c->tail = c->dhead = c->dtail = NIL;
+	for (int s = 0; s < SEGMENTS; s++)
+		c->head[s] = c->tail[s] = NIL;
+	c->dhead = c->dtail = NIL;
+	c->segmented = segmented;
+	c->protected_max = c->capacity * 3 / 4;
 	*out = c;
 	return 0;
 }
@@ -145,26 +169,41 @@ static int hash_grow(struct cache *c)
 static void lru_unlink(struct cache *c, uint32_t i)
 {
 	struct entry *x = &c->e[i];
+	unsigned s = x->seg;
 
 	if (x->prev != NIL)
 		c->e[x->prev].next = x->next;
 	else
-		c->head = x->next;
+		c->head[s] = x->next;
 	if (x->next != NIL)
 		c->e[x->next].prev = x->prev;
 	else
-		c->tail = x->prev;
+		c->tail[s] = x->prev;
+	c->count[s]--;
 }
 
-static void lru_push_head(struct cache *c, uint32_t i)
+static void lru_push_head(struct cache *c, uint32_t i, unsigned s)
 {
+	c->e[i].seg = (uint8_t)s;
 	c->e[i].prev = NIL;
-	c->e[i].next = c->head;
-	if (c->head != NIL)
-		c->e[c->head].prev = i;
-	c->head = i;
-	if (c->tail == NIL)
-		c->tail = i;
+	c->e[i].next = c->head[s];
+	if (c->head[s] != NIL)
+		c->e[c->head[s]].prev = i;
+	c->head[s] = i;
+	if (c->tail[s] == NIL)
+		c->tail[s] = i;
+	c->count[s]++;
+}
+
+/* SLRU: the protected segment's oldest fall back to probation. */
+static void rebalance(struct cache *c)
+{
+	while (c->count[PROTECTED] > c->protected_max) {
+		uint32_t i = c->tail[PROTECTED];
+
+		lru_unlink(c, i);
+		lru_push_head(c, i, PROBATION);
+	}
 }
 
 static void dirty_set(struct cache *c, uint32_t i)
@@ -215,7 +254,10 @@ bool cache_lookup(struct cache *c, struct cache_key k)
 	}
 	c->st.hits++;
 	lru_unlink(c, c->hash[slot] - 1);
-	lru_push_head(c, c->hash[slot] - 1);
+	/* Hit again: used more than once, so protected (SLRU). */
+	lru_push_head(c, c->hash[slot] - 1,
+		      c->segmented ? PROTECTED : PROBATION);
+	rebalance(c);
 	return true;
 }
 
@@ -244,7 +286,7 @@ static uint32_t entry_take(struct cache *c, bool *dirty_victim,
 		c->st.resident++;
 		return c->n++;
 	}
-	i = c->tail;
+	i = c->tail[PROBATION] != NIL ? c->tail[PROBATION] : c->tail[PROTECTED];
 	*dirty_victim = c->e[i].dirty;
 	if (*dirty_victim) {
 		*victim = c->e[i].key;
@@ -262,9 +304,11 @@ bool cache_insert(struct cache *c, struct cache_key k, bool dirty,
 {
 	uint32_t slot = hash_slot(c, k), i;
 	bool dirty_victim = false;
+	unsigned seg = PROBATION;
 
 	if (c->hash[slot]) {
 		i = c->hash[slot] - 1;
+		seg = c->e[i].seg; /* a rewrite keeps its standing */
 		lru_unlink(c, i);
 	} else {
 		i = entry_take(c, &dirty_victim, victim);
@@ -274,7 +318,7 @@ bool cache_insert(struct cache *c, struct cache_key k, bool dirty,
 		c->e[i].dirty = false;
 		c->hash[hash_slot(c, k)] = i + 1;
 	}
-	lru_push_head(c, i);
+	lru_push_head(c, i, seg);
 	if (dirty)
 		dirty_set(c, i);
 	return dirty_victim;

@@ -28,6 +28,10 @@ struct cache_stats {
 /* A cache of @capacity_blocks (>= 1; more than 2^32 - 2 are taken as
  * that). Memory grows with the blocks resident. 0, -EINVAL or -ENOMEM. */
 int cache_new(uint64_t capacity_blocks, struct cache **out);
+/* The same with the eviction policy: @segmented for eviction = arc (a
+ * scan-resistant segmented LRU, see cache.c), else plain LRU. */
+int cache_new_policy(uint64_t capacity_blocks, bool segmented,
+		     struct cache **out);
 /* Free @c; NULL is a no-op. */
 void cache_free(struct cache *c);
 /* Whether @k is resident (counted as a hit or a miss); a hit becomes

@@ -114,6 +114,39 @@ static void test_working_set(void **state)
 	assert_true(large < 0.3); /* about cache / working set */
 }
 
+/* eviction = arc (SLRU): a hot set used over and over survives a
+ * one-pass scan larger than the cache, which flushes it from a plain LRU. */
+static double t_hot_after_scan(bool segmented)
+{
+	struct cache *c;
+	struct cache_key v;
+	struct cache_stats st;
+
+	assert_int_equal(cache_new_policy(1000, segmented, &c), 0);
+	for (int pass = 0; pass < 2; pass++) /* the hot set, used twice */
+		for (uint64_t b = 0; b < 500; b++)
+			if (!cache_lookup(c, t_key(b)))
+				cache_insert(c, t_key(b), false, &v);
+	for (uint64_t b = 100000; b < 102000; b++) /* a scan, 2x the cache */
+		if (!cache_lookup(c, t_key(b)))
+			cache_insert(c, t_key(b), false, &v);
+	cache_stats(c, &st);
+	uint64_t before = st.hits;
+	for (uint64_t b = 0; b < 500; b++)
+		cache_lookup(c, t_key(b));
+	cache_stats(c, &st);
+	cache_free(c);
+	return (double)(st.hits - before) / 500.0;
+}
+
+static void test_segmented_resists_scans(void **state)
+{
+	double lru = t_hot_after_scan(false), arc = t_hot_after_scan(true);
+	print_message("# hot set after a scan: lru %.3f, arc %.3f\n", lru, arc);
+	assert_true(lru == 0.0); /* the scan flushed it */
+	assert_true(arc == 1.0); /* protected: all of it stayed */
+}
+
 /* Against a reference LRU (an array, moved by hand) over many random
  * operations: the hash's backward-shift deletion keeps every block. */
 static void test_against_reference(void **state)
@@ -154,6 +187,7 @@ int main(void)
 	    cmocka_unit_test(test_dirty),
 	    cmocka_unit_test(test_working_set),
 	    cmocka_unit_test(test_against_reference),
+	    cmocka_unit_test(test_segmented_resists_scans),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
