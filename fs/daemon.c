@@ -25,6 +25,7 @@
 #include "common/log.h"
 #include "common/samples.h"
 #include "fs/channel.h"
+#include "faults/control.h"
 #include "fs/fault_gate.h"
 #include "fs/metrics_http.h"
 #include "fs/scenario_run.h"
@@ -152,46 +153,72 @@ static void print_status(struct daemon *d, FILE *out)
 	fprintf(out, "events %s/events.jsonl\n", d->fs.store);
 }
 
+static int ctl_sync(struct daemon *d, char *err, size_t errlen)
+{
+	int r = fs_sync(&d->fs);
+	if (r)
+		snprintf(err, errlen, "sync failed: %s", strerror(-r));
+	return r;
+}
+
+static int ctl_stats(struct daemon *d, enum control_verb v, FILE *out)
+{
+	struct stats_gauges g;
+	switch (v) {
+	case CONTROL_STATS_RESET:
+		stats_reset(&d->fs.stats);
+		log_info("ctl", "stats reset");
+		return 0;
+	case CONTROL_STATS_ARRAY:
+	case CONTROL_STATS_ARRAY_JSON:
+		array_stats_print(d->fs.array, out,
+				  v == CONTROL_STATS_ARRAY_JSON,
+				  stats_now_ns() - d->fs.opened_ns);
+		return 0;
+	default:
+		fs_gauges(&d->fs, &g);
+		stats_print(out, &d->fs.stats, &g, v == CONTROL_STATS_JSON);
+		return 0;
+	}
+}
+
+/* One command of the control protocol (faults/control.h), parsed there,
+ * carried out here. */
 static int ctl_handle(void *ctx, const char *line, FILE *out, char *err,
 		      size_t errlen)
 {
 	struct daemon *d = ctx;
-	if (!strcmp(line, "stats") || !strcmp(line, "stats json")) {
-		struct stats_gauges g;
-		fs_gauges(&d->fs, &g);
-		stats_print(out, &d->fs.stats, &g, line[5] == ' ');
-		return 0;
-	}
-	if (!strcmp(line, "stats array") || !strcmp(line, "stats array json")) {
-		array_stats_print(d->fs.array, out, line[11] == ' ',
-				  stats_now_ns() - d->fs.opened_ns);
-		return 0;
-	}
-	if (!strcmp(line, "stats reset")) {
-		stats_reset(&d->fs.stats);
-		log_info("ctl", "stats reset");
-		return 0;
-	}
-	if (!strcmp(line, "sync")) {
-		int r = fs_sync(&d->fs);
-		if (r)
-			snprintf(err, errlen, "sync failed: %s", strerror(-r));
+	struct control_cmd c;
+	uint64_t id;
+	int r = control_parse(line, &c, err, errlen);
+	if (r)
 		return r;
-	}
-	if (!strcmp(line, "status")) {
+	switch (c.verb) {
+	case CONTROL_STATUS:
 		print_status(d, out);
 		return 0;
+	case CONTROL_SYNC:
+		return ctl_sync(d, err, errlen);
+	case CONTROL_FAULT_INJECT:
+		return fault_gate_inject(&d->fs, &c.rule, out, &id, err,
+					 errlen);
+	case CONTROL_FAULT_LIST:
+		faults_list(d->fs.faults, out);
+		return 0;
+	case CONTROL_FAULT_CLEAR:
+		return fault_gate_clear(&d->fs, c.id, err, errlen);
+	case CONTROL_SCENARIO_RUN:
+		return scenario_run_start(&d->fs, c.path, c.time_scale, out,
+					  err, errlen);
+	case CONTROL_SCENARIO_STATUS:
+		scenario_run_status(&d->fs, out);
+		return 0;
+	case CONTROL_SCENARIO_STOP:
+		scenario_run_stop(&d->fs);
+		return 0;
+	default:
+		return ctl_stats(d, c.verb, out);
 	}
-	if (!strncmp(line, "fault ", 6))
-		return fault_gate_ctl(&d->fs, line + 6, out, err, errlen);
-	if (!strncmp(line, "scenario ", 9))
-		return scenario_run_ctl(&d->fs, line + 9, out, err, errlen);
-	snprintf(err, errlen,
-		 "unknown command '%.64s' (known: status, stats "
-		 "[json|reset|array [json]], sync, fault inject|list|clear, "
-		 "scenario run|status|stop)",
-		 line);
-	return -EINVAL;
 }
 
 /* ---- detaching -------------------------------------------------------- */

@@ -216,15 +216,6 @@ int fault_gate_inject(struct fs *fs, const struct fault_rule *rule, FILE *out,
 	return 0;
 }
 
-static int ctl_inject(struct fs *fs, const char *args, FILE *out, char *err,
-		      size_t errlen)
-{
-	struct fault_rule rule;
-	uint64_t id;
-	int r = fault_rule_parse(args, &rule, err, errlen);
-	return r ? r : fault_gate_inject(fs, &rule, out, &id, err, errlen);
-}
-
 int fault_gate_clear(struct fs *fs, uint64_t id, char *err, size_t errlen)
 {
 	int r = faults_clear(fs->faults, id);
@@ -235,40 +226,4 @@ int fault_gate_clear(struct fs *fs, uint64_t id, char *err, size_t errlen)
 	}
 	events_emit(fs->events, "clear", "\"id\":%llu", (unsigned long long)id);
 	return 0;
-}
-
-static int ctl_clear(struct fs *fs, const char *arg, char *err, size_t errlen)
-{
-	uint64_t id = 0;
-	if (strcmp(arg, "all")) {
-		char *end;
-		errno = 0;
-		id = strtoull(arg, &end, 10);
-		if (!*arg || *end || errno || !id) {
-			snprintf(err, errlen,
-				 "fault clear takes a fault id or 'all', not "
-				 "'%.32s'",
-				 arg);
-			return -EINVAL;
-		}
-	}
-	return fault_gate_clear(fs, id, err, errlen);
-}
-
-int fault_gate_ctl(struct fs *fs, const char *args, FILE *out, char *err,
-		   size_t errlen)
-{
-	if (!strncmp(args, "inject ", 7))
-		return ctl_inject(fs, args + 7, out, err, errlen);
-	if (!strcmp(args, "list")) {
-		faults_list(fs->faults, out);
-		return 0;
-	}
-	if (!strncmp(args, "clear ", 6))
-		return ctl_clear(fs, args + 6, err, errlen);
-	snprintf(err, errlen,
-		 "unknown fault command '%.64s' (inject KIND ..., list, clear "
-		 "ID|all)",
-		 args);
-	return -EINVAL;
 }

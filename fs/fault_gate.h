@@ -48,10 +48,4 @@ int fault_gate_inject(struct fs *fs, const struct fault_rule *rule, FILE *out,
 /* Clear fault @id, or every fault when @id is 0. */
 int fault_gate_clear(struct fs *fs, uint64_t id, char *err, size_t errlen);
 
-/* The control commands "fault inject ...", "fault list" and "fault clear
- * ID|all" (@args: what follows "fault "). Writes the answer to @out; 0, or
- * -errno with a one-line reason in @err. */
-int fault_gate_ctl(struct fs *fs, const char *args, FILE *out, char *err,
-		   size_t errlen);
-
 #endif

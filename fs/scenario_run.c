@@ -7,7 +7,6 @@
 #include "fs/scenario_run.h"
 
 #include <errno.h>
-#include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -134,20 +133,6 @@ static void runner_end(struct scenario_runner *r)
 	runner_free(r);
 }
 
-static int parse_scale(const char *s, double *out, char *err, size_t errlen)
-{
-	char *end;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (end == s || *end || errno || !isfinite(v) || v <= 0 || v > 1e6) {
-		snprintf(err, errlen,
-			 "time-scale: '%.32s' is not a number in (0, 1e6]", s);
-		return -EINVAL;
-	}
-	*out = v;
-	return 0;
-}
-
 static int start(struct fs *fs, const char *path, double scale, FILE *out,
 		 char *err, size_t errlen)
 {
@@ -188,42 +173,21 @@ static int start(struct fs *fs, const char *path, double scale, FILE *out,
 	return 0;
 }
 
-/* "run FILE [time-scale=F]" */
-static int ctl_run(struct fs *fs, const char *args, FILE *out, char *err,
-		   size_t errlen)
+int scenario_run_start(struct fs *fs, const char *path, double time_scale,
+		       FILE *out, char *err, size_t errlen)
 {
-	char path[1024];
-	double scale = 1;
-	const char *sp = strchr(args, ' ');
-	size_t n = sp ? (size_t)(sp - args) : strlen(args);
-	if (!n || n >= sizeof(path) || args[0] != '/') {
-		snprintf(err, errlen, "scenario run takes an absolute FILE");
-		return -EINVAL;
-	}
-	memcpy(path, args, n);
-	path[n] = '\0';
-	if (sp && strncmp(sp + 1, "time-scale=", 11)) {
-		snprintf(err, errlen,
-			 "scenario run FILE [time-scale=F], not "
-			 "'%.32s'",
-			 sp + 1);
-		return -EINVAL;
-	}
-	if (sp && parse_scale(sp + 12, &scale, err, errlen))
-		return -EINVAL;
 	if (fs->scenario && !fs->scenario->done) {
 		snprintf(err, errlen,
-			 "a scenario is running (scenario stop "
-			 "first)");
+			 "a scenario is running (scenario stop first)");
 		return -EBUSY;
 	}
 	if (fs->scenario)
 		runner_end(fs->scenario);
 	fs->scenario = NULL;
-	return start(fs, path, scale, out, err, errlen);
+	return start(fs, path, time_scale, out, err, errlen);
 }
 
-static void status(struct fs *fs, FILE *out)
+void scenario_run_status(struct fs *fs, FILE *out)
 {
 	struct scenario_runner *r = fs->scenario;
 	if (!r) {
@@ -239,25 +203,10 @@ static void status(struct fs *fs, FILE *out)
 	pthread_mutex_unlock(&r->lock);
 }
 
-int scenario_run_ctl(struct fs *fs, const char *args, FILE *out, char *err,
-		     size_t errlen)
+void scenario_run_stop(struct fs *fs)
 {
-	if (!strncmp(args, "run ", 4))
-		return ctl_run(fs, args + 4, out, err, errlen);
-	if (!strcmp(args, "status")) {
-		status(fs, out);
-		return 0;
-	}
-	if (!strcmp(args, "stop")) {
-		if (fs->scenario)
-			runner_stop(fs->scenario);
-		return 0;
-	}
-	snprintf(err, errlen,
-		 "unknown scenario command '%.64s' (run FILE "
-		 "[time-scale=F], status, stop)",
-		 args);
-	return -EINVAL;
+	if (fs->scenario)
+		runner_stop(fs->scenario);
 }
 
 void scenario_run_close(struct fs *fs)

@@ -7,12 +7,14 @@
 #include "faults/scenario.h"
 #include "fs/fs.h"
 
-/* The control commands "scenario run FILE [time-scale=F]", "scenario
- * status" and "scenario stop" (@args: what follows "scenario "). The
- * control socket serves one command at a time, so these never race each
- * other. 0, or -errno with a one-line reason in @err. */
-int scenario_run_ctl(struct fs *fs, const char *args, FILE *out, char *err,
-		     size_t errlen);
+/* Start the scenario in @path (absolute), its timeline divided by
+ * @time_scale; one at a time. 0, or -errno with a one-line reason. */
+int scenario_run_start(struct fs *fs, const char *path, double time_scale,
+		       FILE *out, char *err, size_t errlen);
+/* Where the last scenario is: "running|finished NAME step I/N ...". */
+void scenario_run_status(struct fs *fs, FILE *out);
+/* Stop it; the faults it injected stay. */
+void scenario_run_stop(struct fs *fs);
 /* Stop a running scenario (at unmount). */
 void scenario_run_close(struct fs *fs);
 
