@@ -377,6 +377,17 @@ static void die_quietly(int sig)
  * the child fails or dies, the metadata is damaged, and the parent says so
  * in one line instead of crashing later. The walk costs a read of the
  * metadata (about 60 MB per 4 GiB of unique data). */
+/* Seconds the probe may take: 30, plus one per 50 MB of metadata. */
+static unsigned walk_limit_s(const char *dir)
+{
+	char file[4200];
+	struct stat st;
+	snprintf(file, sizeof(file), "%s/data.mdb", dir);
+	uint64_t bytes =
+	    stat(file, &st) == 0 ? (uint64_t)st.st_blocks * 512 : 0;
+	return 30u + (unsigned)(bytes / (50u << 20));
+}
+
 static int verify_in_child(const char *path, uint64_t map_bytes)
 {
 	pid_t pid = fork();
@@ -389,11 +400,14 @@ static int verify_in_child(const char *path, uint64_t map_bytes)
 			dup2(devnull, STDERR_FILENO);
 		/* A crash here is the answer, not a bug to report (nor, in a
 		 * sanitizer build, a report to write). */
-		static const int fatal[] = {SIGSEGV, SIGBUS, SIGABRT, SIGFPE,
-					    SIGILL};
+		static const int fatal[] = {SIGSEGV, SIGBUS, SIGABRT,
+					    SIGFPE,  SIGILL, SIGALRM};
 		struct sigaction sa = {.sa_handler = die_quietly};
 		for (size_t i = 0; i < sizeof(fatal) / sizeof(*fatal); i++)
 			sigaction(fatal[i], &sa, NULL);
+		/* Damaged branch pages can send a walk round in a loop: a
+		 * sound store is read in well under a second per 50 MB. */
+		alarm(walk_limit_s(path));
 		MDB_env *env;
 		if (mdb_env_create(&env))
 			_exit(1);
