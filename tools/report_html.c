@@ -141,7 +141,10 @@ static void fault_rows(FILE *out, const struct rrun *r)
 			"<td>-</td></tr>\n",
 			e->t);
 	}
-	fprintf(out, "</table>\n");
+	fprintf(out, "</table>\n<p class=\"note\">hits: the fault_hit events "
+		     "naming the fault; an operation that several faults "
+		     "match is logged once, under the one injected first."
+		     "</p>\n");
 }
 
 static void stall_rows(FILE *out, const struct rrun *r)
