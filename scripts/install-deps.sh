@@ -2,7 +2,8 @@
 # scripts/install-deps.sh: install what building and testing arraysim needs on
 # Debian 12 / Ubuntu. Idempotent; uses sudo only when not already root.
 #   build:  build-essential meson ninja-build pkg-config and the -dev packages
-#   tests:  libcmocka-dev (unit), fuse3 fio attr python3 lmdb-utils (integration)
+#   tests:  libcmocka-dev (unit), fuse3 fio attr python3 lmdb-utils (integration),
+#           chromium (renders the page of arraysim report, tests/integration/report.sh)
 #   fuzz:   clang (libFuzzer build, -Dfuzz=true)
 set -euo pipefail
 
@@ -10,7 +11,7 @@ PACKAGES=(
 	build-essential meson ninja-build pkg-config
 	libfuse3-dev fuse3 liburing-dev libxxhash-dev libssl-dev libcmocka-dev
 	liblmdb-dev lmdb-utils libinih-dev liblz4-dev libzstd-dev
-	fio attr python3
+	fio attr python3 chromium
 	clang
 )
 
