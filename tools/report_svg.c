@@ -109,37 +109,41 @@ static void x_grid(FILE *out, const struct axes *a)
 			x_of(a, t), TOP + PH + 18, t);
 }
 
+/* A band over t0..t1, at least 2 units wide so that a short one shows;
+ * its <title> (the tooltip) is left open for the caller to fill. */
+static void band_open(FILE *out, const struct axes *a, const char *cls,
+		      const char *colour, double t0, double t1, double y,
+		      double h)
+{
+	double x0 = x_of(a, t0), w = x_of(a, t1) - x0;
+	fprintf(out,
+		"<rect class=\"%s\" data-t0=\"%.3f\" data-t1=\"%.3f\" "
+		"x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+		"fill=\"%s\" shape-rendering=\"crispEdges\"><title>",
+		cls, t0, t1, x0, y, w > 2 ? w : 2, h, colour);
+}
+
 /* Shading first, so that lines and markers lie on it. */
 static void shading(FILE *out, const struct rrun *r, const struct axes *a)
 {
 	for (size_t i = 0; i < r->nperiods; i++) {
 		const struct rperiod *p = &r->periods[i];
-		double x0 = x_of(a, p->start), x1 = x_of(a, p->end);
-		fprintf(out,
-			"<rect class=\"degraded\" data-t0=\"%.3f\" "
-			"data-t1=\"%.3f\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
-			"height=\"%.1f\" fill=\"" REPORT_COLOUR_DEGRADED
-			"\"><title>fault %llu active: ",
-			p->start, p->end, x0, TOP, x1 - x0 > 1 ? x1 - x0 : 1,
-			PH, (unsigned long long)p->id);
+		band_open(out, a, "degraded", REPORT_COLOUR_DEGRADED, p->start,
+			  p->end, TOP, PH);
+		fprintf(out, "fault %llu active: ", (unsigned long long)p->id);
 		report_html_text(out, p->rule);
 		fprintf(out, "</title></rect>\n");
 	}
 	for (size_t i = 0; i < r->nstalls; i++) {
 		const struct rstall *s = &r->stalls[i];
-		double x0 = x_of(a, s->start), x1 = x_of(a, s->end);
+		double len = s->end - s->start;
+		band_open(out, a, "stall", REPORT_COLOUR_STALL, s->start,
+			  s->end, TOP + PH - STALL_BAND, STALL_BAND);
 		fprintf(out,
-			"<rect class=\"stall\" data-t0=\"%.3f\" "
-			"data-t1=\"%.3f\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
-			"height=\"%.1f\" fill=\"" REPORT_COLOUR_STALL
-			"\" shape-rendering=\"crispEdges\"><title>stall "
-			"%.1f s</title></rect>\n"
+			"stall %.1f s</title></rect>\n"
 			"<text class=\"stall-label\" x=\"%.1f\" y=\"%.1f\">"
 			"stall %.1f s</text>\n",
-			s->start, s->end, x0, TOP + PH - STALL_BAND,
-			x1 - x0 > 2 ? x1 - x0 : 2, STALL_BAND,
-			s->end - s->start, x0 + 2, TOP + PH - 3,
-			s->end - s->start);
+			len, x_of(a, s->start) + 2, TOP + PH - 3, len);
 	}
 }
 
