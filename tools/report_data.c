@@ -27,10 +27,14 @@ double report_parse_ts(const char *ts)
 	if (!rest)
 		return 0;
 	double frac = 0;
+	/* Digits only: strtod would take an exponent or a sign too. */
 	if (*rest == '.') {
-		char *end;
-		frac = strtod(rest, &end);
-		rest = end;
+		const char *dot = rest;
+		for (double scale = 0.1; *++rest >= '0' && *rest <= '9';
+		     scale /= 10)
+			frac += (*rest - '0') * scale;
+		if (rest == dot + 1)
+			return 0; /* a point and no digit */
 	}
 	if (strcmp(rest, "Z"))
 		return 0;

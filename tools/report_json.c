@@ -1,6 +1,7 @@
 /* The JSON-lines reader of arraysim report; see tools/report_json.h. */
 #include "tools/report_json.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -216,7 +217,8 @@ bool rj_num(const struct rj_obj *o, const char *key, double *out)
 	buf[v->len] = '\0';
 	char *end;
 	double d = strtod(buf, &end);
-	if (*end)
+	/* 1e999 is JSON, and infinite: no chart or sum could use it. */
+	if (*end || !isfinite(d))
 		return false;
 	*out = d;
 	return true;

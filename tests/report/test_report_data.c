@@ -50,6 +50,8 @@ static void test_ts(void **state)
 	assert_true(report_parse_ts("2026-11-30 07:00:00") == 0);
 	assert_true(report_parse_ts("2026-11-30T07:00:00.5+01:00") == 0);
 	assert_true(report_parse_ts("") == 0);
+	assert_true(report_parse_ts("2026-11-30T07:00:00.5e3Z") == 0);
+	assert_true(report_parse_ts("2026-11-30T07:00:00.Z") == 0);
 }
 
 static void test_parse_lines(void **state)

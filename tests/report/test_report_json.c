@@ -39,6 +39,11 @@ static void test_members(void **state)
 	assert_false(rj_str(&o, "a", buf, sizeof(buf)));
 	assert_false(rj_num(&o, "zz", &d));
 	assert_false(rj_num(&o, "d", &d)); /* nested keys are not members */
+	/* Valid JSON, but no finite number. */
+	assert_int_equal(parse("{\"big\":1e999,\"small\":-1e999}", &o), 0);
+	assert_false(rj_num(&o, "big", &d));
+	assert_false(rj_num(&o, "small", &d));
+	assert_int_equal(parse(" {\"a\":1,\"e\":true}", &o), 0);
 	assert_true(rj_has_prefix(&o, "e"));
 	assert_false(rj_has_prefix(&o, "tier"));
 }
