@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "tools/commands.h"
 #include "tools/options.h"
@@ -63,8 +64,24 @@ static int write_page(const char *path, const struct report_page *p)
 	return 0;
 }
 
+static int check_dir(const char *dir)
+{
+	struct stat st;
+	if (stat(dir, &st)) {
+		tool_error("report: %s: %s", dir, strerror(errno));
+		return -1;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		tool_error("report: %s: not a directory (RUN is a store)", dir);
+		return -1;
+	}
+	return 0;
+}
+
 static int report_run(const char *dir, const struct report_opts *o)
 {
+	if (check_dir(dir))
+		return 2;
 	struct rfile f = {0};
 	bool found = false;
 	if (load(dir, "samples.jsonl", true, &f, &found) ||
