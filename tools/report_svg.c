@@ -76,6 +76,8 @@ static void set_y(const struct rrun *r, const struct chart_spec *c,
 	} else {
 		a->y0 = 0;
 		a->y1 = hi > 0 ? nice(hi * 1.05) : 1;
+		if (!isfinite(a->y1)) /* hi near DBL_MAX: no headroom */
+			a->y1 = hi;
 	}
 }
 
