@@ -64,16 +64,21 @@ void events_emit(struct events *ev, const char *event, const char *fmt, ...)
 	gmtime_r(&wall.tv_sec, &tm);
 	char ts[32];
 	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%S", &tm);
+	/* Formatted first: a format that makes nothing ("%s" of "", which
+	 * callers use since an empty format draws -Wformat-zero-length) must
+	 * not leave a comma before the brace, which no JSON reader takes. */
+	char *members = NULL;
+	va_list ap;
+	va_start(ap, fmt);
+	if (vasprintf(&members, fmt, ap) < 0)
+		members = NULL;
+	va_end(ap);
 	pthread_mutex_lock(&ev->lock);
 	fprintf(ev->f, "{\"ts\":\"%s.%06ldZ\",\"t\":%.6f,\"event\":\"%s\"", ts,
 		wall.tv_nsec / 1000, since(&ev->start, &mono), event);
-	if (fmt[0]) {
-		va_list ap;
-		va_start(ap, fmt);
-		fputc(',', ev->f);
-		vfprintf(ev->f, fmt, ap);
-		va_end(ap);
-	}
+	if (members && members[0])
+		fprintf(ev->f, ",%s", members);
+	free(members);
 	fputs("}\n", ev->f);
 	pthread_mutex_unlock(&ev->lock);
 }

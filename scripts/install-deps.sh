@@ -4,7 +4,8 @@
 #   build:  build-essential meson ninja-build pkg-config and the -dev packages
 #   tests:  libcmocka-dev (unit), fuse3 fio attr python3 lmdb-utils curl
 #           prometheus (integration; its service is not needed, the test
-#           runs its own server on loopback)
+#           runs its own server on loopback), chromium (renders the page of
+#           arraysim report, tests/integration/report.sh)
 #   fuzz:   clang (libFuzzer build, -Dfuzz=true)
 set -euo pipefail
 
@@ -13,7 +14,7 @@ PACKAGES=(
 	libfuse3-dev fuse3 liburing-dev libxxhash-dev libssl-dev libcmocka-dev
 	liblmdb-dev lmdb-utils libinih-dev liblz4-dev libzstd-dev
 	libmicrohttpd-dev
-	fio attr python3 curl prometheus
+	fio attr python3 curl prometheus chromium
 	clang
 )
 

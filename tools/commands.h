@@ -15,6 +15,7 @@ int cmd_top(int argc, char **argv);
 int cmd_dedupe_scan(int argc, char **argv);
 int cmd_profiles(int argc, char **argv);
 int cmd_profile(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 
 /* Print "arraysim: <fmt>\n" to stderr. */
 void tool_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -1,0 +1,100 @@
+/* libFuzzer harness for the JSON-lines reader of arraysim report
+ * (tools/report_json.c) and the sample and event parsers on top of it.
+ *
+ *   CC=clang meson setup build-fuzz -Dfuzz=true
+ *   ninja -C build-fuzz tests/fuzz/fuzz_report_json
+ *   ./build-fuzz/tests/fuzz/fuzz_report_json -max_len=512
+ *
+ * Beyond "does not crash": the input is not NUL-terminated (a read past it
+ * is an ASan report), a refused line records no member, every recorded
+ * span lies inside the input, strings come back NUL-terminated within the
+ * buffer given, and numbers are finite. Then the input, read as both
+ * files of a store, makes a whole page (to /dev/null): what the lines
+ * hold cannot hang or crash the charts.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tools/report.h"
+#include "tools/report_data.h"
+#include "tools/report_json.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void check_spans(const struct rj_obj *o, const char *p, size_t size)
+{
+	for (unsigned i = 0; i < o->n; i++) {
+		const struct rj_span *s[2] = {&o->key[i], &o->val[i]};
+		for (int k = 0; k < 2; k++)
+			if (s[k]->len &&
+			    (s[k]->p < p || s[k]->p + s[k]->len > p + size))
+				abort();
+	}
+}
+
+static void check_values(const struct rj_obj *o)
+{
+	static const char *const keys[] = {"t", "ts", "event", "rule", "a"};
+	char buf[9];
+	double d;
+	for (size_t i = 0; i < sizeof(keys) / sizeof(*keys); i++) {
+		memset(buf, 'x', sizeof(buf));
+		if (rj_str(o, keys[i], buf, sizeof(buf)) &&
+		    !memchr(buf, '\0', sizeof(buf)))
+			abort();
+		if (rj_num(o, keys[i], &d) && !isfinite(d))
+			abort();
+	}
+}
+
+static void whole_page(const char *p, size_t size)
+{
+	static FILE *null;
+	if (!null)
+		null = fopen("/dev/null", "w");
+	struct rfile f = {0};
+	FILE *in = fmemopen((void *)p, size, "r");
+	if (!in || !null)
+		abort();
+	rfile_read(in, true, &f);
+	rewind(in);
+	rfile_read(in, false, &f);
+	fclose(in);
+	struct rrun r;
+	for (unsigned i = 0; i <= rfile_runs(&f) && i < 3; i++)
+		if (!rrun_select(&f, i, &r)) {
+			struct report_page page = {"fuzz", &f, &r};
+			report_html_write(null, &page);
+			rrun_free(&r);
+		}
+	rfile_free(&f);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	/* An exact-size copy, so that reading one byte past is caught. */
+	char *p = malloc(size ? size : 1);
+	if (!p)
+		return 0;
+	memcpy(p, data, size);
+	struct rj_obj o;
+	if (rj_parse(p, size, &o)) {
+		if (o.n)
+			abort();
+	} else {
+		check_spans(&o, p, size);
+		check_values(&o);
+	}
+	struct rsample s;
+	struct revent e;
+	bool tiers = false;
+	rsample_parse(p, size, &s, &tiers);
+	revent_parse(p, size, &e);
+	if (size)
+		whole_page(p, size);
+	free(p);
+	return 0;
+}

@@ -1,0 +1,184 @@
+#!/usr/bin/env python3
+"""Checks of an `arraysim report` page, for tests/integration/report.sh.
+
+  report_check.py html PAGE INJECT_T CLEAR_T
+      the page is self-contained (no script, nothing to fetch); each chart
+      has an inject marker near INJECT_T drawn at the x its time maps to, a
+      degraded period from about INJECT_T to CLEAR_T, and a stall inside it;
+      the stall table gives its length. Prints the marker's x in the page.
+  report_check.py png SHOT MARKER_X
+      the screenshot (PNG, decoded here with zlib) has a column of the
+      inject marker's colour at MARKER_X (+-3 px), and pixels of the stall
+      and degraded colours: what a reader of the page sees.
+"""
+import struct
+import sys
+import zlib
+from html.parser import HTMLParser
+
+# tools/report.h: one colour for one thing.
+INJECT = (0xFF, 0x00, 0xFF)
+STALL = (0x00, 0xE5, 0xFF)
+DEGRADED = (0xFF, 0xE4, 0xB5)
+BODY_MARGIN = 16  # the page's CSS: body{margin:16px}
+
+
+class Page(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.charts, self.tags, self.stall_rows, self.cells = [], [], [], None
+        self.in_stalls = False
+        self.marker = None
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        self.tags.append((tag, a))
+        if tag == "svg" and a.get("class") == "chart":
+            self.charts.append({"attrs": a, "inject": [], "degraded": [],
+                                "stall": []})
+        elif tag == "g" and "marker" in a.get("class", "").split():
+            kind = a["class"].split()[1]
+            self.marker = (kind, float(a["data-t"]))
+        elif tag == "line" and self.marker:
+            kind, t = self.marker
+            if kind == "inject":
+                self.charts[-1]["inject"].append((t, float(a["x1"])))
+            self.marker = None
+        elif tag == "rect" and a.get("class") in ("degraded", "stall"):
+            self.charts[-1][a["class"]].append(
+                (float(a["data-t0"]), float(a["data-t1"])))
+        elif tag == "table":
+            self.in_stalls = a.get("class") == "stalls"
+        elif tag == "tr" and self.in_stalls:
+            self.cells = []
+
+    def handle_endtag(self, tag):
+        if tag == "tr" and self.in_stalls and self.cells:
+            self.stall_rows.append(self.cells)
+            self.cells = None
+
+    def handle_data(self, data):
+        if self.cells is not None and data.strip():
+            self.cells.append(data.strip())
+
+
+def fail(msg):
+    sys.exit("report_check: " + msg)
+
+
+def check_html(path, inject_t, clear_t):
+    text = open(path, encoding="utf-8").read()
+    p = Page()
+    p.feed(text)
+    for tag, a in p.tags:
+        if tag in ("script", "link", "img", "iframe", "object", "embed"):
+            fail("page has a <%s>" % tag)
+        for k, v in a.items():
+            if k in ("src", "href") or (v and "url(" in v):
+                fail("<%s %s=%r> fetches something" % (tag, k, v))
+    if len(p.charts) < 5:
+        fail("%d charts, expected at least 5" % len(p.charts))
+    x_page = None
+    for c in p.charts:
+        a = c["attrs"]
+        left, width, t1 = (float(a["data-left"]), float(a["data-width"]),
+                           float(a["data-t1"]))
+        near = [(t, x) for t, x in c["inject"] if abs(t - inject_t) < 0.5]
+        if not near:
+            fail("no inject marker near %.2f s: %r" % (inject_t, c["inject"]))
+        t, x = near[0]
+        want = left + t / t1 * width
+        if abs(x - want) > 1:
+            fail("marker at t=%.3f drawn at x=%.1f, expected %.1f" % (t, x, want))
+        x_page = x
+        if not any(abs(t0 - inject_t) < 0.5 and abs(t1_ - clear_t) < 0.5
+                   for t0, t1_ in c["degraded"]):
+            fail("no degraded period %.1f..%.1f s: %r" % (inject_t, clear_t,
+                                                        c["degraded"]))
+        # Samples are a second apart: a stall starts and ends within one
+        # of the fault's edges.
+        if not any(t0 > inject_t - 1.1 and t1_ < clear_t + 1.1 and t1_ > t0
+                   for t0, t1_ in c["stall"]):
+            fail("no stall within %.1f..%.1f s: %r" % (inject_t, clear_t,
+                                                     c["stall"]))
+    rows = [r for r in p.stall_rows if r[0] != "from"]
+    if not rows or rows[0][0] == "none":
+        fail("the stall table is empty: %r" % p.stall_rows)
+    length = float(rows[0][2].split()[0])
+    if not 0.9 <= length <= clear_t - inject_t + 2.1:
+        fail("stall length %.1f s for a fault of %.1f s" %
+             (length, clear_t - inject_t))
+    print("%.0f" % (x_page + BODY_MARGIN))
+
+
+def png_pixels(path):
+    data = open(path, "rb").read()
+    if data[:8] != b"\x89PNG\r\n\x1a\n":
+        fail("%s is not a PNG" % path)
+    pos, idat, hdr = 8, b"", None
+    while pos < len(data):
+        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + n]
+        pos += 12 + n
+        if kind == b"IHDR":
+            hdr = struct.unpack(">IIBBBBB", body)
+        elif kind == b"IDAT":
+            idat += body
+    w, h, depth, ctype, _, _, interlace = hdr
+    if depth != 8 or ctype not in (2, 6) or interlace:
+        fail("PNG depth %d type %d interlace %d: not decoded here" %
+             (depth, ctype, interlace))
+    bpp = 4 if ctype == 6 else 3
+    raw, stride = zlib.decompress(idat), w * bpp
+    rows, prev = [], bytearray(stride)
+    for y in range(h):
+        f = raw[y * (stride + 1)]
+        line = bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        for i in range(stride):
+            a = line[i - bpp] if i >= bpp else 0
+            b = prev[i]
+            c = prev[i - bpp] if i >= bpp else 0
+            if f == 1:
+                line[i] = (line[i] + a) & 255
+            elif f == 2:
+                line[i] = (line[i] + b) & 255
+            elif f == 3:
+                line[i] = (line[i] + (a + b) // 2) & 255
+            elif f == 4:
+                pa, pb, pc = abs(b - c), abs(a - c), abs(a + b - 2 * c)
+                pr = a if pa <= pb and pa <= pc else b if pb <= pc else c
+                line[i] = (line[i] + pr) & 255
+        rows.append(bytes(line))
+        prev = line
+    return w, h, bpp, rows
+
+
+def check_png(path, marker_x):
+    w, h, bpp, rows = png_pixels(path)
+    count = {INJECT: 0, STALL: 0, DEGRADED: 0}
+    column = 0
+    for row in rows:
+        for x in range(w):
+            px = tuple(row[x * bpp:x * bpp + 3])
+            if px in count:
+                count[px] += 1
+                if px == INJECT and abs(x - marker_x) <= 3:
+                    column += 1
+    print("pixels: inject %d (%d in the marker's column), stall %d, "
+          "degraded %d" % (count[INJECT], column, count[STALL],
+                           count[DEGRADED]))
+    if column < 100:
+        fail("no inject marker line at x=%d in the screenshot" % marker_x)
+    if count[STALL] < 200:
+        fail("no stall shading in the screenshot")
+    if count[DEGRADED] < 1000:
+        fail("no degraded shading in the screenshot")
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "html":
+        check_html(sys.argv[2], float(sys.argv[3]), float(sys.argv[4]))
+    elif sys.argv[1] == "png":
+        check_png(sys.argv[2], int(sys.argv[3]))
+    else:
+        fail("usage: see the docstring")

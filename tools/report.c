@@ -1,0 +1,142 @@
+/* arraysim report RUN: the rehearsal report of a run, from the samples and
+ * the event log a mount leaves in its store. */
+#include <errno.h>
+#include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "tools/commands.h"
+#include "tools/options.h"
+#include "tools/report.h"
+
+struct report_opts {
+	const char *out;
+	uint64_t run;
+};
+
+#define O(f) offsetof(struct report_opts, f)
+static const struct opt_def report_defs[] = {
+    {"out", 'o', OPT_STRING, O(out), "FILE",
+     "where to write the page [RUN/report.html]"},
+    {"run", 0, OPT_U64, O(run), "N",
+     "which mount of the store, from 1 [the last]"},
+    {0},
+};
+#undef O
+
+/* Read @dir/@name into @f; a missing file is an empty one (a store that
+ * was never mounted with this version has neither). */
+static int load(const char *dir, const char *name, bool samples,
+		struct rfile *f, bool *found)
+{
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	FILE *in = fopen(path, "r");
+	if (!in) {
+		if (errno == ENOENT)
+			return 0;
+		tool_error("report: %s: %s", path, strerror(errno));
+		return -1;
+	}
+	*found = true;
+	int r = rfile_read(in, samples, f);
+	fclose(in);
+	if (r)
+		tool_error("report: %s: %s", path, strerror(-r));
+	return r ? -1 : 0;
+}
+
+static int write_page(const char *path, const struct report_page *p)
+{
+	FILE *out = fopen(path, "w");
+	if (!out) {
+		tool_error("report: %s: %s", path, strerror(errno));
+		return -1;
+	}
+	report_html_write(out, p);
+	if (fclose(out)) {
+		tool_error("report: %s: %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int check_dir(const char *dir)
+{
+	struct stat st;
+	if (stat(dir, &st)) {
+		tool_error("report: %s: %s", dir, strerror(errno));
+		return -1;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		tool_error("report: %s: not a directory (RUN is a store)", dir);
+		return -1;
+	}
+	return 0;
+}
+
+static int report_run(const char *dir, const struct report_opts *o)
+{
+	if (check_dir(dir))
+		return 2;
+	struct rfile f = {0};
+	bool found = false;
+	if (load(dir, "samples.jsonl", true, &f, &found) ||
+	    load(dir, "events.jsonl", false, &f, &found)) {
+		rfile_free(&f);
+		return 2;
+	}
+	if (!found) {
+		tool_error("report: %s has neither samples.jsonl nor "
+			   "events.jsonl (is it a store that was mounted?)",
+			   dir);
+		return 2;
+	}
+	struct rrun r;
+	int rc = rrun_select(&f, (unsigned)o->run, &r);
+	if (rc) {
+		if (rc == -ERANGE)
+			tool_error("report: --run %llu: %s has %u run(s)",
+				   (unsigned long long)o->run, dir,
+				   rfile_runs(&f));
+		else
+			tool_error("report: %s", strerror(-rc));
+		rfile_free(&f);
+		return 2;
+	}
+	char def[PATH_MAX];
+	snprintf(def, sizeof(def), "%s/report.html", dir);
+	const char *path = o->out ? o->out : def;
+	struct report_page page = {dir, &f, &r};
+	rc = write_page(path, &page);
+	if (!rc)
+		printf("%s: run %u of %u, %.1f s, %zu faults, %zu stalls\n",
+		       path, r.index, r.nruns, r.length, r.nperiods, r.nstalls);
+	rrun_free(&r);
+	rfile_free(&f);
+	return rc ? 2 : 0;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	struct report_opts o = {0};
+	const char *pos[1];
+	int npos;
+	int r = opts_parse("report", "[--out FILE] [--run N] RUN", report_defs,
+			   &o, argc, argv, pos, 1, &npos);
+	if (r)
+		return r > 0 ? 0 : 2;
+	if (npos != 1) {
+		tool_error("report: no RUN given (a store directory)");
+		return 2;
+	}
+	if (o.run > UINT_MAX) {
+		tool_error("report: --run %llu: too large",
+			   (unsigned long long)o.run);
+		return 2;
+	}
+	return report_run(pos[0], &o);
+}

@@ -1,0 +1,48 @@
+/* arraysim report: the page of one rehearsal run (tools/report_data.h),
+ * as one self-contained HTML file with inline SVG charts. */
+#ifndef ARRAYSIM_TOOLS_REPORT_H
+#define ARRAYSIM_TOOLS_REPORT_H
+
+#include <stdio.h>
+
+#include "tools/report_data.h"
+
+/* Classes, and fill or stroke colours, that a test can look for in the
+ * page or in a screenshot of it: each is used for one thing only. */
+#define REPORT_COLOUR_INJECT "#ff00ff"	 /* fault injected: marker */
+#define REPORT_COLOUR_CLEAR "#7f7f7f"	 /* fault cleared: marker */
+#define REPORT_COLOUR_POWER "#000000"	 /* power lost: marker */
+#define REPORT_COLOUR_EFFECT "#8c564b"	 /* data lost, thin full: marker */
+#define REPORT_COLOUR_DEGRADED "#ffe4b5" /* a fault active: shading */
+#define REPORT_COLOUR_STALL "#00e5ff"	 /* a stall: shading */
+
+struct report_page {
+	const char *source; /* the directory read */
+	const struct rfile *file;
+	const struct rrun *run;
+};
+
+/* One chart: @series of the run's samples against time, with the run's
+ * periods, stalls and markers. */
+struct chart_series {
+	enum rs_field field;
+	const char *label;
+	const char *colour;
+	double scale; /* multiplies the value (us -> ms) */
+	bool dashed;
+};
+
+struct chart_spec {
+	const char *title, *unit;
+	bool log_y;
+	const struct chart_series *series;
+	unsigned nseries;
+};
+
+void report_svg_chart(FILE *out, const struct rrun *r,
+		      const struct chart_spec *c);
+/* @s with &<>"' escaped. */
+void report_html_text(FILE *out, const char *s);
+void report_html_write(FILE *out, const struct report_page *p);
+
+#endif

@@ -1,0 +1,130 @@
+/* The data of one rehearsal run for arraysim report: the samples and the
+ * events of one mount, read from STORE/samples.jsonl (common/samples.h)
+ * and STORE/events.jsonl (faults/events.h), and what is derived from them:
+ * degraded periods (a fault's inject to its clear), markers, stalls.
+ *
+ * Nothing here knows the kinds of fault: a period is any "inject" with a
+ * non-zero id up to the "clear" of that id (or "clear" of id 0, all), so
+ * that faults added later (a controller pull, a drive rebuild) are shaded
+ * without a change here.
+ */
+#ifndef ARRAYSIM_TOOLS_REPORT_DATA_H
+#define ARRAYSIM_TOOLS_REPORT_DATA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* The series of a sample, in the order of rsample_field_names[]. A tier
+ * series is one more entry here (and a chart in report_svg.c). */
+enum rs_field {
+	RS_READ_IOPS,
+	RS_WRITE_IOPS,
+	RS_READ_MBPS,
+	RS_WRITE_MBPS,
+	RS_READ_P50,
+	RS_READ_P99,
+	RS_WRITE_P50,
+	RS_WRITE_P99,
+	RS_OTHER_OPS,
+	RS_ERRORS,
+	RS_CHECKSUM_ERRORS,
+	RS_DEDUPE_RATIO,
+	RS_UNIQUE_BLOCKS,
+	RS_LOGICAL_BYTES,
+	RS_FAULTS_ACTIVE,
+	RS_NFIELDS
+};
+extern const char *const rsample_field_names[RS_NFIELDS];
+
+struct rsample {
+	double wall;	   /* ts as seconds since the epoch; 0 unknown */
+	double t;	   /* seconds since the sampler started */
+	double interval_s; /* the span the rates are of, ending at t */
+	double v[RS_NFIELDS];
+	bool power_lost;
+};
+
+#define REV_TEXT 256
+
+struct revent {
+	double wall, t;
+	char event[24];
+	uint64_t id;
+	char rule[REV_TEXT]; /* inject; scenario name for scenario_* */
+	char path[REV_TEXT]; /* block_lost, fault_hit */
+	uint64_t offset, length;
+	int64_t commits_lost; /* -1: not given */
+};
+
+/* A degraded period: a fault from its inject to its clear. */
+struct rperiod {
+	uint64_t id;
+	char rule[REV_TEXT];
+	double start, end; /* run time, s */
+	bool cleared;	   /* false: still active at the end of the run */
+	uint64_t hits;	   /* fault_hit events of the id while active */
+};
+
+/* A stall: consecutive samples, with a fault active (or the power lost),
+ * whose IOPS fell below a fraction of the run's unfaulted median. */
+struct rstall {
+	double start, end; /* run time, s */
+	double min_iops;
+};
+
+/* A file as read: its lines and how many were refused. */
+struct rfile {
+	struct rsample *s;
+	size_t ns;
+	struct revent *e;
+	size_t ne;
+	size_t bad_lines;
+	bool tier_fields; /* some sample has a tier* key */
+};
+
+/* One run: a mount, from its "mount" event to the next one. */
+struct rrun {
+	unsigned index, nruns; /* 1-based */
+	const struct rsample *s;
+	size_t ns;
+	const struct revent *e;
+	size_t ne;
+	double length; /* s: the last sample, or the unmount */
+	struct rperiod *periods;
+	size_t nperiods;
+	struct rstall *stalls;
+	size_t nstalls;
+	double baseline_iops; /* median of unfaulted samples; 0 unknown */
+};
+
+/* The fraction of the baseline under which a faulted sample stalls. */
+#define REPORT_STALL_FRACTION 0.05
+
+/* Parse one line into @s / @e. 0, or -1 if it is not a sample / event. */
+int rsample_parse(const char *line, size_t len, struct rsample *s,
+		  bool *tier_fields);
+int revent_parse(const char *line, size_t len, struct revent *e);
+
+/* Append what @f holds (samples if @samples, else events); a missing file
+ * is empty. 0 or -errno. */
+int rfile_read(FILE *f, bool samples, struct rfile *out);
+void rfile_free(struct rfile *f);
+
+/* How many runs @f holds: its "mount" events (1 if none, then all of it
+ * is one run). */
+unsigned rfile_runs(const struct rfile *f);
+/* Select run @index (1-based; 0: the last) of @f into @r and derive its
+ * periods and stalls. 0, -ERANGE if there is no such run, -ENOMEM. */
+int rrun_select(const struct rfile *f, unsigned index, struct rrun *r);
+void rrun_free(struct rrun *r);
+
+/* Derivations, exposed for tests. Periods are in run time (events' t). */
+int rrun_periods(struct rrun *r);
+int rrun_stalls(struct rrun *r, double fraction);
+/* ISO 8601 UTC "2026-11-30T07:15:01.000123Z" to seconds since the epoch;
+ * 0 if it is not one. */
+double report_parse_ts(const char *ts);
+
+#endif

@@ -1,0 +1,261 @@
+/* The page of arraysim report: a summary table and the charts, in one
+ * HTML file with its style inline and no script, so that it opens from a
+ * file anywhere, offline, with nothing to fetch. */
+#include <string.h>
+#include <time.h>
+
+#include "tools/report.h"
+
+void report_html_text(FILE *out, const char *s)
+{
+	for (; *s; s++)
+		switch (*s) {
+		case '&':
+			fputs("&amp;", out);
+			break;
+		case '<':
+			fputs("&lt;", out);
+			break;
+		case '>':
+			fputs("&gt;", out);
+			break;
+		case '"':
+			fputs("&quot;", out);
+			break;
+		case '\'':
+			fputs("&#39;", out);
+			break;
+		default:
+			fputc(*s, out);
+		}
+}
+
+static const char style[] =
+    "body{font-family:sans-serif;margin:16px;color:#222}"
+    "table{border-collapse:collapse;margin:8px 0 16px}"
+    "td,th{border:1px solid #ccc;padding:3px 8px;text-align:left;"
+    "font-size:13px}th{background:#f0f0f0}"
+    "svg.chart{display:block;margin:8px 0}"
+    ".title{font-size:14px;font-weight:bold}"
+    ".tick,.marker text,.stall-label{font-size:11px}"
+    ".grid{stroke:#e8e8e8}.note{color:#555;font-size:13px}"
+    ".swatch{display:inline-block;width:12px;height:12px;"
+    "vertical-align:middle;margin:0 4px}";
+
+/* The charts, one row a chart: adding a tier's series is a row here. */
+static const struct chart_series s_iops[] = {
+    {RS_READ_IOPS, "read", "#1f77b4", 0, false},
+    {RS_WRITE_IOPS, "write", "#2ca02c", 0, false},
+};
+static const struct chart_series s_mbps[] = {
+    {RS_READ_MBPS, "read", "#1f77b4", 0, false},
+    {RS_WRITE_MBPS, "write", "#2ca02c", 0, false},
+};
+static const struct chart_series s_lat[] = {
+    {RS_READ_P50, "read p50", "#1f77b4", 1e-3, false},
+    {RS_READ_P99, "read p99", "#1f77b4", 1e-3, true},
+    {RS_WRITE_P50, "write p50", "#2ca02c", 1e-3, false},
+    {RS_WRITE_P99, "write p99", "#2ca02c", 1e-3, true},
+};
+static const struct chart_series s_dedupe[] = {
+    {RS_DEDUPE_RATIO, "dedupe ratio", "#9467bd", 0, false},
+};
+static const struct chart_series s_faults[] = {
+    {RS_FAULTS_ACTIVE, "faults active", "#d62728", 0, false},
+    {RS_ERRORS, "errors/interval", "#ff7f0e", 0, false},
+    {RS_CHECKSUM_ERRORS, "checksum errors/interval", "#17becf", 0, true},
+};
+#define N(a) (unsigned)(sizeof(a) / sizeof(*(a)))
+static const struct chart_spec charts[] = {
+    {"IOPS", "ops/s", false, s_iops, N(s_iops)},
+    {"Throughput", "MB/s", false, s_mbps, N(s_mbps)},
+    {"Latency (log scale)", "ms", true, s_lat, N(s_lat)},
+    {"Dedupe ratio", "ratio", false, s_dedupe, N(s_dedupe)},
+    {"Faults and errors", "count", false, s_faults, N(s_faults)},
+};
+
+static void fmt_wall(double wall, char *buf, size_t len)
+{
+	time_t s = (time_t)wall;
+	struct tm tm;
+	if (wall <= 0 || !gmtime_r(&s, &tm) ||
+	    !strftime(buf, len, "%Y-%m-%d %H:%M:%S UTC", &tm))
+		snprintf(buf, len, "unknown");
+}
+
+static void run_rows(FILE *out, const struct report_page *p)
+{
+	const struct rrun *r = p->run;
+	char when[64];
+	fmt_wall(r->ne	 ? r->e[0].wall
+		 : r->ns ? r->s[0].wall
+			 : 0,
+		 when, sizeof(when));
+	double checksum = 0, errors = 0;
+	for (size_t i = 0; i < r->ns; i++) {
+		checksum += r->s[i].v[RS_CHECKSUM_ERRORS];
+		errors += r->s[i].v[RS_ERRORS];
+	}
+	fprintf(out, "<h2>Summary</h2><table class=\"summary\">\n");
+	fprintf(out, "<tr><th>store</th><td>");
+	report_html_text(out, p->source);
+	fprintf(out,
+		"</td></tr>\n<tr><th>run</th><td>%u of %u (mount at %s)"
+		"</td></tr>\n<tr><th>run length</th><td>%.1f s</td></tr>\n"
+		"<tr><th>samples</th><td>%zu</td></tr>\n"
+		"<tr><th>errors returned</th><td>%.0f</td></tr>\n"
+		"<tr><th>checksum errors</th><td>%.0f</td></tr>\n"
+		"<tr><th>unreadable lines skipped</th><td>%zu</td></tr>\n",
+		r->index, r->nruns, when, r->length, r->ns, errors, checksum,
+		p->file->bad_lines);
+	fprintf(out, "</table>\n");
+}
+
+static void fault_rows(FILE *out, const struct rrun *r)
+{
+	fprintf(out, "<h2>Faults injected</h2>\n<table class=\"faults\">"
+		     "<tr><th>id</th><th>rule</th><th>at</th>"
+		     "<th>cleared at</th><th>active</th><th>hits</th></tr>\n");
+	for (size_t i = 0; i < r->nperiods; i++) {
+		const struct rperiod *q = &r->periods[i];
+		fprintf(out, "<tr><td>%llu</td><td>",
+			(unsigned long long)q->id);
+		report_html_text(out, q->rule);
+		fprintf(out, "</td><td>%.3f s</td><td>", q->start);
+		if (q->cleared)
+			fprintf(out, "%.3f s", q->end);
+		else
+			fprintf(out, "not cleared (%.3f s: run end)", q->end);
+		fprintf(out, "</td><td>%.3f s</td><td>%llu</td></tr>\n",
+			q->end - q->start, (unsigned long long)q->hits);
+	}
+	/* Faults that act at once (id 0) have no period: listed too. */
+	for (size_t i = 0; i < r->ne; i++) {
+		const struct revent *e = &r->e[i];
+		if (strcmp(e->event, "inject") || e->id)
+			continue;
+		fprintf(out, "<tr><td>-</td><td>");
+		report_html_text(out, e->rule);
+		fprintf(out,
+			"</td><td>%.3f s</td><td>acts at once</td><td>-</td>"
+			"<td>-</td></tr>\n",
+			e->t);
+	}
+	fprintf(out, "</table>\n<p class=\"note\">hits: the fault_hit events "
+		     "naming the fault; an operation that several faults "
+		     "match is logged once, under the one injected first."
+		     "</p>\n");
+}
+
+static void stall_rows(FILE *out, const struct rrun *r)
+{
+	fprintf(out, "<h2>Stalls</h2>\n");
+	if (r->baseline_iops <= 0) {
+		fprintf(out, "<p class=\"note\">No I/O with no fault active: "
+			     "no baseline, so a stall cannot be told from an "
+			     "idle workload.</p>\n");
+		return;
+	}
+	fprintf(out,
+		"<p class=\"note\">A stall: consecutive samples with a fault "
+		"active (or the power lost) and IOPS under %.0f%% of the "
+		"median of the samples with none (%.1f IOPS).</p>\n",
+		REPORT_STALL_FRACTION * 100, r->baseline_iops);
+	fprintf(out, "<table class=\"stalls\"><tr><th>from</th><th>to</th>"
+		     "<th>length</th><th>lowest IOPS</th></tr>\n");
+	for (size_t i = 0; i < r->nstalls; i++)
+		fprintf(out,
+			"<tr><td>%.1f s</td><td>%.1f s</td><td>%.1f s</td>"
+			"<td>%.1f</td></tr>\n",
+			r->stalls[i].start, r->stalls[i].end,
+			r->stalls[i].end - r->stalls[i].start,
+			r->stalls[i].min_iops);
+	if (!r->nstalls)
+		fprintf(out, "<tr><td colspan=\"4\">none</td></tr>\n");
+	fprintf(out, "</table>\n");
+}
+
+static void loss_rows(FILE *out, const struct rrun *r)
+{
+	unsigned n = 0;
+	fprintf(out, "<h2>Data lost</h2>\n<table class=\"lost\">"
+		     "<tr><th>at</th><th>what</th></tr>\n");
+	for (size_t i = 0; i < r->ne; i++) {
+		const struct revent *e = &r->e[i];
+		if (!strcmp(e->event, "block_lost")) {
+			fprintf(out, "<tr><td>%.3f s</td><td>", e->t);
+			report_html_text(out, e->path);
+			fprintf(out, " offset %llu length %llu</td></tr>\n",
+				(unsigned long long)e->offset,
+				(unsigned long long)e->length);
+		} else if (!strcmp(e->event, "inject") &&
+			   e->commits_lost >= 0) {
+			fprintf(out,
+				"<tr><td>%.3f s</td><td>power lost: %lld "
+				"commits since the last sync</td></tr>\n",
+				e->t, (long long)e->commits_lost);
+		} else if (!strcmp(e->event, "torn_write")) {
+			fprintf(out,
+				"<tr><td>%.3f s</td><td>torn write: offset "
+				"%llu length %llu, a part persisted"
+				"</td></tr>\n",
+				e->t, (unsigned long long)e->offset,
+				(unsigned long long)e->length);
+		} else {
+			continue;
+		}
+		n++;
+	}
+	if (!n)
+		fprintf(out, "<tr><td colspan=\"2\">none</td></tr>\n");
+	fprintf(out, "</table>\n");
+}
+
+static void key(FILE *out)
+{
+	static const struct {
+		const char *colour, *what;
+	} k[] = {
+	    {REPORT_COLOUR_INJECT, "fault injected"},
+	    {REPORT_COLOUR_CLEAR, "fault cleared"},
+	    {REPORT_COLOUR_POWER, "power lost"},
+	    {REPORT_COLOUR_EFFECT, "data lost, torn write, thin full"},
+	    {REPORT_COLOUR_DEGRADED, "a fault active (degraded)"},
+	    {REPORT_COLOUR_STALL, "stall"},
+	};
+	fprintf(out, "<p class=\"note\">");
+	for (size_t i = 0; i < sizeof(k) / sizeof(*k); i++)
+		fprintf(out,
+			"<span class=\"swatch\" style=\"background:%s\">"
+			"</span>%s ",
+			k[i].colour, k[i].what);
+	fprintf(out, "</p>\n");
+}
+
+void report_html_write(FILE *out, const struct report_page *p)
+{
+	fprintf(out,
+		"<!DOCTYPE html>\n<html lang=\"en\"><head>"
+		"<meta charset=\"utf-8\"><title>arraysim report</title>"
+		"<style>%s</style></head><body>\n"
+		"<h1>arraysim rehearsal report</h1>\n",
+		style);
+	run_rows(out, p);
+	fault_rows(out, p->run);
+	stall_rows(out, p->run);
+	loss_rows(out, p->run);
+	fprintf(out, "<h2>Over time</h2>\n");
+	key(out);
+	if (!p->run->ns)
+		fprintf(out, "<p class=\"note\">No samples in this run.</p>\n");
+	for (size_t i = 0; i < sizeof(charts) / sizeof(*charts); i++)
+		report_svg_chart(out, p->run, &charts[i]);
+	fprintf(out, "<h2>Per tier</h2>\n<p class=\"note tiers\">%s</p>\n",
+		p->file->tier_fields
+		    ? "The samples carry per-tier fields, which this version "
+		      "does not chart yet."
+		    : "Not available: the samples of this run have no per-tier "
+		      "fields (they come with the array model). Cache hit "
+		      "ratio: not in the samples either.");
+	fprintf(out, "</body></html>\n");
+}
