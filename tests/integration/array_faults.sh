@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# array_faults: array-level faults on a mount with a timed profile, under
+# a load (tests/integration/ioload.py, 4 KiB reads at QD1). The profile
+# (3 active-active controllers, 2 links, raid5 of 4 SSDs) runs at --scale
+# 10, so its failover_time of 10 s is 1 s and its multipath_timeout of
+# 5 s is 0.5 s; a scenario at time-scale 10 pulls a controller and later
+# a path. Checked: the longest reads last the stalls within 10%; nothing
+# fails; a second controller lost shuts the array down (EIO) and
+# restoring brings it back; a fail-slow drive adds the modelled service
+# time within 15%; a pull inside the detection window goes unnoticed; a
+# pull after it starts a rebuild of used / rate; fsck is clean after.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+t_require_cmd python3
+
+t_setup
+A=$ARRAYSIM
+LOAD="$ARRAYSIM_SRC/tests/integration/ioload.py"
+ctl() { "$A" ctl "$MNT" "$@"; }
+json() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$@"; }
+# within GOT WANT TOL: |got - want| <= tol * want
+within() { python3 -c 'import sys; g,w,t=map(float,sys.argv[1:]); sys.exit(abs(g-w) > t*w)' "$@"; }
+
+cat >"$T/fa.ini" <<-'INI'
+	[controllers]
+	count = 3
+	mode = active-active
+	cores = 8
+	failover_time = 10s
+	recovery_time = 2s
+	[frontend]
+	links = 2
+	speed = 10GbE
+	multipath_timeout = 5s
+	[tier flash]
+	kind = ssd
+	drives = 4
+	capacity = 1G
+	raid = raid5
+	read_latency = 200us
+	write_latency = 100us
+	slots = 4
+	fill = 50%
+	rebuild_rate = 50M/s
+	detection_window = 2s
+INI
+t_mount --profile "$T/fa.ini" --scale 10 --seed 3
+python3 -c 'import os; fd=os.open("'"$MNT"'/f", os.O_WRONLY|os.O_CREAT, 0o644); os.write(fd, os.urandom(16<<20)); os.fsync(fd)'
+sha=$(sha256sum <"$MNT/f")
+
+t_log "scenario at time-scale 10: controller 0 at 0.1 s, back at 2 s; path 1 at 2.5 s, back at 4 s"
+cat >"$T/pull.ini" <<-'INI'
+	[scenario]
+	name = pull
+	[at 1s]
+	inject.c = controller id=0
+	[at 20s]
+	clear = c
+	[at 25s]
+	inject.p = path id=1
+	[at 40s]
+	clear = p
+INI
+python3 "$LOAD" "$MNT/f" 4.5 --ready "$T/ready" >"$T/load.json" &
+T_PIDS+=($!)
+load_pid=$!
+for ((i = 0; i < 100; i++)); do
+	[ -e "$T/ready" ] && break
+	sleep 0.05
+done
+[ -e "$T/ready" ] || t_fail "the load did not start in 5 s"
+ctl scenario run "$T/pull.ini" time-scale=10 >/dev/null
+wait "$load_pid"
+cat "$T/load.json" >&2
+t_assert_eq "$(json "$T/load.json" 'd["errors"]')" "{}" "errors under the scenario"
+# The two longest reads are the two stalls, in order: 1 s, then 0.5 s.
+read -r l1 a1 l2 a2 <<<"$(json "$T/load.json" '" ".join("%f %f" % (x["lat_s"], x["at_s"]) for x in sorted(d["longest"][:2], key=lambda x: x["at_s"]))')"
+t_log "stalls measured: $l1 s (model 1.0), $l2 s (model 0.5)"
+within "$l1" 1.0 0.10 || t_fail "controller stall $l1 s, model 1.0 s"
+within "$l2" 0.5 0.10 || t_fail "path stall $l2 s, model 0.5 s"
+grep -q '"event":"stall","id":[0-9]*,"in_s":0.000000,"lasts_s":1.000000' "$STORE/events.jsonl" \
+	|| t_fail "no 1 s stall in the event log"
+grep -q '"event":"stall","id":[0-9]*,"in_s":0.000000,"lasts_s":0.500000' "$STORE/events.jsonl" \
+	|| t_fail "no 0.5 s stall in the event log"
+for ((i = 0; i < 100; i++)); do
+	ctl scenario status | grep -q '^finished' && break
+	sleep 0.05
+done
+t_assert_eq "$(ctl fault list)" "" "faults left after the scenario"
+
+t_log "two of three controllers: shut down, EIO; one back: online"
+id0=$(ctl fault inject controller id=0)
+id1=$(ctl fault inject controller id=1)
+grep -q '"event":"shutdown","id":'"$id1" "$STORE/events.jsonl" || t_fail "no shutdown event"
+if dd if="$MNT/f" of=/dev/null bs=4k count=1 2>"$T/dd.err"; then
+	t_fail "read succeeded on a shut-down array"
+fi
+grep -q 'Input/output error' "$T/dd.err" || t_fail "not EIO: $(cat "$T/dd.err")"
+ctl fault clear "$id1"
+grep -q '"event":"online","id":'"$id1" "$STORE/events.jsonl" || t_fail "no online event"
+dd if="$MNT/f" of=/dev/null bs=4k count=1 2>/dev/null || t_fail "read failed after the restore"
+ctl fault clear "$id0"
+
+t_log "errors: no such controller, no such tier, bad factor: one line each"
+for bad in "controller id=3" "drive tier=cache id=0" "drive id=4" "drive-slow id=0 factor=0.5"; do
+	rc=0
+	ctl fault inject $bad >/dev/null 2>"$T/err" || rc=$?
+	[ "$rc" -ne 0 ] || t_fail "fault inject $bad succeeded"
+	[ "$(wc -l <"$T/err")" -eq 1 ] && grep -q '^arraysim: ' "$T/err" \
+		|| t_fail "fault inject $bad: $(cat "$T/err")"
+done
+
+t_log "fail-slow: drive 0 (offset 0 of raid5) at 50x: +0.98 ms a read (200 us x 49 / 10)"
+python3 "$LOAD" "$MNT/f" 1 --offset 0 >"$T/base.json"
+sid=$(ctl fault inject drive-slow id=0 factor=50)
+python3 "$LOAD" "$MNT/f" 1 --offset 0 >"$T/slow.json"
+ctl fault clear "$sid"
+base=$(json "$T/base.json" 'd["mean_s"]')
+slow=$(json "$T/slow.json" 'd["mean_s"]')
+added=$(python3 -c "print($slow - $base)")
+t_log "mean read: $base s, slow $slow s: added $added s (model 0.00098)"
+within "$added" 0.00098 0.15 || t_fail "fail-slow added $added s, model 0.00098 s"
+
+t_log "a pull back inside the detection window (0.2 s): unnoticed"
+did=$(ctl fault inject drive id=1)
+ctl fault clear "$did"
+grep -q '"event":"unnoticed","id":'"$did" "$STORE/events.jsonl" || t_fail "quick pull was noticed"
+
+t_log "a pull left in: rebuild of 512 MiB at 500 MiB/s (50M/s x 10) = 1.024 s, noticed 0.2 s later"
+did=$(ctl fault inject drive id=2)
+line=$(grep '"event":"rebuild","id":'"$did" "$STORE/events.jsonl") || t_fail "no rebuild event"
+lasts=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["lasts_s"])' "$line")
+within "$lasts" 1.024 0.01 || t_fail "rebuild lasts $lasts s, want 1.024"
+python3 "$LOAD" "$MNT/f" 1.5 >"$T/rebuild.json"
+t_assert_eq "$(json "$T/rebuild.json" 'd["errors"]')" "{}" "errors during the rebuild"
+ctl fault clear "$did"
+
+t_assert_eq "$(sha256sum <"$MNT/f")" "$sha" "contents after the faults"
+t_umount
+t_fsck
