@@ -227,6 +227,8 @@ static unsigned sources(const struct model *m, unsigned tier, unsigned drive,
 		first = drive / span * span;
 		need = span - (pt->raid == PROFILE_RAID6 ? 2 : 1);
 	}
+	if (need > PROFILE_MAX_WIDTH) /* raid_plan refuses such sets */
+		need = PROFILE_MAX_WIDTH;
 	for (unsigned k = 1; k < span && n < need; k++) {
 		unsigned j = first + (drive - first + k) % span;
 
