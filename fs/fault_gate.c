@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "common/log.h"
+#include "common/stats.h"
 #include "faults/events.h"
 #include "fs/bitrot.h"
 #include "fs/inode_table.h"
@@ -198,6 +199,84 @@ static double secs(uint64_t ns)
 	return (double)ns / 1e9;
 }
 
+/* A transition the model fixed at a change, logged live when it comes:
+ * a timer of the fault completer (the struct array_io is only its
+ * handle). Dropped when a later change moved or cancelled it, or when
+ * the mount ends first. */
+struct mark {
+	struct array_io io; /* first: the completer hands this back */
+	struct fs *fs;
+	uint64_t id, due_ns, key_ns;
+	struct model_fault f;
+	enum model_fault_mark what;
+	const char *event;
+	unsigned pct; /* rebuild_progress */
+};
+
+static void mark_fire(struct array_io *io)
+{
+	struct mark *k = (struct mark *)io;
+
+	/* Early only when the mount ends (the completer flushes). */
+	if (stats_now_ns() + 1000000 >= k->due_ns &&
+	    array_fault_current(k->fs->array, &k->f, k->what, k->key_ns)) {
+		if (k->pct)
+			events_emit(k->fs->events, k->event,
+				    "\"id\":%llu,\"pct\":%u",
+				    (unsigned long long)k->id, k->pct);
+		else
+			events_emit(k->fs->events, k->event, "\"id\":%llu",
+				    (unsigned long long)k->id);
+	}
+	free(k);
+}
+
+static void mark_at(struct fs *fs, uint64_t id, const struct model_fault *f,
+		    enum model_fault_mark what, uint64_t key_ns,
+		    uint64_t due_ns, const char *event, unsigned pct)
+{
+	struct mark *k = calloc(1, sizeof(*k));
+
+	if (!k)
+		return; /* the schedule was logged already */
+	*k = (struct mark){.fs = fs,
+			   .id = id,
+			   .due_ns = due_ns,
+			   .key_ns = key_ns,
+			   .f = *f,
+			   .what = what,
+			   .event = event,
+			   .pct = pct};
+	k->io.complete = mark_fire;
+	if (completer_submit(fs->fault_delay, due_ns, &k->io))
+		free(k);
+}
+
+/* The live events of effect @e: stall_end, serving_again, noticed,
+ * rebuild_progress every 10%, rebuild_end. */
+static void mark_effects(struct fs *fs, uint64_t id,
+			 const struct model_fault *f,
+			 const struct model_fault_effect *e)
+{
+	if (e->stall_until)
+		mark_at(fs, id, f, MODEL_MARK_STALL, e->stall_until,
+			e->stall_until, "stall_end", 0);
+	if (e->serves_ns)
+		mark_at(fs, id, f, MODEL_MARK_SERVES, e->serves_ns,
+			e->serves_ns, "serving_again", 0);
+	if (!e->rebuild_bytes)
+		return;
+	mark_at(fs, id, f, MODEL_MARK_DRIVE, e->fail_ns, e->fail_ns, "noticed",
+		0);
+	for (unsigned pct = 10; pct < 100; pct += 10)
+		mark_at(fs, id, f, MODEL_MARK_DRIVE, e->fail_ns,
+			e->fail_ns +
+			    (e->rebuild_end_ns - e->fail_ns) / 100 * pct,
+			"rebuild_progress", pct);
+	mark_at(fs, id, f, MODEL_MARK_DRIVE, e->fail_ns, e->rebuild_end_ns,
+		"rebuild_end", 0);
+}
+
 /* What the model said the change does, as events: times are seconds
  * from this event ("in_s"), which the model fixed at the change. */
 static void emit_effects(struct fs *fs, uint64_t id, uint64_t now,
@@ -243,8 +322,10 @@ static int array_change(struct fs *fs, const struct fault_rule *r, uint64_t id,
 	uint64_t now;
 	int rc = array_fault(fs->array, &f, on, &now, &e, err, errlen);
 
-	if (!rc)
+	if (!rc) {
 		emit_effects(fs, id, now, &e);
+		mark_effects(fs, id, &f, &e);
+	}
 	return rc;
 }
 

@@ -433,3 +433,18 @@ int array_host_bound(struct array *a, struct completer_lateness *out)
 	completer_lateness(a->completer, out);
 	return 0;
 }
+
+bool array_fault_current(struct array *a, const struct model_fault *f,
+			 enum model_fault_mark mark, uint64_t key_ns)
+{
+	struct model_fault mf = *f;
+	bool cur;
+
+	if (!a->model)
+		return false;
+	mf.tier = fault_tier(a->profile, f->tier);
+	pthread_mutex_lock(&a->lock);
+	cur = model_fault_current(a->model, &mf, mark, key_ns);
+	pthread_mutex_unlock(&a->lock);
+	return cur;
+}

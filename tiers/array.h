@@ -72,5 +72,8 @@ void array_submit(struct array *a, struct array_io *io);
 int array_fault(struct array *a, const struct model_fault *f, bool on,
 		uint64_t *now_ns, struct model_fault_effect *eff, char *err,
 		size_t errlen);
+/* model_fault_current() of the array's model (false: the null model). */
+bool array_fault_current(struct array *a, const struct model_fault *f,
+			 enum model_fault_mark mark, uint64_t key_ns);
 
 #endif

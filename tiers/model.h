@@ -93,6 +93,15 @@ struct model_fault_effect {
  * already so. @eff says what it did. */
 int model_fault(struct model *m, uint64_t now_ns, const struct model_fault *f,
 		bool on, struct model_fault_effect *eff);
+/* What a scheduled transition of fault @f was: its stall's end, a
+ * restored controller serving again, or a drive's (noticed, rebuild)
+ * schedule. */
+enum model_fault_mark { MODEL_MARK_STALL, MODEL_MARK_SERVES, MODEL_MARK_DRIVE };
+/* Whether the transition @mark keyed by @key_ns (stall_until, serves_ns,
+ * fail_ns of the effect that scheduled it) still stands: no later change
+ * moved or cancelled it. */
+bool model_fault_current(const struct model *m, const struct model_fault *f,
+			 enum model_fault_mark mark, uint64_t key_ns);
 /* Whether the array is shut down: more controllers failed than its mode
  * survives (single: its one; active-standby: all; active-active: a
  * majority), or every front-end path lost. */

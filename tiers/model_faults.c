@@ -76,6 +76,7 @@ int faults_init(struct model *m)
 			f->drive[t][i].pulled_ns = NEVER;
 			f->drive[t][i].fail_ns = NEVER;
 			f->drive[t][i].slow = 1.0;
+			f->drive[t][i].done_fail_ns = NEVER;
 		}
 	}
 	return 0;
@@ -342,8 +343,10 @@ static void drives_run(struct model *m, uint64_t now)
 			if (d->fail_ns == NEVER)
 				continue;
 			rebuild_run(m, t, i, now);
-			if (now >= d->rebuild_end_ns && d->pulled_ns == NEVER)
+			if (now >= d->rebuild_end_ns && d->pulled_ns == NEVER) {
+				d->done_fail_ns = d->fail_ns;
 				drive_reset(m, d);
+			}
 		}
 }
 
@@ -499,6 +502,25 @@ static int fault_slow(struct model *m, unsigned tier, unsigned id, bool on,
 		return -EALREADY;
 	d->slow = on ? factor : 1.0;
 	return engine_set_slowdown(m->e, m->drive0[tier] + (int)id, d->slow);
+}
+
+bool model_fault_current(const struct model *m, const struct model_fault *f,
+			 enum model_fault_mark mark, uint64_t key_ns)
+{
+	const struct model_faults *mf = &m->f;
+
+	switch (mark) {
+	case MODEL_MARK_STALL:
+		return mf->stall_until == key_ns;
+	case MODEL_MARK_SERVES:
+		return f->id < m->p->ctl.count && !mf->ctl_down[f->id] &&
+		       mf->ctl_serves_ns[f->id] == key_ns;
+	default:
+		return f->tier < PROFILE_TIER_COUNT && mf->drive[f->tier] &&
+		       f->id < m->p->tier[f->tier].drives &&
+		       (mf->drive[f->tier][f->id].fail_ns == key_ns ||
+			mf->drive[f->tier][f->id].done_fail_ns == key_ns);
+	}
 }
 
 int model_fault(struct model *m, uint64_t now_ns, const struct model_fault *f,

@@ -21,6 +21,7 @@ struct drive_fault {
 	uint64_t rebuild_chunks; /* chunks in all */
 	double chunk_ns;	 /* one chunk's share of the rebuild time */
 	double slow;		 /* service multiplier, 1: normal */
+	uint64_t done_fail_ns;	 /* fail_ns of the last finished rebuild */
 };
 
 struct model_faults {
