@@ -8,7 +8,10 @@
 # fails; a second controller lost shuts the array down (EIO) and
 # restoring brings it back; a fail-slow drive adds the modelled service
 # time within 15%; a pull inside the detection window goes unnoticed; a
-# pull after it starts a rebuild of used / rate; fsck is clean after.
+# pull after it starts a rebuild of used / rate, logged live as it ends;
+# fsck is clean after. Then the shipped Infinidat scenarios on
+# infinidat-6303 at --scale 10: the switch loss stalls reads 0.5 s, the
+# drive pull schedules a 360 s rebuild.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 t_require_cmd python3
@@ -162,5 +165,40 @@ t_assert_eq "$(grep -c '"event":"stall_end"' "$STORE/events.jsonl")" 3 "stall_en
 [ -z "$(ev_t noticed "$(($did - 1))")" ] || t_fail "the quick pull was noticed"
 
 t_assert_eq "$(sha256sum <"$MNT/f")" "$sha" "contents after the faults"
+t_umount
+t_fsck
+
+t_log "shipped scenarios on infinidat-6303 at --scale 10: the switch loss (time-scale 100) stalls 0.5 s"
+t_mount --profile infinidat-6303 --scale 10 --seed 3
+python3 -c 'import os; fd=os.open("'"$MNT"'/g", os.O_WRONLY|os.O_CREAT, 0o644); os.write(fd, os.urandom(8<<20)); os.fsync(fd)'
+rm -f "$T/ready"
+python3 "$LOAD" "$MNT/g" 2.5 --ready "$T/ready" >"$T/switch.json" &
+T_PIDS+=($!)
+load_pid=$!
+for ((i = 0; i < 100; i++)); do
+	[ -e "$T/ready" ] && break
+	sleep 0.05
+done
+n0=$(wc -l <"$STORE/events.jsonl")
+ctl scenario run "$ARRAYSIM_SRC/faults/scenarios/infinidat-switch-loss.ini" time-scale=100 >/dev/null
+wait "$load_pid"
+t_assert_eq "$(json "$T/switch.json" 'd["errors"]')" "{}" "errors in the switch loss"
+l=$(json "$T/switch.json" 'd["max_s"]')
+t_log "switch loss: longest read $l s (model 0.5)"
+within "$l" 0.5 0.10 || t_fail "switch loss stall $l s, model 0.5 s"
+# Four paths at once: four stall events, all ending together (one stall).
+t_assert_eq "$(tail -n +$((n0 + 1)) "$STORE/events.jsonl" | grep -c '"event":"stall",')" 4 "stall events, one per path lost"
+t_assert_eq "$(tail -n +$((n0 + 1)) "$STORE/events.jsonl" | grep -c '"event":"stall_end"')" 1 "stall_end events (the four are one stall)"
+t_log "the drive pull: rebuild of 70% of 6 TB in 1 h / 10"
+ctl scenario run "$ARRAYSIM_SRC/faults/scenarios/infinidat-drive-pull.ini" time-scale=100 >/dev/null
+for ((i = 0; i < 100; i++)); do
+	grep -q '"event":"rebuild",.*"bytes":4617948836659' "$STORE/events.jsonl" && break
+	sleep 0.05
+done
+line=$(grep '"event":"rebuild",.*"bytes":4617948836659' "$STORE/events.jsonl") || t_fail "no rebuild event"
+lasts=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["lasts_s"])' "$line")
+within "$lasts" 360 0.01 || t_fail "infinidat rebuild lasts $lasts s, want 360"
+ctl scenario stop
+ctl fault clear all
 t_umount
 t_fsck
