@@ -133,15 +133,16 @@ static int parse_errno(const char *v, int *out, char *err, size_t errlen)
 		    v);
 }
 
-static int parse_prob(const char *v, double *out, char *err, size_t errlen)
+/* A number in (@lo, @hi]; 0 or -EINVAL with @what as the reason. */
+static int parse_range(const char *key, const char *v, double lo, double hi,
+		       const char *what, double *out, char *err, size_t errlen)
 {
 	char *end;
 	errno = 0;
-	double p = strtod(v, &end);
-	if (end == v || *end || errno || !isfinite(p) || p <= 0 || p > 1)
-		return fail(err, errlen,
-			    "prob: '%.32s' is not a probability in (0, 1]", v);
-	*out = p;
+	double d = strtod(v, &end);
+	if (end == v || *end || errno || !isfinite(d) || d <= lo || d > hi)
+		return fail(err, errlen, "%s: '%.32s' is not %s", key, v, what);
+	*out = d;
 	return 0;
 }
 
@@ -176,20 +177,6 @@ static int parse_tier(const char *v, unsigned *out, char *err, size_t errlen)
 		    v);
 }
 
-static int parse_factor(const char *v, double *out, char *err, size_t errlen)
-{
-	char *end;
-	errno = 0;
-	double f = strtod(v, &end);
-	if (end == v || *end || errno || !isfinite(f) || f <= 1 || f > 1000)
-		return fail(err, errlen,
-			    "factor: '%.32s' is not a number above 1, at most "
-			    "1000",
-			    v);
-	*out = f;
-	return 0;
-}
-
 /* One key=value of a rule whose kind takes @allowed keys. */
 static int parse_pair(char *word, unsigned allowed, unsigned *seen,
 		      struct fault_rule *r, char *err, size_t errlen)
@@ -219,7 +206,8 @@ static int parse_pair(char *word, unsigned allowed, unsigned *seen,
 		strcpy(r->path, v);
 		return 0;
 	case K_PROB:
-		return parse_prob(v, &r->prob, err, errlen);
+		return parse_range("prob", v, 0, 1, "a probability in (0, 1]",
+				   &r->prob, err, errlen);
 	case K_COUNT:
 		return parse_positive("count", v, &r->count, err, errlen);
 	case K_BLOCKS:
@@ -244,7 +232,9 @@ static int parse_pair(char *word, unsigned allowed, unsigned *seen,
 	case K_TIER:
 		return parse_tier(v, &r->tier, err, errlen);
 	case K_FACTOR:
-		return parse_factor(v, &r->factor, err, errlen);
+		return parse_range("factor", v, 1, 1000,
+				   "a number above 1, at most 1000", &r->factor,
+				   err, errlen);
 	default: /* K_OFFSET */
 		r->has_offset = true;
 		if (units_parse_size(v, &r->offset))

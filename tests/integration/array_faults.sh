@@ -24,6 +24,20 @@ json() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval
 # within GOT WANT TOL: |got - want| <= tol * want
 within() { python3 -c 'import sys; g,w,t=map(float,sys.argv[1:]); sys.exit(abs(g-w) > t*w)' "$@"; }
 
+# start_load FILE SECONDS OUT: the load in the background (load_pid),
+# returning once its first read is done.
+start_load() {
+	rm -f "$T/ready"
+	python3 "$LOAD" "$1" "$2" --ready "$T/ready" >"$3" &
+	T_PIDS+=($!)
+	load_pid=$!
+	for ((i = 0; i < 100; i++)); do
+		[ -e "$T/ready" ] && return 0
+		sleep 0.05
+	done
+	t_fail "the load did not start in 5 s"
+}
+
 cat >"$T/fa.ini" <<-'INI'
 	[controllers]
 	count = 3
@@ -64,14 +78,7 @@ cat >"$T/pull.ini" <<-'INI'
 	[at 40s]
 	clear = p
 INI
-python3 "$LOAD" "$MNT/f" 4.5 --ready "$T/ready" >"$T/load.json" &
-T_PIDS+=($!)
-load_pid=$!
-for ((i = 0; i < 100; i++)); do
-	[ -e "$T/ready" ] && break
-	sleep 0.05
-done
-[ -e "$T/ready" ] || t_fail "the load did not start in 5 s"
+start_load "$MNT/f" 4.5 "$T/load.json"
 ctl scenario run "$T/pull.ini" time-scale=10 >/dev/null
 wait "$load_pid"
 cat "$T/load.json" >&2
@@ -171,14 +178,7 @@ t_fsck
 t_log "shipped scenarios on infinidat-6303 at --scale 10: the switch loss (time-scale 100) stalls 0.5 s"
 t_mount --profile infinidat-6303 --scale 10 --seed 3
 python3 -c 'import os; fd=os.open("'"$MNT"'/g", os.O_WRONLY|os.O_CREAT, 0o644); os.write(fd, os.urandom(8<<20)); os.fsync(fd)'
-rm -f "$T/ready"
-python3 "$LOAD" "$MNT/g" 2.5 --ready "$T/ready" >"$T/switch.json" &
-T_PIDS+=($!)
-load_pid=$!
-for ((i = 0; i < 100; i++)); do
-	[ -e "$T/ready" ] && break
-	sleep 0.05
-done
+start_load "$MNT/g" 2.5 "$T/switch.json"
 n0=$(wc -l <"$STORE/events.jsonl")
 ctl scenario run "$ARRAYSIM_SRC/faults/scenarios/infinidat-switch-loss.ini" time-scale=100 >/dev/null
 wait "$load_pid"
