@@ -35,6 +35,10 @@
  *
  * --scale F: every duration is divided by F and every rate multiplied by
  * it, so the whole array runs F times as fast (or, below 1, as slow).
+ *
+ * Faults (model_faults.c) hook in at four points: an arrival waits out a
+ * stall, the controller and link are picked among those up, and each
+ * drive operation of a lost drive is reconstructed from the others.
  */
 #include "tiers/model.h"
 
