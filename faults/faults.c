@@ -124,6 +124,29 @@ int faults_clear(struct faults *f, uint64_t id)
 	return rc;
 }
 
+int faults_get(struct faults *f, uint64_t id, struct fault_rule *out)
+{
+	int rc = -ENOENT;
+	pthread_mutex_lock(&f->lock);
+	for (unsigned i = 0; i < f->n && rc; i++)
+		if (f->rules[i].id == id) {
+			*out = f->rules[i].r;
+			rc = 0;
+		}
+	pthread_mutex_unlock(&f->lock);
+	return rc;
+}
+
+unsigned faults_ids(struct faults *f, uint64_t *ids, unsigned max)
+{
+	pthread_mutex_lock(&f->lock);
+	unsigned n = f->n < max ? f->n : max;
+	for (unsigned i = 0; i < n; i++)
+		ids[i] = f->rules[i].id;
+	pthread_mutex_unlock(&f->lock);
+	return n;
+}
+
 void faults_list(struct faults *f, FILE *out)
 {
 	char buf[FAULT_PATH_MAX + 256];

@@ -45,6 +45,10 @@ void faults_free(struct faults *f);
 int faults_add(struct faults *f, const struct fault_rule *r, uint64_t *id);
 /* Remove rule @id, or every rule when @id is 0. -ENOENT: no such rule. */
 int faults_clear(struct faults *f, uint64_t id);
+/* Copy rule @id into @out. 0 or -ENOENT. */
+int faults_get(struct faults *f, uint64_t id, struct fault_rule *out);
+/* The ids of the active rules, up to @max, oldest first; how many. */
+unsigned faults_ids(struct faults *f, uint64_t *ids, unsigned max);
 /* One line per rule: "ID RULE fired=N". */
 void faults_list(struct faults *f, FILE *out);
 /* Rules active (of any kind). */

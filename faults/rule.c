@@ -14,7 +14,13 @@ static const char *const kind_names[FAULT_KIND_COUNT] = {
     [FAULT_ERROR] = "error",	       [FAULT_LATENCY] = "latency",
     [FAULT_TORN_WRITE] = "torn-write", [FAULT_THIN] = "thin",
     [FAULT_BITROT] = "bitrot",	       [FAULT_POWER_LOSS] = "power-loss",
+    [FAULT_CONTROLLER] = "controller", [FAULT_PATH] = "path",
+    [FAULT_DRIVE] = "drive",	       [FAULT_DRIVE_SLOW] = "drive-slow",
 };
+
+/* By enum profile_tier_id (tiers/profile.h). */
+static const char *const tier_names[] = {"flash", "cache", "backing"};
+#define NTIERS 3u
 
 static const char *const op_names[] = {
     "read",   "write", "fsync",	 "open",    "create",  "mkdir",
@@ -38,10 +44,13 @@ enum {
 	K_CAPACITY = 1u << 6,
 	K_BLOCKS = 1u << 7,
 	K_OFFSET = 1u << 8,
+	K_ID = 1u << 9,
+	K_TIER = 1u << 10,
+	K_FACTOR = 1u << 11,
 };
 static const char *const key_names[] = {
-    "op",      "errno",	   "path",   "prob",   "count",
-    "latency", "capacity", "blocks", "offset",
+    "op",	"errno",  "path",   "prob", "count", "latency",
+    "capacity", "blocks", "offset", "id",   "tier",  "factor",
 };
 #define NKEYS (sizeof(key_names) / sizeof(key_names[0]))
 
@@ -52,7 +61,17 @@ static const unsigned kind_keys[FAULT_KIND_COUNT] = {
     [FAULT_THIN] = K_CAPACITY,
     [FAULT_BITROT] = K_BLOCKS | K_PATH | K_OFFSET,
     [FAULT_POWER_LOSS] = 0,
+    [FAULT_CONTROLLER] = K_ID,
+    [FAULT_PATH] = K_ID,
+    [FAULT_DRIVE] = K_ID | K_TIER,
+    [FAULT_DRIVE_SLOW] = K_ID | K_TIER | K_FACTOR,
 };
+
+bool fault_rule_is_array(const struct fault_rule *r)
+{
+	return r->kind == FAULT_CONTROLLER || r->kind == FAULT_PATH ||
+	       r->kind == FAULT_DRIVE || r->kind == FAULT_DRIVE_SLOW;
+}
 
 const char *fault_kind_name(enum fault_kind k)
 {
@@ -114,15 +133,16 @@ static int parse_errno(const char *v, int *out, char *err, size_t errlen)
 		    v);
 }
 
-static int parse_prob(const char *v, double *out, char *err, size_t errlen)
+/* A number in (@lo, @hi]; 0 or -EINVAL with @what as the reason. */
+static int parse_range(const char *key, const char *v, double lo, double hi,
+		       const char *what, double *out, char *err, size_t errlen)
 {
 	char *end;
 	errno = 0;
-	double p = strtod(v, &end);
-	if (end == v || *end || errno || !isfinite(p) || p <= 0 || p > 1)
-		return fail(err, errlen,
-			    "prob: '%.32s' is not a probability in (0, 1]", v);
-	*out = p;
+	double d = strtod(v, &end);
+	if (end == v || *end || errno || !isfinite(d) || d <= lo || d > hi)
+		return fail(err, errlen, "%s: '%.32s' is not %s", key, v, what);
+	*out = d;
 	return 0;
 }
 
@@ -133,6 +153,28 @@ static int parse_positive(const char *key, const char *v, uint64_t *out,
 		return fail(err, errlen,
 			    "%s: '%.32s' is not a whole number >= 1", key, v);
 	return 0;
+}
+
+static int parse_id(const char *v, unsigned *out, char *err, size_t errlen)
+{
+	uint64_t n;
+
+	if (units_parse_u64(v, &n) || n > 1023)
+		return fail(err, errlen,
+			    "id: '%.32s' is not a number from 0 to 1023", v);
+	*out = (unsigned)n;
+	return 0;
+}
+
+static int parse_tier(const char *v, unsigned *out, char *err, size_t errlen)
+{
+	for (unsigned i = 0; i < NTIERS; i++)
+		if (!strcmp(v, tier_names[i])) {
+			*out = i;
+			return 0;
+		}
+	return fail(err, errlen, "tier: '%.32s' is not flash, cache or backing",
+		    v);
 }
 
 /* One key=value of a rule whose kind takes @allowed keys. */
@@ -164,7 +206,8 @@ static int parse_pair(char *word, unsigned allowed, unsigned *seen,
 		strcpy(r->path, v);
 		return 0;
 	case K_PROB:
-		return parse_prob(v, &r->prob, err, errlen);
+		return parse_range("prob", v, 0, 1, "a probability in (0, 1]",
+				   &r->prob, err, errlen);
 	case K_COUNT:
 		return parse_positive("count", v, &r->count, err, errlen);
 	case K_BLOCKS:
@@ -184,6 +227,14 @@ static int parse_pair(char *word, unsigned allowed, unsigned *seen,
 				    "10G)",
 				    v);
 		return 0;
+	case K_ID:
+		return parse_id(v, &r->id, err, errlen);
+	case K_TIER:
+		return parse_tier(v, &r->tier, err, errlen);
+	case K_FACTOR:
+		return parse_range("factor", v, 1, 1000,
+				   "a number above 1, at most 1000", &r->factor,
+				   err, errlen);
 	default: /* K_OFFSET */
 		r->has_offset = true;
 		if (units_parse_size(v, &r->offset))
@@ -209,6 +260,7 @@ static void set_defaults(struct fault_rule *r, enum fault_kind k)
 	}
 	if (k == FAULT_BITROT)
 		r->blocks = 1;
+	r->tier = FAULT_TIER_AUTO;
 }
 
 /* What a kind needs beyond its keys' own checks. */
@@ -219,6 +271,11 @@ static int check_rule(const struct fault_rule *r, unsigned seen, char *err,
 		return fail(err, errlen, "latency needs latency=DURATION");
 	if (r->kind == FAULT_THIN && !(seen & K_CAPACITY))
 		return fail(err, errlen, "thin needs capacity=SIZE");
+	if (fault_rule_is_array(r) && !(seen & K_ID))
+		return fail(err, errlen, "%s needs id=N",
+			    fault_kind_name(r->kind));
+	if (r->kind == FAULT_DRIVE_SLOW && !(seen & K_FACTOR))
+		return fail(err, errlen, "drive-slow needs factor=F (like 4)");
 	if (r->kind == FAULT_BITROT) {
 		bool file = seen & K_PATH, off = seen & K_OFFSET;
 		if (file != off)
@@ -243,14 +300,16 @@ int fault_rule_parse(const char *args, struct fault_rule *out, char *err,
 	if (!word)
 		return fail(err, errlen,
 			    "fault inject needs a kind (error, latency, "
-			    "torn-write, thin, bitrot, power-loss)");
+			    "torn-write, thin, bitrot, power-loss, "
+			    "controller, path, drive, drive-slow)");
 	unsigned k = 0;
 	while (k < FAULT_KIND_COUNT && strcmp(word, kind_names[k]))
 		k++;
 	if (k == FAULT_KIND_COUNT)
 		return fail(err, errlen,
 			    "unknown fault kind '%.32s' (error, latency, "
-			    "torn-write, thin, bitrot, power-loss)",
+			    "torn-write, thin, bitrot, power-loss, "
+			    "controller, path, drive, drive-slow)",
 			    word);
 	struct fault_rule r;
 	set_defaults(&r, k);
@@ -309,6 +368,19 @@ static void put_duration(char *buf, size_t len, size_t *at, uint64_t ns)
 	put(buf, len, at, " latency=%lluns", (unsigned long long)ns);
 }
 
+/* " KEY=V": the shortest form of @v that reads back as the same double. */
+static void put_exact(char *buf, size_t len, size_t *at, const char *key,
+		      double v)
+{
+	char p[32];
+	for (int digits = 6; digits <= 17; digits++) {
+		snprintf(p, sizeof(p), "%.*g", digits, v);
+		if (strtod(p, NULL) == v)
+			break;
+	}
+	put(buf, len, at, " %s=%s", key, p);
+}
+
 static const char *errno_name(int e)
 {
 	for (size_t i = 0; i < sizeof(errnos) / sizeof(errnos[0]); i++)
@@ -339,16 +411,14 @@ char *fault_rule_format(const struct fault_rule *r, char *buf, size_t len)
 	if ((keys & K_OFFSET) && r->has_offset)
 		put(buf, len, &at, " offset=%llu",
 		    (unsigned long long)r->offset);
-	if ((keys & K_PROB) && r->prob < 1) {
-		/* The shortest of these that reads back as the same double. */
-		char p[32];
-		for (int digits = 6; digits <= 17; digits++) {
-			snprintf(p, sizeof(p), "%.*g", digits, r->prob);
-			if (strtod(p, NULL) == r->prob)
-				break;
-		}
-		put(buf, len, &at, " prob=%s", p);
-	}
+	if ((keys & K_PROB) && r->prob < 1)
+		put_exact(buf, len, &at, "prob", r->prob);
+	if (keys & K_ID)
+		put(buf, len, &at, " id=%u", r->id);
+	if ((keys & K_TIER) && r->tier < NTIERS)
+		put(buf, len, &at, " tier=%s", tier_names[r->tier]);
+	if (keys & K_FACTOR)
+		put_exact(buf, len, &at, "factor", r->factor);
 	if ((keys & K_COUNT) && r->count)
 		put(buf, len, &at, " count=%llu", (unsigned long long)r->count);
 	return buf;

@@ -13,6 +13,15 @@
  *   thin        capacity=SIZE (required)
  *   bitrot      blocks=N [1] | path=FILE offset=SIZE
  *   power-loss  (no keys)
+ *   controller  id=N (required): controller N (from 0) fails
+ *   path        id=N (required): front-end path (link) N is lost
+ *   drive       id=N (required)  tier=flash|cache|backing [the data tier:
+ *               flash, else backing]: that drive is pulled
+ *   drive-slow  id=N (required)  tier=... [as drive]  factor=F (required,
+ *               > 1, <= 1000): that drive serves F times slower
+ *
+ * The last four are array faults: the timed profile's model
+ * (tiers/model_faults.c) runs them until `fault clear` restores.
  *
  * op LIST: comma-separated of read, write, fsync, open, create, mkdir,
  * unlink, rmdir, rename, setattr, readdir, any. GLOB is an fnmatch(3)
@@ -33,6 +42,10 @@ enum fault_kind {
 	FAULT_THIN,
 	FAULT_BITROT,
 	FAULT_POWER_LOSS,
+	FAULT_CONTROLLER,
+	FAULT_PATH,
+	FAULT_DRIVE,
+	FAULT_DRIVE_SLOW,
 	FAULT_KIND_COUNT
 };
 
@@ -67,7 +80,16 @@ struct fault_rule {
 	uint64_t blocks;	   /* bitrot: random blocks to corrupt */
 	uint64_t offset;	   /* bitrot with path: the byte offset */
 	bool has_offset;
+	unsigned id;   /* controller, path, drive: which one, from 0 */
+	unsigned tier; /* drive: enum profile_tier_id, or FAULT_TIER_AUTO */
+	double factor; /* drive-slow: (1, 1000] */
 };
+
+/* The tier of a drive rule without tier=: the array's data tier. */
+#define FAULT_TIER_AUTO 3u
+
+/* Whether @r is an array fault (controller, path, drive, drive-slow). */
+bool fault_rule_is_array(const struct fault_rule *r);
 
 /* Parse the words after "fault inject" (e.g. "error op=write errno=EIO")
  * into @out. 0, or -EINVAL with a one-line reason in @err. */

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "common/log.h"
+#include "common/stats.h"
 #include "faults/events.h"
 #include "fs/bitrot.h"
 #include "fs/inode_table.h"
@@ -179,6 +180,155 @@ static int power_loss(struct fs *fs, const char *rule_json, FILE *out,
 	return 0;
 }
 
+/* ---- array faults (tiers/model_faults.c) -------------------------------- */
+
+static struct model_fault model_fault_of(const struct fault_rule *r)
+{
+	struct model_fault f = {.id = r->id, .tier = r->tier};
+
+	f.factor = r->factor;
+	f.kind = r->kind == FAULT_CONTROLLER ? MODEL_FAULT_CONTROLLER
+		 : r->kind == FAULT_PATH     ? MODEL_FAULT_PATH
+		 : r->kind == FAULT_DRIVE    ? MODEL_FAULT_DRIVE
+					     : MODEL_FAULT_DRIVE_SLOW;
+	return f;
+}
+
+static double secs(uint64_t ns)
+{
+	return (double)ns / 1e9;
+}
+
+/* A transition the model fixed at a change, logged live when it comes:
+ * a timer of the fault completer (the struct array_io is only its
+ * handle). Dropped when a later change moved or cancelled it, or when
+ * the mount ends first. */
+struct mark {
+	struct array_io io; /* first: the completer hands this back */
+	struct fs *fs;
+	uint64_t id, due_ns, key_ns;
+	struct model_fault f;
+	enum model_fault_mark what;
+	const char *event;
+	unsigned pct; /* rebuild_progress */
+};
+
+static void mark_fire(struct array_io *io)
+{
+	struct mark *k = (struct mark *)io;
+
+	/* Early only when the mount ends (the completer flushes). */
+	if (stats_now_ns() + 1000000 >= k->due_ns &&
+	    array_fault_current(k->fs->array, &k->f, k->what, k->key_ns)) {
+		if (k->pct)
+			events_emit(k->fs->events, k->event,
+				    "\"id\":%llu,\"pct\":%u",
+				    (unsigned long long)k->id, k->pct);
+		else
+			events_emit(k->fs->events, k->event, "\"id\":%llu",
+				    (unsigned long long)k->id);
+	}
+	free(k);
+}
+
+static void mark_at(struct fs *fs, uint64_t id, const struct model_fault *f,
+		    enum model_fault_mark what, uint64_t key_ns,
+		    uint64_t due_ns, const char *event, unsigned pct)
+{
+	struct mark *k = calloc(1, sizeof(*k));
+
+	if (!k)
+		return; /* the schedule was logged already */
+	*k = (struct mark){.fs = fs,
+			   .id = id,
+			   .due_ns = due_ns,
+			   .key_ns = key_ns,
+			   .f = *f,
+			   .what = what,
+			   .event = event,
+			   .pct = pct};
+	k->io.complete = mark_fire;
+	if (completer_submit(fs->fault_delay, due_ns, &k->io))
+		free(k);
+}
+
+/* The live events of effect @e: stall_end, serving_again, noticed,
+ * rebuild_progress every 10%, rebuild_end. */
+static void mark_effects(struct fs *fs, uint64_t id,
+			 const struct model_fault *f,
+			 const struct model_fault_effect *e)
+{
+	if (e->stall_until)
+		mark_at(fs, id, f, MODEL_MARK_STALL, e->stall_until,
+			e->stall_until, "stall_end", 0);
+	if (e->serves_ns)
+		mark_at(fs, id, f, MODEL_MARK_SERVES, e->serves_ns,
+			e->serves_ns, "serving_again", 0);
+	if (!e->rebuild_bytes)
+		return;
+	mark_at(fs, id, f, MODEL_MARK_DRIVE, e->fail_ns, e->fail_ns, "noticed",
+		0);
+	for (unsigned pct = 10; pct < 100; pct += 10)
+		mark_at(fs, id, f, MODEL_MARK_DRIVE, e->fail_ns,
+			e->fail_ns +
+			    (e->rebuild_end_ns - e->fail_ns) / 100 * pct,
+			"rebuild_progress", pct);
+	mark_at(fs, id, f, MODEL_MARK_DRIVE, e->fail_ns, e->rebuild_end_ns,
+		"rebuild_end", 0);
+}
+
+/* What the model said the change does, as events: times are seconds
+ * from this event ("in_s"), which the model fixed at the change. */
+static void emit_effects(struct fs *fs, uint64_t id, uint64_t now,
+			 const struct model_fault_effect *e)
+{
+	if (e->stall_until)
+		events_emit(fs->events, "stall",
+			    "\"id\":%llu,\"in_s\":%.6f,\"lasts_s\":%.6f",
+			    (unsigned long long)id, secs(e->stall_from - now),
+			    secs(e->stall_until - e->stall_from));
+	if (e->down_changed)
+		events_emit(fs->events, e->down ? "shutdown" : "online",
+			    "\"id\":%llu", (unsigned long long)id);
+	if (e->serving)
+		events_emit(fs->events, "serving",
+			    "\"id\":%llu,\"serving\":%u,\"in_s\":%.6f",
+			    (unsigned long long)id, e->serving,
+			    secs(e->stall_until ? e->stall_until - now : 0));
+	if (e->serves_ns)
+		events_emit(fs->events, "recovering",
+			    "\"id\":%llu,\"serves_in_s\":%.6f",
+			    (unsigned long long)id, secs(e->serves_ns - now));
+	if (e->rebuild_bytes)
+		events_emit(fs->events, "rebuild",
+			    "\"id\":%llu,\"in_s\":%.6f,\"lasts_s\":%.6f,"
+			    "\"bytes\":%llu",
+			    (unsigned long long)id, secs(e->fail_ns - now),
+			    secs(e->rebuild_end_ns - e->fail_ns),
+			    (unsigned long long)e->rebuild_bytes);
+	if (e->unnoticed)
+		events_emit(fs->events, "unnoticed",
+			    "\"id\":%llu,\"why\":\"back within the "
+			    "detection window\"",
+			    (unsigned long long)id);
+}
+
+/* Set or clear array fault @r (rule @id; 0 before it has one). */
+static int array_change(struct fs *fs, const struct fault_rule *r, uint64_t id,
+			bool on, char *err, size_t errlen)
+{
+	struct model_fault f = model_fault_of(r);
+	struct model_fault_effect e;
+	uint64_t now;
+	int rc = array_fault(fs->array, &f, on, &now, &e, err, errlen);
+
+	if (!rc) {
+		emit_effects(fs, id, now, &e);
+		mark_effects(fs, id, &f, &e);
+	}
+	return rc;
+}
+
 int fault_gate_inject(struct fs *fs, const struct fault_rule *rule, FILE *out,
 		      uint64_t *idp, char *err, size_t errlen)
 {
@@ -197,6 +347,24 @@ int fault_gate_inject(struct fs *fs, const struct fault_rule *rule, FILE *out,
 	}
 	uint64_t id;
 	int r = faults_add(fs->faults, rule, &id);
+	if (!r && fault_rule_is_array(rule)) {
+		/* Listed first, so the effects' events name its id. */
+		events_emit(fs->events, "inject", "\"id\":%llu,\"rule\":\"%s\"",
+			    (unsigned long long)id, esc);
+		int a = array_change(fs, rule, id, true, err, errlen);
+		if (a) {
+			faults_clear(fs->faults, id);
+			events_emit(fs->events, "refused",
+				    "\"id\":%llu,\"errno\":%d",
+				    (unsigned long long)id, -a);
+			return a;
+		}
+		log_info("faults", "injected %llu: %s", (unsigned long long)id,
+			 text);
+		fprintf(out, "%llu\n", (unsigned long long)id);
+		*idp = id;
+		return 0;
+	}
 	if (r == -EEXIST)
 		snprintf(err, errlen,
 			 "a thin rule is active already (clear "
@@ -216,8 +384,31 @@ int fault_gate_inject(struct fs *fs, const struct fault_rule *rule, FILE *out,
 	return 0;
 }
 
+/* Restore what array rule @id broke, if it is one; then it can go. */
+static void array_restore(struct fs *fs, uint64_t id)
+{
+	struct fault_rule r;
+	char err[256];
+
+	if (faults_get(fs->faults, id, &r) || !fault_rule_is_array(&r))
+		return;
+	events_emit(fs->events, "restore", "\"id\":%llu",
+		    (unsigned long long)id);
+	if (array_change(fs, &r, id, false, err, sizeof(err)))
+		log_warn("faults", "restoring %llu: %s", (unsigned long long)id,
+			 err);
+}
+
 int fault_gate_clear(struct fs *fs, uint64_t id, char *err, size_t errlen)
 {
+	if (id) {
+		array_restore(fs, id);
+	} else {
+		uint64_t ids[FAULTS_MAX_RULES];
+		unsigned n = faults_ids(fs->faults, ids, FAULTS_MAX_RULES);
+		for (unsigned i = 0; i < n; i++)
+			array_restore(fs, ids[i]);
+	}
 	int r = faults_clear(fs->faults, id);
 	if (r) {
 		snprintf(err, errlen, "no fault %llu (see: fault list)",

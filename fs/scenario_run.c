@@ -133,6 +133,25 @@ static void runner_end(struct scenario_runner *r)
 	runner_free(r);
 }
 
+/* Array faults need a timed model: say so before anything runs, rather
+ * than as failed steps later. */
+static int check_array_steps(const struct fs *fs, const struct scenario *sc,
+			     const char *path, char *err, size_t errlen)
+{
+	if (array_timed(fs->array))
+		return 0;
+	for (unsigned i = 0; i < sc->n; i++)
+		if (sc->steps[i].action == SCENARIO_INJECT &&
+		    fault_rule_is_array(&sc->steps[i].rule)) {
+			snprintf(err, errlen,
+				 "%s: %s is an array fault: it needs a timed "
+				 "array profile (mount --profile NAME)",
+				 path, fault_kind_name(sc->steps[i].rule.kind));
+			return -ENOTSUP;
+		}
+	return 0;
+}
+
 static int start(struct fs *fs, const char *path, double scale, FILE *out,
 		 char *err, size_t errlen)
 {
@@ -140,7 +159,10 @@ static int start(struct fs *fs, const char *path, double scale, FILE *out,
 	if (!r)
 		return -ENOMEM;
 	int rc = scenario_parse_file(path, &r->sc, err, errlen);
+	if (!rc)
+		rc = check_array_steps(fs, &r->sc, path, err, errlen);
 	if (rc) {
+		scenario_free(&r->sc);
 		free(r);
 		return rc;
 	}

@@ -55,6 +55,14 @@ struct array {
 	double destage_budget;	     /* bytes the destager may move now */
 	uint64_t destage_last_ns;    /* when the budget was last topped up */
 	bool destaging;		     /* between start and stop thresholds */
+	uint64_t fault_ns;	     /* the last fault change */
+	/* Held while shut down with `shutdown = block`, oldest first. */
+	struct held *held, **held_tail;
+};
+
+struct held {
+	struct array_io *io;
+	struct held *next;
 };
 
 #define BLOCK 4096u
@@ -106,6 +114,7 @@ int array_new(const char *profile, double scale, uint64_t seed,
 	if (!a)
 		return -ENOMEM;
 	a->seed = seed;
+	a->held_tail = &a->held;
 	pthread_mutex_init(&a->lock, NULL);
 	rc = array_load(a, profile, scale);
 	if (rc) {
@@ -138,10 +147,26 @@ static void array_log_summary(struct array *a)
 		 (unsigned long long)st.dirty);
 }
 
+/* Complete @h's requests (each with @result if non-zero), freeing @h. */
+static void held_complete(struct held *h, int result)
+{
+	while (h) {
+		struct held *next = h->next;
+
+		if (result)
+			h->io->result = result;
+		h->io->complete(h->io);
+		free(h);
+		h = next;
+	}
+}
+
 void array_free(struct array *a)
 {
 	if (!a)
 		return;
+	/* Still shut down at unmount: what waited fails, nothing hangs. */
+	held_complete(a->held, -EIO);
 	array_log_summary(a);
 	/* Completes whatever is still queued, then the model can go. */
 	completer_free(a->completer);
@@ -272,28 +297,158 @@ static void destage_run(struct array *a, uint64_t now_ns)
 		    (double)DESTAGE_BURST_NS * a->destage_bytes_per_ns;
 }
 
-void array_submit(struct array *a, struct array_io *io)
+/* The array is shut down: fail @io, or hold it (true: held). */
+static bool shut_down(struct array *a, struct array_io *io)
+{
+	struct held *h;
+
+	if (a->profile->ctl.shutdown == PROFILE_SHUTDOWN_BLOCK &&
+	    (h = malloc(sizeof(*h)))) {
+		h->io = io;
+		h->next = NULL;
+		*a->held_tail = h;
+		a->held_tail = &h->next;
+		return true;
+	}
+	io->result = -EIO;
+	return false;
+}
+
+/* The model's completion time of @io arriving at @arrive_ns (locked). */
+static uint64_t timed(struct array *a, struct array_io *io, uint64_t arrive_ns)
 {
 	struct model_io mio;
+
+	model_io_of(io, &mio);
+	if (a->cache && io->length) {
+		mio.cache_hit = residency_update(a, arrive_ns, io);
+		destage_run(a, arrive_ns);
+	}
+	return model_submit(a->model, arrive_ns, &mio);
+}
+
+void array_submit(struct array *a, struct array_io *io)
+{
 	uint64_t arrive_ns, done_ns;
 
 	if (!a->model || io->result || io->kind == ARRAY_IO_FLUSH) {
 		io->complete(io);
 		return;
 	}
-	model_io_of(io, &mio);
 	pthread_mutex_lock(&a->lock);
-	/* The request reached the array when the FUSE op began, before the
-	 * data path did its work: the model's latency counts from then. */
-	arrive_ns = io->submit_ns ? io->submit_ns : stats_now_ns();
-	if (a->cache && io->length) {
-		mio.cache_hit = residency_update(a, arrive_ns, io);
-		destage_run(a, arrive_ns);
+	if (model_down(a->model)) {
+		bool held = shut_down(a, io);
+
+		pthread_mutex_unlock(&a->lock);
+		if (!held)
+			io->complete(io);
+		return;
 	}
-	done_ns = model_submit(a->model, arrive_ns, &mio);
+	/* The request reached the array when the FUSE op began, before the
+	 * data path did its work: the model's latency counts from then.
+	 * Never before the last fault change (the model's clock is
+	 * monotonic). */
+	arrive_ns = io->submit_ns ? io->submit_ns : stats_now_ns();
+	if (arrive_ns < a->fault_ns)
+		arrive_ns = a->fault_ns;
+	done_ns = timed(a, io, arrive_ns);
 	pthread_mutex_unlock(&a->lock);
 	if (completer_submit(a->completer, done_ns, io))
 		io->complete(io); /* no memory to queue it: late beats never */
+}
+
+/* Back up: the held requests arrive now, oldest first (locked). */
+static void release_held(struct array *a, uint64_t now_ns)
+{
+	struct held *h = a->held;
+
+	a->held = NULL;
+	a->held_tail = &a->held;
+	while (h) {
+		struct held *next = h->next;
+		uint64_t done = timed(a, h->io, now_ns);
+
+		if (completer_submit(a->completer, done, h->io))
+			h->io->complete(h->io);
+		free(h);
+		h = next;
+	}
+}
+
+/* The model's tier for a rule's: the data tier when not given. */
+static unsigned fault_tier(const struct profile *p, unsigned tier)
+{
+	if (tier < PROFILE_TIER_COUNT)
+		return tier;
+	return p->tier[PROFILE_TIER_FLASH].present ? PROFILE_TIER_FLASH
+						   : PROFILE_TIER_BACKING;
+}
+
+static void fault_error(const struct array *a, const struct model_fault *f,
+			int rc, char *err, size_t errlen)
+{
+	static const char *const what[] = {"controller", "path", "drive",
+					   "drive"};
+	static const char *const tiers[] = {"flash", "cache", "backing"};
+
+	if (rc == -EINVAL && f->kind == MODEL_FAULT_DRIVE_SLOW &&
+	    f->id < a->profile->tier[f->tier].drives)
+		snprintf(err, errlen, "drive-slow: factor must be above 1");
+	else if (rc == -EINVAL && f->kind <= MODEL_FAULT_PATH)
+		snprintf(
+		    err, errlen, "no %s %u: profile %s has %u (0 to %u)",
+		    what[f->kind], f->id, a->profile->name,
+		    f->kind == MODEL_FAULT_CONTROLLER ? a->profile->ctl.count
+						      : a->profile->fe.links,
+		    (f->kind == MODEL_FAULT_CONTROLLER ? a->profile->ctl.count
+						       : a->profile->fe.links) -
+			1);
+	else if (rc == -EINVAL)
+		snprintf(err, errlen, "no drive %u in tier %s: it has %u",
+			 f->id, tiers[f->tier],
+			 a->profile->tier[f->tier].drives);
+	else if (rc == -ENOTSUP && !a->profile->tier[f->tier].present)
+		snprintf(err, errlen, "profile %s has no %s tier",
+			 a->profile->name, tiers[f->tier]);
+	else if (rc == -ENOTSUP)
+		snprintf(err, errlen,
+			 "drive %u of tier %s: losing it too is beyond what "
+			 "%s survives; data loss is not modelled (yet)",
+			 f->id, tiers[f->tier], a->profile->name);
+	else
+		snprintf(err, errlen, "%s %u is %s already (see: fault list)",
+			 what[f->kind], f->id,
+			 f->kind == MODEL_FAULT_DRIVE_SLOW ? "slow" : "failed");
+}
+
+int array_fault(struct array *a, const struct model_fault *f, bool on,
+		uint64_t *now_ns, struct model_fault_effect *eff, char *err,
+		size_t errlen)
+{
+	struct model_fault mf = *f;
+	int rc;
+
+	memset(eff, 0, sizeof(*eff));
+	*now_ns = stats_now_ns();
+	if (!a->model) {
+		snprintf(err, errlen,
+			 "array faults need a timed array profile (mount "
+			 "--profile NAME); this mount has the null model");
+		return -ENOTSUP;
+	}
+	mf.tier = fault_tier(a->profile, f->tier);
+	pthread_mutex_lock(&a->lock);
+	*now_ns = stats_now_ns();
+	if (*now_ns < a->fault_ns)
+		*now_ns = a->fault_ns;
+	a->fault_ns = *now_ns;
+	rc = model_fault(a->model, *now_ns, &mf, on, eff);
+	if (!rc && eff->down_changed && !eff->down)
+		release_held(a, *now_ns);
+	pthread_mutex_unlock(&a->lock);
+	if (rc)
+		fault_error(a, &mf, rc, err, errlen);
+	return rc;
 }
 
 int array_host_bound(struct array *a, struct completer_lateness *out)
@@ -314,4 +469,19 @@ void array_with_engine(struct array *a,
 	pthread_mutex_lock(&a->lock);
 	fn(ctx, model_engine(a->model));
 	pthread_mutex_unlock(&a->lock);
+}
+
+bool array_fault_current(struct array *a, const struct model_fault *f,
+			 enum model_fault_mark mark, uint64_t key_ns)
+{
+	struct model_fault mf = *f;
+	bool cur;
+
+	if (!a->model)
+		return false;
+	mf.tier = fault_tier(a->profile, f->tier);
+	pthread_mutex_lock(&a->lock);
+	cur = model_fault_current(a->model, &mf, mark, key_ns);
+	pthread_mutex_unlock(&a->lock);
+	return cur;
 }

@@ -19,8 +19,11 @@
 #define ARRAYSIM_TIERS_ARRAY_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+
+#include "tiers/model.h"
 
 enum array_io_kind { ARRAY_IO_READ, ARRAY_IO_WRITE, ARRAY_IO_FLUSH };
 
@@ -74,7 +77,21 @@ void array_with_engine(struct array *a,
  * one JSON object; rates are averages over @elapsed_ns. */
 void array_stats_print(struct array *a, FILE *out, bool json,
 		       uint64_t elapsed_ns);
-/* Hand @io to the model; io->complete runs at its emulated completion. */
+/* Hand @io to the model; io->complete runs at its emulated completion.
+ * While the array is shut down (model_down) it completes at once with
+ * -EIO, or waits until the array is back (profile `shutdown = block`). */
 void array_submit(struct array *a, struct array_io *io);
+/* Set (@on) or clear an array fault now; *now_ns is when (the host's
+ * monotonic clock, as stats_now_ns) and @eff what the model did. 0, or
+ * -ENOTSUP (the null model, or a tier or failure it cannot model),
+ * -EINVAL (no such controller, path or drive), -EALREADY: with one line
+ * in @err. @f->tier FAULT_TIER_AUTO-like values >= PROFILE_TIER_COUNT
+ * mean the data tier (flash, else backing). */
+int array_fault(struct array *a, const struct model_fault *f, bool on,
+		uint64_t *now_ns, struct model_fault_effect *eff, char *err,
+		size_t errlen);
+/* model_fault_current() of the array's model (false: the null model). */
+bool array_fault_current(struct array *a, const struct model_fault *f,
+			 enum model_fault_mark mark, uint64_t key_ns);
 
 #endif

@@ -76,6 +76,7 @@ struct resource {
 	struct calendar gate;	/* operation starts, 1/cap apart */
 	uint64_t head_bytes;	/* HDD: where the previous operation ended */
 	struct engine_rng rng;	/* this resource's service-time stream */
+	double slow;		/* service-time multiplier (fail-slow) */
 	struct engine_resource_stats stats;
 	struct latency_hist latency; /* arrival to end, per operation */
 };
@@ -211,6 +212,7 @@ int engine_add_resource(struct engine *e,
 	if (!r->name || !r->slot_free_ns)
 		goto out_free_res;
 	r->conf.name = r->name;
+	r->slow = 1.0;
 	/* A stream per resource, derived from (seed, id): one drive's
 	 * latencies do not shift when another resource draws more samples. */
 	engine_rng_seed(&mix,
@@ -338,10 +340,12 @@ static uint64_t stage_run(struct resource *r, const struct engine_stage *s,
 	if (cap) /* starts 1/cap apart: each books 1/cap of the gate */
 		start_ns =
 		    cal_book(&r->gate, start_ns, (NS_PER_S + cap / 2) / cap);
-	service_ns =
-	    s->work_ns +
-	    (c->hdd.rpm ? hdd_service_ns(r, s)
-			: engine_dist_sample(&c->service[s->op], &r->rng));
+	service_ns = c->hdd.rpm
+			 ? hdd_service_ns(r, s)
+			 : engine_dist_sample(&c->service[s->op], &r->rng);
+	if (r->slow != 1.0) /* sampled all the same: the stream stays */
+		service_ns = (uint64_t)((double)service_ns * r->slow + 0.5);
+	service_ns += s->work_ns;
 	end_ns = start_ns + service_ns;
 	bw = c->bandwidth_bytes_per_s[s->op];
 	if (bw && s->bytes) {
@@ -376,6 +380,14 @@ uint64_t engine_submit(struct engine *e, uint64_t now_ns,
 		t_ns = stage_run(&e->res[stages[i].res], &stages[i], t_ns);
 	}
 	return t_ns;
+}
+
+int engine_set_slowdown(struct engine *e, int res, double factor)
+{
+	if (res < 0 || (unsigned)res >= e->n_res || !(factor >= 1.0))
+		return -EINVAL;
+	e->res[res].slow = factor;
+	return 0;
 }
 
 int engine_resource_stats(const struct engine *e, int res,

@@ -119,6 +119,10 @@ int engine_add_resource(struct engine *e,
  * they are submitted: submit in non-decreasing now_ns for FIFO queues. */
 uint64_t engine_submit(struct engine *e, uint64_t now_ns,
 		       const struct engine_stage *stages, unsigned n);
+/* Resource @res serves @factor (>= 1; 1: normally) times slower from now
+ * on: its sampled service time is multiplied (a fail-slow drive). 0 or
+ * -EINVAL. */
+int engine_set_slowdown(struct engine *e, int res, double factor);
 /* Copy resource @res's counters into @st. 0 or -EINVAL (no such id). */
 int engine_resource_stats(const struct engine *e, int res,
 			  struct engine_resource_stats *st);

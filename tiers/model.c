@@ -35,6 +35,10 @@
  *
  * --scale F: every duration is divided by F and every rate multiplied by
  * it, so the whole array runs F times as fast (or, below 1, as slow).
+ *
+ * Faults (model_faults.c) hook in at four points: an arrival waits out a
+ * stall, the controller and link are picked among those up, and each
+ * drive operation of a lost drive is reconstructed from the others.
  */
 #include "tiers/model.h"
 
@@ -42,38 +46,25 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "tiers/model_i.h"
 #include "tiers/raid.h"
 
-#define MODEL_MAX_LINKS 64
-#define MODEL_MAX_CTLS 64
 #define BLOCK 4096u
-
-struct model {
-	const struct profile *p;
-	double scale;
-	struct engine *e;
-	int link_in[MODEL_MAX_LINKS], link_out[MODEL_MAX_LINKS];
-	int ctl[MODEL_MAX_CTLS];
-	int drive0[PROFILE_TIER_COUNT]; /* resource id of drive 0 */
-	unsigned next_link, next_ctl;	/* round-robin */
-	/* Durations of the profile, scaled. */
-	uint64_t request_ns, fe_op_ns, be_op_ns, mirror_ns, backlog_ns,
-	    dedupe_ns;
-	struct raid_plan *plan[2]; /* at most two tiers at once */
-	struct model_counts counts;
-};
 
 /* ---- scaling ------------------------------------------------------------ */
 
-static uint64_t scale_ns(const struct model *m, uint64_t ns)
+uint64_t model_scale_ns(const struct model *m, uint64_t ns)
 {
 	return (uint64_t)((double)ns / m->scale + 0.5);
 }
 
-static uint64_t scale_rate(const struct model *m, uint64_t per_s)
+uint64_t model_scale_rate(const struct model *m, uint64_t per_s)
 {
 	return (uint64_t)((double)per_s * m->scale + 0.5);
 }
+
+#define scale_ns model_scale_ns
+#define scale_rate model_scale_rate
 
 static struct engine_dist scale_dist(const struct model *m,
 				     const struct engine_dist *d)
@@ -213,6 +204,8 @@ int model_new(const struct profile *p, double scale, uint64_t seed,
 		rc = add_controllers(m);
 	if (!rc)
 		rc = add_drives(m);
+	if (!rc)
+		rc = faults_init(m);
 	if (rc) {
 		model_free(m);
 		return rc;
@@ -231,6 +224,7 @@ void model_free(struct model *m)
 {
 	if (!m)
 		return;
+	faults_fini(m);
 	engine_free(m->e);
 	free(m->plan[0]);
 	free(m->plan[1]);
@@ -273,19 +267,13 @@ static uint64_t run_plan(struct model *m, const struct work *w, unsigned i,
 
 		for (unsigned k = 0; k < plan->n; k++) {
 			const struct raid_op *o = &plan->ops[k];
-			struct engine_stage st = {
-			    .res = m->drive0[w->tier[i]] + (int)o->drive,
-			    .op = o->op,
-			    .bytes = o->bytes,
-			    .offset_bytes = o->offset,
-			};
 			uint64_t t;
 
 			if (o->phase != phase)
 				continue;
-			t = engine_submit(m->e, from, &st, 1);
+			t = faults_drive_op(m, (unsigned)w->tier[i], o, from,
+					    counts);
 			end = t > end ? t : end;
-			counts[o->op]++;
 		}
 	}
 	return end;
@@ -342,8 +330,7 @@ static uint64_t run_controller(struct model *m, const struct model_io *io,
 			       unsigned ops, uint64_t start)
 {
 	const struct profile_controllers *c = &m->p->ctl;
-	unsigned i =
-	    c->ha == PROFILE_HA_ACTIVE_ACTIVE ? m->next_ctl++ % c->count : 0;
+	unsigned i = faults_pick_ctl(m, &start), partner;
 	struct engine_stage st = {.res = m->ctl[i], .op = io->op};
 	uint64_t t;
 
@@ -351,14 +338,15 @@ static uint64_t run_controller(struct model *m, const struct model_io *io,
 	if (io->op == ENGINE_OP_WRITE)
 		st.work_ns += (io->length + BLOCK - 1) / BLOCK * m->dedupe_ns;
 	t = engine_submit(m->e, start, &st, 1);
+	partner = faults_partner(m, i);
 	if (io->op == ENGINE_OP_WRITE &&
-	    c->write_cache == PROFILE_WCACHE_MIRRORED) {
+	    c->write_cache == PROFILE_WCACHE_MIRRORED && partner != i) {
 		/* The partner copies the data as it arrives, alongside the
 		 * owner's work (booked at the same arrival, so the engine
 		 * sees controller bookings in time order). */
 		uint64_t mirrored;
 
-		st.res = m->ctl[(i + 1) % c->count];
+		st.res = m->ctl[partner];
 		st.work_ns = m->mirror_ns;
 		mirrored = engine_submit(m->e, start, &st, 1);
 		t = mirrored > t ? mirrored : t;
@@ -385,12 +373,15 @@ uint64_t model_submit(struct model *m, uint64_t now_ns,
 {
 	bool cached_write = io->op == ENGINE_OP_WRITE &&
 			    m->p->ctl.write_cache != PROFILE_WCACHE_NONE;
-	unsigned link = m->next_link++ % m->p->fe.links;
+	unsigned link;
 	uint64_t t, end, wire, bg;
 	struct work w;
 
 	if (io->length == 0 || io->length > RAID_IO_MAX)
 		return now_ns;
+	/* A stall (failover, path loss) holds the request at the door. */
+	now_ns = faults_arrive(m, now_ns);
+	link = faults_pick_link(m);
 	plan_io(m, io, &w);
 	t = now_ns + m->request_ns;
 	/* A write's data arrives before the controller works on it; a
@@ -431,6 +422,7 @@ uint64_t model_destage(struct model *m, uint64_t now_ns, uint64_t offset,
 	if (!m->p->tier[PROFILE_TIER_CACHE].present || length == 0 ||
 	    length > RAID_IO_MAX)
 		return now_ns;
+	now_ns = faults_arrive(m, now_ns);
 	work_add(m, &w, PROFILE_TIER_CACHE, ENGINE_OP_READ, offset, length);
 	t = run_work(m, &w, now_ns, m->counts.background_ops);
 	w.n = w.ops = 0;

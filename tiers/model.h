@@ -33,6 +33,7 @@ struct model_io {
 struct model_counts {
 	uint64_t drive_ops[ENGINE_OP_COUNT];	  /* foreground */
 	uint64_t background_ops[ENGINE_OP_COUNT]; /* after the ack */
+	uint64_t rebuild_ops[ENGINE_OP_COUNT];	  /* rebuilding drives */
 };
 
 /* Build the model of @p (kept by reference: it must outlive the model)
@@ -52,6 +53,60 @@ uint64_t model_submit(struct model *m, uint64_t now_ns,
  * it is done. */
 uint64_t model_destage(struct model *m, uint64_t now_ns, uint64_t offset,
 		       uint64_t length);
+/* ---- faults (tiers/model_faults.c) --------------------------------------
+ *
+ * Array-level faults the model runs under, set and cleared at an emulated
+ * time; see model_faults.c for what each does. Controllers and links are
+ * numbered from 0 (resources ctl<i>, link<i>), drives per tier. */
+enum model_fault_kind {
+	MODEL_FAULT_CONTROLLER, /* a controller fails */
+	MODEL_FAULT_PATH,	/* a front-end path (link) is lost */
+	MODEL_FAULT_DRIVE,	/* a drive is pulled */
+	MODEL_FAULT_DRIVE_SLOW, /* a drive serves @factor times slower */
+};
+
+struct model_fault {
+	enum model_fault_kind kind;
+	unsigned tier; /* drives: enum profile_tier_id */
+	unsigned id;
+	double factor; /* drive-slow: > 1 */
+};
+
+/* What setting or clearing a fault did, in emulated ns, for the event
+ * log; zero where it does not apply. */
+struct model_fault_effect {
+	uint64_t stall_from, stall_until; /* until 0: no stall */
+	bool down;			  /* the array is shut down after it */
+	bool down_changed;  /* ... and was not before, or vice versa */
+	unsigned serving;   /* controllers or paths serving afterwards */
+	uint64_t serves_ns; /* restored controller: serves again from */
+	uint64_t fail_ns;   /* drive: the array notices it then */
+	uint64_t rebuild_end_ns;
+	uint64_t rebuild_bytes;
+	bool unnoticed; /* drive back within the detection window */
+};
+
+/* Set (@on) or clear fault @f at @now_ns (not before the last
+ * submission). 0; -EINVAL: no such controller, path or drive, or a bad
+ * factor; -ENOTSUP: the profile lacks that tier, or the failure is beyond
+ * what the RAID level survives (data loss is not modelled); -EALREADY:
+ * already so. @eff says what it did. */
+int model_fault(struct model *m, uint64_t now_ns, const struct model_fault *f,
+		bool on, struct model_fault_effect *eff);
+/* What a scheduled transition of fault @f was: its stall's end, a
+ * restored controller serving again, or a drive's (noticed, rebuild)
+ * schedule. */
+enum model_fault_mark { MODEL_MARK_STALL, MODEL_MARK_SERVES, MODEL_MARK_DRIVE };
+/* Whether the transition @mark keyed by @key_ns (stall_until, serves_ns,
+ * fail_ns of the effect that scheduled it) still stands: no later change
+ * moved or cancelled it. */
+bool model_fault_current(const struct model *m, const struct model_fault *f,
+			 enum model_fault_mark mark, uint64_t key_ns);
+/* Whether the array is shut down: more controllers failed than its mode
+ * survives (single: its one; active-standby: all; active-active: a
+ * majority), or every front-end path lost. */
+bool model_down(const struct model *m);
+
 /* Drive operations so far. */
 void model_counts(const struct model *m, struct model_counts *c);
 /* The engine, for per-resource stats (engine_resource_stats). */

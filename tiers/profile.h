@@ -40,6 +40,10 @@ enum profile_write_cache {
 	PROFILE_WCACHE_MIRRORED,   /* ack once copied to a partner too */
 };
 
+/* What the array does with I/O while too few controllers (or no
+ * front-end path) are left: fail it, or hold it until they return. */
+enum profile_shutdown { PROFILE_SHUTDOWN_EIO, PROFILE_SHUTDOWN_BLOCK };
+
 enum profile_kind { PROFILE_KIND_NVME, PROFILE_KIND_SSD, PROFILE_KIND_HDD };
 
 enum profile_raid {
@@ -77,6 +81,12 @@ struct profile_controllers {
 	/* How far the drives may lag behind acknowledged writes before a
 	 * write waits for them (the write cache's depth, in time). */
 	uint64_t write_backlog_ns;
+	/* Faults (tiers/model_faults.c): I/O stalls this long when a
+	 * serving controller fails; a restored one serves again after
+	 * recovery_ns; shutdown when too few are left. */
+	uint64_t failover_ns;
+	uint64_t recovery_ns;
+	enum profile_shutdown shutdown;
 };
 
 struct profile_frontend {
@@ -91,6 +101,9 @@ struct profile_frontend {
 	 * to the drives (SATA, FC DMA). */
 	bool write_staging;
 	uint64_t request_ns; /* protocol round trip each request pays */
+	/* The host's multipath layer notices a dead path after this long;
+	 * I/O in flight on it stalls until then. */
+	uint64_t multipath_timeout_ns;
 };
 
 struct profile_tier {
@@ -107,6 +120,13 @@ struct profile_tier {
 	uint64_t iops[ENGINE_OP_COUNT];			 /* 0: no cap */
 	unsigned rpm;					 /* hdd only */
 	uint64_t track_seek_ns, full_seek_ns;		 /* hdd only */
+	/* Faults: a failed drive is rebuilt at rebuild_bytes_per_s (per
+	 * drive; resolved from fill when 0: one hour for the used part)
+	 * for capacity x fill_pct; a pull shorter than detection_ns is
+	 * not noticed. */
+	uint64_t rebuild_bytes_per_s;
+	double fill_pct;
+	uint64_t detection_ns;
 };
 
 struct profile_cache {

@@ -173,6 +173,18 @@ static int check_drive(struct pstate *st, unsigned slot)
 	return 0;
 }
 
+/* rebuild_rate 0: the Infinidat figure (arrays.md), one hour for the
+ * used part of a drive, at least 1 byte/s so a rebuild always ends. */
+static void resolve_rebuild(struct profile_tier *t)
+{
+	if (t->rebuild_bytes_per_s)
+		return;
+	t->rebuild_bytes_per_s = (uint64_t)((double)t->capacity_bytes *
+					    t->fill_pct / 100.0 / 3600.0);
+	if (!t->rebuild_bytes_per_s)
+		t->rebuild_bytes_per_s = 1;
+}
+
 static int check_tier(struct pstate *st, unsigned slot)
 {
 	st->p->tier[slot].present = true;
@@ -180,6 +192,7 @@ static int check_tier(struct pstate *st, unsigned slot)
 		return -EINVAL;
 	if (check_raid(st, slot) || check_drive(st, slot))
 		return -EINVAL;
+	resolve_rebuild(&st->p->tier[slot]);
 	return 0;
 }
 

@@ -78,6 +78,40 @@ static void test_other_kinds(void **state)
 	assert_int_equal(r.blocks, 7);
 }
 
+static void test_array_kinds(void **state)
+{
+	struct fault_rule r = parse_ok("controller id=1");
+	assert_int_equal(r.kind, FAULT_CONTROLLER);
+	assert_int_equal(r.id, 1);
+	assert_true(fault_rule_is_array(&r));
+	r = parse_ok("path id=0");
+	assert_int_equal(r.kind, FAULT_PATH);
+	r = parse_ok("drive id=7");
+	assert_int_equal(r.kind, FAULT_DRIVE);
+	assert_int_equal(r.tier, FAULT_TIER_AUTO);
+	r = parse_ok("drive tier=backing id=479");
+	assert_int_equal(r.tier, 2);
+	assert_int_equal(r.id, 479);
+	r = parse_ok("drive-slow tier=cache id=3 factor=2.5");
+	assert_int_equal(r.kind, FAULT_DRIVE_SLOW);
+	assert_int_equal(r.tier, 1);
+	assert_true(r.factor == 2.5);
+	assert_false(
+	    fault_rule_is_array(&(struct fault_rule){.kind = FAULT_THIN}));
+	expect_error("controller", "controller needs id=N");
+	expect_error("controller id=-1", "not a number from 0 to 1023");
+	expect_error("controller id=1024", "not a number from 0 to 1023");
+	expect_error("controller id=1 tier=flash",
+		     "controller takes no key 'tier'");
+	expect_error("drive tier=disk id=1", "not flash, cache or backing");
+	expect_error("drive-slow id=1", "drive-slow needs factor=F");
+	expect_error("drive-slow id=1 factor=1", "not a number above 1");
+	expect_error("drive-slow id=1 factor=inf", "not a number above 1");
+	expect_error("drive-slow id=1 factor=1001", "not a number above 1");
+	expect_error("path", "path needs id=N");
+	(void)state;
+}
+
 static void test_errors(void **state)
 {
 	expect_error("", "needs a kind");
@@ -115,6 +149,11 @@ static void test_format_round_trip(void **state)
 	    "thin capacity=123456789",
 	    "bitrot blocks=3",
 	    "bitrot path=/f offset=4096",
+	    "controller id=2",
+	    "path id=7",
+	    "drive id=3",
+	    "drive tier=cache id=0",
+	    "drive-slow tier=backing id=5 factor=3.3333333333333335",
 	};
 	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
 		struct fault_rule a = parse_ok(rules[i]);
@@ -133,6 +172,7 @@ int main(void)
 	    cmocka_unit_test(test_error_defaults),
 	    cmocka_unit_test(test_error_all_keys),
 	    cmocka_unit_test(test_other_kinds),
+	    cmocka_unit_test(test_array_kinds),
 	    cmocka_unit_test(test_errors),
 	    cmocka_unit_test(test_format_round_trip),
 	};

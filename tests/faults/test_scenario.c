@@ -67,9 +67,11 @@ static void expect_error(const char *text, const char *want)
 
 static void test_errors(void **state)
 {
-	expect_error("[at 1s]\ninject = melt\n",
-		     "b.ini:2: inject: unknown fault kind 'melt' (error, "
-		     "latency, torn-write, thin, bitrot, power-loss)");
+	expect_error(
+	    "[at 1s]\ninject = melt\n",
+	    "b.ini:2: inject: unknown fault kind 'melt' (error, "
+	    "latency, torn-write, thin, bitrot, power-loss, controller, "
+	    "path, drive, drive-slow)");
 	expect_error("[at soon]\ninject = error\n",
 		     "b.ini:2: section [at soon]: not [scenario] or [at TIME] "
 		     "(TIME like 30s, 5m)");

@@ -45,6 +45,25 @@ static uint64_t fuzz_slots(const struct profile *p)
 	return n + (uint64_t)p->ctl.count * p->ctl.cores;
 }
 
+/* Set or clear an array fault chosen by @b (tiers/model_faults.c): any
+ * answer is fine but a crash; one that succeeds says what it did. */
+static void fuzz_fault(struct model *m, uint8_t b, uint64_t now)
+{
+	struct model_fault f = {
+	    .kind = (enum model_fault_kind)(b % 4),
+	    .tier = (b >> 2) % 4,
+	    .id = (b >> 4) % 8,
+	    .factor = 1.0 + (b % 7),
+	};
+	struct model_fault_effect eff;
+	int rc = model_fault(m, now, &f, !(b & 0x80), &eff);
+
+	if (rc && rc != -EINVAL && rc != -ENOTSUP && rc != -EALREADY)
+		abort();
+	if (!rc && eff.stall_until && eff.stall_until < now)
+		abort();
+}
+
 static void fuzz_model(const struct profile *p, const uint8_t *data,
 		       size_t size)
 {
@@ -63,8 +82,11 @@ static void fuzz_model(const struct profile *p, const uint8_t *data,
 		    .length = 512ull << (b % 12),
 		    .cache_hit = b & 2,
 		};
-		uint64_t done = model_submit(m, now, &io);
+		uint64_t done;
 
+		if (i % 4 == 3)
+			fuzz_fault(m, b, now);
+		done = model_submit(m, now, &io);
 		if (done < now)
 			abort();
 		now += b * 1000ull;

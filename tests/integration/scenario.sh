@@ -71,6 +71,18 @@ t_assert_eq "$(ctl fault list)" "" "faults after stopping before the first step"
 
 t_log "shipped scenarios parse; a bad one is refused with FILE:LINE"
 for f in "$ARRAYSIM_SRC"/faults/scenarios/*.ini; do
+	case "$f" in
+	*/infinidat-*)
+		# Array faults: refused on this null mount, in one line
+		# (tests/integration/array_faults.sh runs them on a timed one).
+		rc=0
+		ctl scenario run "$f" time-scale=1000000 >/dev/null 2>"$T/err" || rc=$?
+		t_assert_eq "$rc" "2" "exit status for $f on the null model"
+		grep -q "^arraysim: ctl: $f: .* is an array fault: it needs a timed array profile" "$T/err" \
+			|| t_fail "$f on the null model: $(cat "$T/err")"
+		continue
+		;;
+	esac
 	ctl scenario run "$f" time-scale=1000000 >/dev/null || t_fail "$f does not run"
 	ctl scenario stop
 done

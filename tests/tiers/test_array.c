@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -217,6 +219,119 @@ static void test_dedupe_takes_cache_once(void **state)
 	array_free(a);
 }
 
+/* @w's request is still not done after @ms milliseconds. */
+static void t_assert_not_done(struct t_wait *w, unsigned ms)
+{
+	struct timespec tick = {0, 1000000};
+
+	for (unsigned i = 0; i < ms; i++) {
+		pthread_mutex_lock(&w->lock);
+		assert_false(w->done);
+		pthread_mutex_unlock(&w->lock);
+		nanosleep(&tick, NULL);
+	}
+}
+
+/* A profile file for the fault tests: 2 controllers, @shutdown mode. */
+static void t_fault_profile(char *path, size_t len, const char *shutdown)
+{
+	FILE *f;
+
+	snprintf(path, len, "/tmp/arraysim-test-array-%d-%s.ini", (int)getpid(),
+		 shutdown);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f,
+		"[controllers]\ncount = 2\nmode = active-standby\n"
+		"failover_time = 1ms\nshutdown = %s\n"
+		"[frontend]\nspeed = 10GbE\n"
+		"[tier flash]\nkind = ssd\ndrives = 2\ncapacity = 1G\n"
+		"raid = raid1\nread_latency = 100us\nwrite_latency = 50us\n",
+		shutdown);
+	fclose(f);
+}
+
+/* Array faults: refused on the null model; with both controllers lost,
+ * shutdown = block holds a request until one is back, eio fails it at
+ * once; a request still held at array_free fails rather than hangs. */
+static void test_faults_shutdown(void **state)
+{
+	struct t_wait w = {.lock = PTHREAD_MUTEX_INITIALIZER,
+			   .cond = PTHREAD_COND_INITIALIZER};
+	struct model_fault c0 = {.kind = MODEL_FAULT_CONTROLLER, .id = 0};
+	struct model_fault c1 = {.kind = MODEL_FAULT_CONTROLLER, .id = 1};
+	struct model_fault bad = {.kind = MODEL_FAULT_CONTROLLER, .id = 2};
+	struct model_fault_effect eff;
+	char path[128], err[256];
+	uint64_t now;
+	struct array *a;
+
+	assert_int_equal(array_new("null", 1.0, 1, &a), 0);
+	assert_int_equal(
+	    array_fault(a, &c0, true, &now, &eff, err, sizeof(err)), -ENOTSUP);
+	assert_non_null(strstr(err, "timed array profile"));
+	array_free(a);
+
+	t_fault_profile(path, sizeof(path), "block");
+	assert_int_equal(array_new(path, 1.0, 1, &a), 0);
+	assert_int_equal(
+	    array_fault(a, &bad, true, &now, &eff, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "no controller 2"));
+	assert_int_equal(
+	    array_fault(a, &c0, true, &now, &eff, err, sizeof(err)), 0);
+	assert_false(eff.down);
+	assert_int_equal(eff.stall_until - eff.stall_from, 1000000);
+	assert_int_equal(
+	    array_fault(a, &c1, true, &now, &eff, err, sizeof(err)), 0);
+	assert_true(eff.down);
+	w.io.kind = ARRAY_IO_READ;
+	w.io.length = 4096;
+	w.done = false;
+	w.io.submit_ns = stats_now_ns();
+	w.io.complete = t_complete_wake;
+	array_submit(a, &w.io);
+	/* Held: nothing completes it until a controller returns, not even
+	 * 200 times its modelled latency later. */
+	t_assert_not_done(&w, 20);
+	assert_int_equal(
+	    array_fault(a, &c1, false, &now, &eff, err, sizeof(err)), 0);
+	assert_true(eff.down_changed);
+	pthread_mutex_lock(&w.lock);
+	while (!w.done)
+		pthread_cond_wait(&w.cond, &w.lock);
+	pthread_mutex_unlock(&w.lock);
+	assert_int_equal(w.io.result, 0);
+	assert_true(w.done_ns >= now);
+	/* Down again, and freed with the request still held: EIO. */
+	assert_int_equal(
+	    array_fault(a, &c1, true, &now, &eff, err, sizeof(err)), 0);
+	t_completions = 0;
+	struct array_io held = {
+	    .kind = ARRAY_IO_READ, .length = 4096, .complete = t_complete};
+	array_submit(a, &held);
+	struct timespec ms20 = {0, 20000000};
+	nanosleep(&ms20, NULL); /* 200 x its latency: it would have come */
+	assert_int_equal(t_completions, 0);
+	array_free(a);
+	assert_int_equal(t_completions, 1);
+	assert_int_equal(held.result, -EIO);
+	unlink(path);
+
+	t_fault_profile(path, sizeof(path), "eio");
+	assert_int_equal(array_new(path, 1.0, 1, &a), 0);
+	assert_int_equal(
+	    array_fault(a, &c0, true, &now, &eff, err, sizeof(err)), 0);
+	assert_int_equal(
+	    array_fault(a, &c1, true, &now, &eff, err, sizeof(err)), 0);
+	held.result = 0;
+	array_submit(a, &held);
+	assert_int_equal(t_completions, 2);
+	assert_int_equal(held.result, -EIO);
+	array_free(a);
+	unlink(path);
+	(void)state;
+}
+
 static void test_unknown_profile(void **state)
 {
 	struct array *a = (struct array *)&a;
@@ -274,6 +389,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_null_completes_at_once),
 	    cmocka_unit_test(test_timed_completes_later),
+	    cmocka_unit_test(test_faults_shutdown),
 	    cmocka_unit_test(test_hybrid_residency),
 	    cmocka_unit_test(test_unknown_profile),
 	    cmocka_unit_test(test_stats_print),

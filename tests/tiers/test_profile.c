@@ -121,6 +121,24 @@ static const struct t_case cases[] = {
      "test.ini:3: expected [section] or key = value"},
     {"[frontend]\n", "speed = 1GbE\n[frontend]\n",
      "test.ini:1: speed: key outside any known section"},
+    /* Fault keys (tiers/model_faults.c). */
+    {"[frontend]", "[controllers]\nfailover_time = soon\n[frontend]",
+     "test.ini:2: [controllers] failover_time: 'soon' is not a duration "
+     "(100us, 5ms)"},
+    {"[frontend]", "[controllers]\nshutdown = panic\n[frontend]",
+     "test.ini:2: [controllers] shutdown: unknown shutdown mode 'panic' "
+     "(known: eio, block)"},
+    {"speed = 10GbE", "speed = 10GbE\nmultipath_timeout = -5s",
+     "test.ini:3: [frontend] multipath_timeout: '-5s' is not a duration "
+     "(100us, 5ms)"},
+    {"kind = ssd", "kind = ssd\nfill = 101%",
+     "test.ini:5: [tier flash] fill: '101%' is not a percentage (8%)"},
+    {"kind = ssd", "kind = ssd\nrebuild_rate = fast",
+     "test.ini:5: [tier flash] rebuild_rate: 'fast' is not a rate "
+     "(550MiB/s, or 0 for none)"},
+    {"kind = ssd", "kind = ssd\ndetection_window = 3 days",
+     "test.ini:5: [tier flash] detection_window: '3 days' is not a "
+     "duration (100us, 5ms)"},
 };
 
 static void test_errors(void **state)
@@ -199,6 +217,16 @@ static void test_defaults(void **state)
 	assert_int_equal(t->latency[ENGINE_OP_READ].fixed_ns, 100000);
 	assert_int_equal(profile_tier_usable_bytes(t), 3ull << 40);
 	assert_false(p.dedupe.enabled);
+	/* Fault defaults: Infinidat's figures (arrays.md). */
+	assert_int_equal(p.ctl.failover_ns, 10000000000ull);
+	assert_int_equal(p.ctl.recovery_ns, 0);
+	assert_int_equal(p.ctl.shutdown, PROFILE_SHUTDOWN_EIO);
+	assert_int_equal(p.fe.multipath_timeout_ns, 5000000000ull);
+	assert_true(t->fill_pct == 70.0);
+	assert_int_equal(t->detection_ns, 30000000000ull);
+	/* One hour for 70% of 1T. */
+	assert_int_equal(t->rebuild_bytes_per_s,
+			 (uint64_t)((double)(1ull << 40) * 0.7 / 3600));
 }
 
 static void test_values(void **state)

@@ -1,0 +1,552 @@
+/* Array-level faults in the model: what a failed controller, a lost
+ * front-end path, a pulled or slow drive do to the requests that follow.
+ *
+ * All in emulated time, deterministic (no randomness of their own):
+ *
+ *   controller fails   a serving one: every request arriving in the next
+ *                      failover_time waits until it ends (the other
+ *                      controllers take over its work); then the
+ *                      survivors share all requests (less CPU, so more
+ *                      queueing under load). Too many failed (single: its
+ *                      one; active-standby: all; active-active: a
+ *                      majority, as Infinidat's 3 with 2 down): the array
+ *                      shuts down (model_down; tiers/array.c fails or
+ *                      holds the I/O per `shutdown`). Restored: it serves
+ *                      again recovery_time later.
+ *   path lost          requests arriving in the next multipath_timeout
+ *                      wait until it ends, then use the remaining links.
+ *                      All lost: shut down, as above.
+ *   drive pulled       noticed detection_window later (back before that:
+ *                      nothing happened). From then reads of its data
+ *                      are reconstructed (raid5/6: the other data and
+ *                      parity members of the stripe, width - parity
+ *                      reads; raid1/10: the mirror) and writes to it are
+ *                      dropped (parity or mirror carry them), until the
+ *                      rebuild reaches them. The rebuild copies
+ *                      capacity x fill at rebuild_rate in 1 MiB chunks,
+ *                      declustered (sources and spare space rotate through
+ *                      the tier, as InfiniRAID or dRAID do), booked on the
+ *                      drives alongside the foreground, and ends after
+ *                      exactly used / rate however loaded the drives are
+ *                      (the array throttles the foreground, not the
+ *                      rebuild). A drive returned after it was noticed
+ *                      changes nothing: the rebuild completes onto spare
+ *                      space. A second failure beyond the level's
+ *                      tolerance is refused (-ENOTSUP): data loss is not
+ *                      modelled yet.
+ *   drive slow         its service times are multiplied by the factor.
+ *
+ * Requests already booked when a fault begins keep their times: a stall
+ * delays arrivals, not work in flight.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tiers/model_i.h"
+
+#define REBUILD_CHUNK (1ull << 20)
+/* Catching up after idle time, rebuild chunks older than this are taken
+ * as done without booking them: idle drives would have had room. */
+#define REBUILD_BURST_NS 100000000ull
+#define NEVER UINT64_MAX
+
+int faults_init(struct model *m)
+{
+	struct model_faults *f = &m->f;
+	const struct profile *p = m->p;
+
+	f->failover_ns = model_scale_ns(m, p->ctl.failover_ns);
+	f->recovery_ns = model_scale_ns(m, p->ctl.recovery_ns);
+	f->multipath_ns = model_scale_ns(m, p->fe.multipath_timeout_ns);
+	for (unsigned t = 0; t < PROFILE_TIER_COUNT; t++) {
+		const struct profile_tier *pt = &p->tier[t];
+
+		if (!pt->present)
+			continue;
+		f->detection_ns[t] = model_scale_ns(m, pt->detection_ns);
+		f->rebuild_rate[t] =
+		    model_scale_rate(m, pt->rebuild_bytes_per_s);
+		if (!f->rebuild_rate[t])
+			f->rebuild_rate[t] = 1;
+		f->drive[t] = calloc(pt->drives, sizeof(*f->drive[t]));
+		if (!f->drive[t])
+			return -ENOMEM;
+		for (unsigned i = 0; i < pt->drives; i++) {
+			f->drive[t][i].pulled_ns = NEVER;
+			f->drive[t][i].fail_ns = NEVER;
+			f->drive[t][i].slow = 1.0;
+			f->drive[t][i].done_fail_ns = NEVER;
+		}
+	}
+	return 0;
+}
+
+void faults_fini(struct model *m)
+{
+	for (unsigned t = 0; t < PROFILE_TIER_COUNT; t++)
+		free(m->f.drive[t]);
+}
+
+/* ---- shutdown and stalls ------------------------------------------------ */
+
+static bool ctls_exhausted(const struct model *m)
+{
+	unsigned down = m->f.ctls_down, n = m->p->ctl.count;
+
+	switch (m->p->ctl.ha) {
+	case PROFILE_HA_SINGLE:
+		return down >= 1;
+	case PROFILE_HA_ACTIVE_STANDBY:
+		return down >= n;
+	default:
+		return 2 * down > n;
+	}
+}
+
+bool model_down(const struct model *m)
+{
+	return ctls_exhausted(m) || m->f.links_down >= m->p->fe.links;
+}
+
+/* Requests arriving in [now, now + ns) wait until its end; an overlapping
+ * stall extends the one running. */
+static void stall(struct model *m, uint64_t now, uint64_t ns,
+		  struct model_fault_effect *eff)
+{
+	struct model_faults *f = &m->f;
+
+	if (now >= f->stall_until)
+		f->stall_from = now;
+	if (now + ns > f->stall_until)
+		f->stall_until = now + ns;
+	eff->stall_from = f->stall_from;
+	eff->stall_until = f->stall_until;
+}
+
+/* ---- routing ------------------------------------------------------------- */
+
+static bool ctl_serves(const struct model *m, unsigned i, uint64_t t)
+{
+	return !m->f.ctl_down[i] && m->f.ctl_serves_ns[i] <= t;
+}
+
+unsigned faults_pick_ctl(struct model *m, uint64_t *t)
+{
+	const struct profile_controllers *c = &m->p->ctl;
+	unsigned first =
+	    c->ha == PROFILE_HA_ACTIVE_ACTIVE ? m->next_ctl++ % c->count : 0;
+	unsigned best = first;
+	uint64_t best_ns = NEVER;
+
+	for (unsigned k = 0; k < c->count; k++) {
+		unsigned i = (first + k) % c->count;
+
+		if (ctl_serves(m, i, *t))
+			return i;
+		if (!m->f.ctl_down[i] && m->f.ctl_serves_ns[i] < best_ns) {
+			best = i;
+			best_ns = m->f.ctl_serves_ns[i];
+		}
+	}
+	/* Only recovering ones: the earliest back takes it then. */
+	if (best_ns != NEVER && best_ns > *t)
+		*t = best_ns;
+	return best;
+}
+
+unsigned faults_partner(const struct model *m, unsigned i)
+{
+	unsigned n = m->p->ctl.count;
+
+	for (unsigned k = 1; k < n; k++)
+		if (!m->f.ctl_down[(i + k) % n])
+			return (i + k) % n;
+	return i;
+}
+
+unsigned faults_pick_link(struct model *m)
+{
+	unsigned n = m->p->fe.links, first = m->next_link++ % n;
+
+	for (unsigned k = 0; k < n; k++)
+		if (!m->f.link_down[(first + k) % n])
+			return (first + k) % n;
+	return first;
+}
+
+/* ---- drives -------------------------------------------------------------- */
+
+/* Bytes of the drive rebuilt by @t (from its start). */
+static uint64_t rebuilt(const struct model *m, unsigned tier,
+			const struct drive_fault *d, uint64_t t)
+{
+	return (uint64_t)((double)(t - d->fail_ns) *
+			  (double)m->f.rebuild_rate[tier] / 1e9);
+}
+
+/* Is @off of the drive lost at @t (noticed, not yet rebuilt)? */
+static bool degraded(const struct model *m, unsigned tier, unsigned drive,
+		     uint64_t off, uint64_t t)
+{
+	const struct drive_fault *d = &m->f.drive[tier][drive];
+
+	return t >= d->fail_ns && t < d->rebuild_end_ns &&
+	       off >= rebuilt(m, tier, d, t);
+}
+
+static uint64_t submit_on(struct model *m, unsigned tier, unsigned drive,
+			  const struct raid_op *o, uint64_t from,
+			  uint64_t *counts)
+{
+	struct engine_stage st = {
+	    .res = m->drive0[tier] + (int)drive,
+	    .op = o->op,
+	    .bytes = o->bytes,
+	    .offset_bytes = o->offset,
+	};
+
+	counts[o->op]++;
+	return engine_submit(m->e, from, &st, 1);
+}
+
+/* The members that hold what @drive held: its mirror, or the rest of
+ * its raid5/6 stripe (the width - parity needed). Fills @out, returns
+ * how many. */
+static unsigned sources(const struct model *m, unsigned tier, unsigned drive,
+			uint64_t off, uint64_t t, unsigned *out)
+{
+	const struct profile_tier *pt = &m->p->tier[tier];
+	unsigned n = 0, first = 0, span = pt->drives, need = 1;
+
+	if (pt->raid == PROFILE_RAID10) {
+		out[0] = drive ^ 1u;
+		return out[0] < pt->drives ? 1 : 0;
+	}
+	if (pt->raid == PROFILE_RAID5 || pt->raid == PROFILE_RAID6) {
+		span = pt->stripe_width;
+		first = drive / span * span;
+		need = span - (pt->raid == PROFILE_RAID6 ? 2 : 1);
+	}
+	if (need > PROFILE_MAX_WIDTH) /* raid_plan refuses such sets */
+		need = PROFILE_MAX_WIDTH;
+	for (unsigned k = 1; k < span && n < need; k++) {
+		unsigned j = first + (drive - first + k) % span;
+
+		if (j < pt->drives && !degraded(m, tier, j, off, t))
+			out[n++] = j;
+	}
+	return n;
+}
+
+/* A read of what a lost drive held: all sources in parallel. */
+static uint64_t reconstruct(struct model *m, unsigned tier,
+			    const struct raid_op *o, uint64_t from,
+			    uint64_t *counts)
+{
+	unsigned src[PROFILE_MAX_WIDTH];
+	unsigned n = sources(m, tier, o->drive, o->offset, from, src);
+	uint64_t end = from;
+
+	for (unsigned k = 0; k < n; k++) {
+		uint64_t t = submit_on(m, tier, src[k], o, from, counts);
+
+		end = t > end ? t : end;
+	}
+	return end;
+}
+
+uint64_t faults_drive_op(struct model *m, unsigned tier,
+			 const struct raid_op *o, uint64_t from,
+			 uint64_t *counts)
+{
+	if (!m->f.drives_out || !degraded(m, tier, o->drive, o->offset, from))
+		return submit_on(m, tier, o->drive, o, from, counts);
+	if (o->op == ENGINE_OP_WRITE)
+		return from; /* parity or mirror has it; the rebuild writes it
+			      */
+	return reconstruct(m, tier, o, from, counts);
+}
+
+/* Rebuild chunk @k of drive @drive, due at @at: read the sources, then
+ * write spare space, both rotating through the tier (declustered). */
+static void book_chunk(struct model *m, unsigned tier, unsigned drive,
+		       uint64_t k, uint64_t at)
+{
+	const struct profile_tier *pt = &m->p->tier[tier];
+	struct raid_op o = {.op = ENGINE_OP_READ, .bytes = REBUILD_CHUNK};
+	unsigned need = pt->raid == PROFILE_RAID5   ? pt->stripe_width - 1
+			: pt->raid == PROFILE_RAID6 ? pt->stripe_width - 2
+						    : 1;
+	unsigned others = pt->drives - 1;
+	uint64_t end = at;
+
+	o.offset = k * REBUILD_CHUNK % pt->capacity_bytes;
+	for (unsigned j = 0; j < need; j++) {
+		unsigned src =
+		    pt->raid == PROFILE_RAID10
+			? drive ^ 1u
+			: (unsigned)((drive + 1 + (k * need + j) % others) %
+				     pt->drives);
+		uint64_t t;
+
+		if (src >= pt->drives)
+			continue;
+		t = submit_on(m, tier, src, &o, at, m->counts.rebuild_ops);
+		end = t > end ? t : end;
+	}
+	o.op = ENGINE_OP_WRITE;
+	submit_on(m, tier, (unsigned)((drive + 1 + k % others) % pt->drives),
+		  &o, end, m->counts.rebuild_ops);
+}
+
+/* Book drive @i's rebuild chunks due by @now. */
+static void rebuild_run(struct model *m, unsigned tier, unsigned i,
+			uint64_t now)
+{
+	struct drive_fault *d = &m->f.drive[tier][i];
+	uint64_t due, skip;
+
+	if (now < d->fail_ns || m->p->tier[tier].drives < 2)
+		return;
+	due = (uint64_t)((double)(now - d->fail_ns) / d->chunk_ns) + 1;
+	if (due > d->rebuild_chunks)
+		due = d->rebuild_chunks;
+	skip = now - d->fail_ns > REBUILD_BURST_NS
+		   ? (uint64_t)((double)(now - d->fail_ns - REBUILD_BURST_NS) /
+				d->chunk_ns)
+		   : 0;
+	if (d->rebuild_next < skip)
+		d->rebuild_next = skip;
+	for (; d->rebuild_next < due; d->rebuild_next++)
+		book_chunk(m, tier, i, d->rebuild_next,
+			   d->fail_ns + (uint64_t)((double)d->rebuild_next *
+						   d->chunk_ns));
+}
+
+static void drive_reset(struct model *m, struct drive_fault *d)
+{
+	d->pulled_ns = d->fail_ns = NEVER;
+	d->rebuild_end_ns = d->rebuild_next = d->rebuild_chunks = 0;
+	m->f.drives_out--;
+}
+
+/* Rebuilds caught up to @now; a returned drive done rebuilding is
+ * forgotten. */
+static void drives_run(struct model *m, uint64_t now)
+{
+	for (unsigned t = 0; t < PROFILE_TIER_COUNT && m->f.drives_out; t++)
+		for (unsigned i = 0; m->f.drive[t] && i < m->p->tier[t].drives;
+		     i++) {
+			struct drive_fault *d = &m->f.drive[t][i];
+
+			if (d->fail_ns == NEVER)
+				continue;
+			rebuild_run(m, t, i, now);
+			if (now >= d->rebuild_end_ns && d->pulled_ns == NEVER) {
+				d->done_fail_ns = d->fail_ns;
+				drive_reset(m, d);
+			}
+		}
+}
+
+uint64_t faults_arrive(struct model *m, uint64_t now_ns)
+{
+	if (m->f.drives_out)
+		drives_run(m, now_ns);
+	if (now_ns >= m->f.stall_from && now_ns < m->f.stall_until)
+		return m->f.stall_until;
+	return now_ns;
+}
+
+/* ---- setting and clearing ------------------------------------------------ */
+
+static int fault_ctl(struct model *m, uint64_t now, unsigned id, bool on,
+		     struct model_fault_effect *eff)
+{
+	struct model_faults *f = &m->f;
+	bool serving;
+
+	if (id >= m->p->ctl.count)
+		return -EINVAL;
+	if (f->ctl_down[id] == on)
+		return -EALREADY;
+	if (!on) {
+		f->ctl_down[id] = false;
+		f->ctls_down--;
+		f->ctl_serves_ns[id] = now + f->recovery_ns;
+		eff->serves_ns = f->ctl_serves_ns[id];
+		return 0;
+	}
+	/* Active-active: every controller serves; otherwise only the
+	 * first one up (the standby takes over from it). */
+	serving = ctl_serves(m, id, now);
+	for (unsigned i = 0; i < id && m->p->ctl.ha != PROFILE_HA_ACTIVE_ACTIVE;
+	     i++)
+		serving &= !ctl_serves(m, i, now);
+	f->ctl_down[id] = true;
+	f->ctls_down++;
+	if (serving && !model_down(m))
+		stall(m, now, f->failover_ns, eff);
+	return 0;
+}
+
+static int fault_path(struct model *m, uint64_t now, unsigned id, bool on,
+		      struct model_fault_effect *eff)
+{
+	struct model_faults *f = &m->f;
+
+	if (id >= m->p->fe.links)
+		return -EINVAL;
+	if (f->link_down[id] == on)
+		return -EALREADY;
+	f->link_down[id] = on;
+	f->links_down = on ? f->links_down + 1 : f->links_down - 1;
+	if (on && !model_down(m))
+		stall(m, now, f->multipath_ns, eff);
+	return 0;
+}
+
+/* Is drive @j out (pulled or rebuilding) at @t? */
+static bool drive_out(const struct model *m, unsigned tier, unsigned j,
+		      uint64_t t)
+{
+	const struct drive_fault *d = &m->f.drive[tier][j];
+
+	return d->fail_ns != NEVER &&
+	       (d->pulled_ns != NEVER || t < d->rebuild_end_ns);
+}
+
+/* Would losing @drive too lose data? */
+static bool beyond_tolerance(const struct model *m, unsigned tier,
+			     unsigned drive, uint64_t t)
+{
+	const struct profile_tier *pt = &m->p->tier[tier];
+	unsigned out = 0, first = 0, span = pt->drives, tolerate;
+
+	switch (pt->raid) {
+	case PROFILE_RAID0:
+		return true;
+	case PROFILE_RAID10:
+		return (drive ^ 1u) < pt->drives &&
+		       drive_out(m, tier, drive ^ 1u, t);
+	case PROFILE_RAID1:
+		tolerate = pt->drives - 1;
+		break;
+	default:
+		span = pt->stripe_width;
+		first = drive / span * span;
+		tolerate = pt->raid == PROFILE_RAID6 ? 2 : 1;
+	}
+	for (unsigned j = first; j < first + span && j < pt->drives; j++)
+		out += j != drive && drive_out(m, tier, j, t);
+	return out + 1 > tolerate;
+}
+
+static void drive_pull(struct model *m, unsigned tier, struct drive_fault *d,
+		       uint64_t now, struct model_fault_effect *eff)
+{
+	const struct profile_tier *pt = &m->p->tier[tier];
+	uint64_t used =
+	    (uint64_t)((double)pt->capacity_bytes * pt->fill_pct / 100.0);
+	double secs = (double)used / (double)m->f.rebuild_rate[tier];
+
+	d->pulled_ns = now;
+	d->fail_ns = now + m->f.detection_ns[tier];
+	d->rebuild_end_ns = d->fail_ns + (uint64_t)(secs * 1e9 + 0.5);
+	d->rebuild_chunks = (used + REBUILD_CHUNK - 1) / REBUILD_CHUNK;
+	d->chunk_ns =
+	    d->rebuild_chunks ? secs * 1e9 / (double)d->rebuild_chunks : 1.0;
+	d->rebuild_next = 0;
+	m->f.drives_out++;
+	eff->fail_ns = d->fail_ns;
+	eff->rebuild_end_ns = d->rebuild_end_ns;
+	eff->rebuild_bytes = used;
+}
+
+static int fault_drive(struct model *m, uint64_t now, unsigned tier,
+		       unsigned id, bool on, struct model_fault_effect *eff)
+{
+	struct drive_fault *d = &m->f.drive[tier][id];
+
+	if (m->f.drives_out)
+		drives_run(m, now); /* forget finished rebuilds first */
+	if (!on) {
+		if (d->pulled_ns == NEVER)
+			return -EALREADY;
+		if (now < d->fail_ns) {
+			eff->unnoticed = true;
+			drive_reset(m, d);
+			return 0;
+		}
+		d->pulled_ns = NEVER; /* the rebuild finishes onto spare */
+		eff->rebuild_end_ns = d->rebuild_end_ns;
+		return 0;
+	}
+	if (d->fail_ns != NEVER)
+		return -EALREADY;
+	if (beyond_tolerance(m, tier, id, now))
+		return -ENOTSUP;
+	drive_pull(m, tier, d, now, eff);
+	return 0;
+}
+
+static int fault_slow(struct model *m, unsigned tier, unsigned id, bool on,
+		      double factor)
+{
+	struct drive_fault *d = &m->f.drive[tier][id];
+
+	if (on && !(factor > 1.0))
+		return -EINVAL;
+	if ((d->slow != 1.0) == on)
+		return -EALREADY;
+	d->slow = on ? factor : 1.0;
+	return engine_set_slowdown(m->e, m->drive0[tier] + (int)id, d->slow);
+}
+
+bool model_fault_current(const struct model *m, const struct model_fault *f,
+			 enum model_fault_mark mark, uint64_t key_ns)
+{
+	const struct model_faults *mf = &m->f;
+
+	switch (mark) {
+	case MODEL_MARK_STALL:
+		return mf->stall_until == key_ns;
+	case MODEL_MARK_SERVES:
+		return f->id < m->p->ctl.count && !mf->ctl_down[f->id] &&
+		       mf->ctl_serves_ns[f->id] == key_ns;
+	default:
+		return f->tier < PROFILE_TIER_COUNT && mf->drive[f->tier] &&
+		       f->id < m->p->tier[f->tier].drives &&
+		       (mf->drive[f->tier][f->id].fail_ns == key_ns ||
+			mf->drive[f->tier][f->id].done_fail_ns == key_ns);
+	}
+}
+
+int model_fault(struct model *m, uint64_t now_ns, const struct model_fault *f,
+		bool on, struct model_fault_effect *eff)
+{
+	bool was_down = model_down(m);
+	int rc;
+
+	memset(eff, 0, sizeof(*eff));
+	if (f->kind == MODEL_FAULT_CONTROLLER) {
+		rc = fault_ctl(m, now_ns, f->id, on, eff);
+		eff->serving = m->p->ctl.count - m->f.ctls_down;
+	} else if (f->kind == MODEL_FAULT_PATH) {
+		rc = fault_path(m, now_ns, f->id, on, eff);
+		eff->serving = m->p->fe.links - m->f.links_down;
+	} else if (f->tier >= PROFILE_TIER_COUNT ||
+		   !m->p->tier[f->tier].present) {
+		return -ENOTSUP;
+	} else if (f->id >= m->p->tier[f->tier].drives) {
+		return -EINVAL;
+	} else if (f->kind == MODEL_FAULT_DRIVE) {
+		rc = fault_drive(m, now_ns, f->tier, f->id, on, eff);
+	} else {
+		rc = fault_slow(m, f->tier, f->id, on, f->factor);
+	}
+	eff->down = model_down(m);
+	eff->down_changed = eff->down != was_down;
+	return rc;
+}
