@@ -131,6 +131,15 @@ static int check_raid(struct pstate *st, unsigned slot)
 		     "%s needs %u drives or more per stripe (has %u)",
 		     t->raid == PROFILE_RAID6 ? "raid6" : "raid5", min_width,
 		     t->stripe_width);
+	/* The default (all the drives in one set) can exceed what a set
+	 * may hold: say so here, or `profile show` prints a width that
+	 * does not load back. */
+	if (parity && !given && t->stripe_width > PROFILE_MAX_WIDTH)
+		FAIL(st, PSEC_TIER, slot, "raid",
+		     "%u drives in one %s set: more than %u; give "
+		     "stripe_width",
+		     t->drives, t->raid == PROFILE_RAID6 ? "raid6" : "raid5",
+		     PROFILE_MAX_WIDTH);
 	if (parity &&
 	    (t->stripe_width > t->drives || t->drives % t->stripe_width))
 		FAIL(st, PSEC_TIER, slot, "stripe_width",

@@ -65,6 +65,9 @@ static const struct t_case cases[] = {
     {"drives = 4", "drives = 4\nstripe_width = 3",
      "test.ini:6: [tier flash] stripe_width: 3 does not divide drives = 4 "
      "into RAID sets"},
+    {"drives = 4", "drives = 70",
+     "test.ini:7: [tier flash] raid: 70 drives in one raid5 set: more than "
+     "64; give stripe_width"},
     {"read_latency = 100us", "read_latency = p50:90us p99:80us",
      "test.ini:8: [tier flash] read_latency: percentiles out of order in "
      "'p50:90us p99:80us' (percentiles and latencies must both ascend)"},
