@@ -14,6 +14,7 @@
 # skips (77), saying so.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/report_lib.sh"
 t_require_cmd fio
 
 CHECK=(python3 "$ARRAYSIM_SRC/tests/integration/report_check.py")
@@ -59,14 +60,7 @@ out=$("$A" report "$STORE") || t_fail "arraysim report exited $?"
 PAGE=$STORE/report.html
 [[ $out == "$PAGE: run 1 of 1, "*", 2 faults, "*" stalls" ]] || t_fail "report said: $out"
 # Where the scenario's steps landed, in the event log's time.
-read -r inject_t clear_t < <(python3 - "$STORE/events.jsonl" <<-'PY'
-	import json, sys
-	ev = [json.loads(l) for l in open(sys.argv[1])]
-	inj = [e["t"] for e in ev if e["event"] == "inject"]
-	clr = [e["t"] for e in ev if e["event"] == "clear"]
-	print(inj[0], clr[-1])
-	PY
-)
+read -r inject_t clear_t < <(t_event_times "$STORE/events.jsonl")
 marker_x=$("${CHECK[@]}" html "$PAGE" "$inject_t" "$clear_t") || t_fail "page structure (above)"
 grep -q '<td>error op=write errno=EIO path=/err/\*</td>' "$PAGE" || t_fail "EIO fault not in the summary"
 hits=$(sed -n 's|.*<td>error op=write errno=EIO path=/err/\*</td>.*<td>\([0-9]*\)</td></tr>|\1|p' "$PAGE")
@@ -89,26 +83,14 @@ grep -q "^arraysim: report: --run 3: .* has 2 run(s)" "$T/err" || t_fail "error:
 command -v chromium >/dev/null 2>&1 \
 	|| t_skip "chromium is not installed (apt install chromium): the page's structure passed, its rendering is untested"
 
-# render PAGE PNG: headless Chromium, its log (console included) to
-# $T/chromium.log.
-render() {
-	timeout 120 chromium --headless=new --no-sandbox --disable-gpu \
-		--user-data-dir="$T/chromium-profile" --enable-logging=stderr --v=0 \
-		--screenshot="$2" --window-size=1400,2400 "file://$1" \
-		>"$T/chromium.out" 2>"$T/chromium.log" || {
-		cat "$T/chromium.log" >&2
-		t_fail "chromium exited $?"
-	}
-}
-console_errors() { grep -E 'Uncaught|CONSOLE|console' "$T/chromium.log" || true; }
 
 # The check must see an error when there is one.
 printf '<!DOCTYPE html><html><body><script>no_such_function();</script></body></html>\n' >"$T/broken.html"
-render "$T/broken.html" "$T/broken.png"
-[ -n "$(console_errors)" ] || t_fail "a page with a script error logged no console error: the check sees nothing"
+t_render "$T/broken.html" "$T/broken.png"
+[ -n "$(t_console_errors)" ] || t_fail "a page with a script error logged no console error: the check sees nothing"
 
-render "$PAGE" "$T/shot.png"
-errors=$(console_errors)
+t_render "$PAGE" "$T/shot.png"
+errors=$(t_console_errors)
 [ -z "$errors" ] || t_fail "console errors rendering the report: $errors"
 "${CHECK[@]}" png "$T/shot.png" "$marker_x" >&2 || t_fail "screenshot (above)"
 echo "PASS"
