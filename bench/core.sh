@@ -90,30 +90,30 @@ MANIFEST=""
 CLEANED=0
 
 # ----------------------------------------------------------- teardown -----
+# unmount_arraysim BIN MNT STORE NAME: unmount one arraysim of the run and
+# wait for its daemon to close the store.
+unmount_arraysim() {
+	local bin=$1 mnt=$2 store=$3 name=$4 pid
+	if is_mounted "$mnt"; then
+		log "unmounting $name at $mnt"
+		timeout 60 "$bin" umount "$mnt" 2>/dev/null || fuse_umount "$mnt"
+	fi
+	for pid in $(arraysim_pids "$store"); do
+		wait_pid_gone "$pid" 30 || stop_pid "$pid" "$name daemon"
+	done
+}
+
 teardown_arraysim() {
 	[[ -n $AS_MNT ]] || return 0
-	if is_mounted "$AS_MNT"; then
-		"$ARRAYSIM" stats "$AS_MNT" --json >"$OUT_DIR/arraysim-stats-end.json" 2>/dev/null || true
-		log "unmounting arraysim at $AS_MNT"
-		timeout 60 "$ARRAYSIM" umount "$AS_MNT" 2>/dev/null || fuse_umount "$AS_MNT"
-	fi
-	local pid
-	for pid in $(arraysim_pids "$AS_STORE"); do
-		wait_pid_gone "$pid" 30 || stop_pid "$pid" "arraysim daemon"
-	done
+	is_mounted "$AS_MNT" &&
+		{ "$ARRAYSIM" stats "$AS_MNT" --json >"$OUT_DIR/arraysim-stats-end.json" 2>/dev/null || true; }
+	unmount_arraysim "$ARRAYSIM" "$AS_MNT" "$AS_STORE" arraysim
 	AS_MNT=""
 }
 
 teardown_arraysim_b() {
 	[[ -n $ASB_MNT ]] || return 0
-	if is_mounted "$ASB_MNT"; then
-		log "unmounting arraysim_b at $ASB_MNT"
-		timeout 60 "$ARRAYSIM_B" umount "$ASB_MNT" 2>/dev/null || fuse_umount "$ASB_MNT"
-	fi
-	local pid
-	for pid in $(arraysim_pids "$ASB_STORE"); do
-		wait_pid_gone "$pid" 30 || stop_pid "$pid" "arraysim_b daemon"
-	done
+	unmount_arraysim "$ARRAYSIM_B" "$ASB_MNT" "$ASB_STORE" arraysim_b
 	ASB_MNT=""
 }
 
@@ -236,28 +236,28 @@ setup_zfs() {
 	DIR[zfs]=$mp
 }
 
+# mount_arraysim BIN STORE MNT NAME OPTS: mount one arraysim of the run.
+mount_arraysim() {
+	local bin=$1 store=$2 mnt=$3 name=$4 opts=$5
+	[[ -x $bin ]] || { echo "no arraysim binary at $bin (build it, or set ARRAYSIM=/ARRAYSIM_B=)"; return 1; }
+	mkdir -p "$store" "$mnt"
+	# shellcheck disable=SC2086 # options split on purpose
+	"$bin" mount --store "$store" $opts "$mnt" >"$OUT_DIR/$name-mount.log" 2>&1 3>&- 4>&- ||
+		{ echo "$name mount failed: $(tail -3 "$OUT_DIR/$name-mount.log" | tr '\n' ' ')"; return 1; }
+	wait_mounted "$mnt" 20 || { echo "$name did not mount (see $OUT_DIR/$name-mount.log)"; return 1; }
+	DIR[$name]=$mnt
+}
+
 setup_arraysim() {
-	[[ -x $ARRAYSIM ]] || { echo "no arraysim binary at $ARRAYSIM (build it, or set ARRAYSIM=)"; return 1; }
 	AS_STORE=$RUN_DIR/host/arraysim-store
 	AS_MNT=$RUN_DIR/mnt/arraysim
-	mkdir -p "$AS_STORE" "$AS_MNT"
-	# shellcheck disable=SC2086
-	"$ARRAYSIM" mount --store "$AS_STORE" $ARRAYSIM_MOUNT_OPTS "$AS_MNT" >"$OUT_DIR/arraysim-mount.log" 2>&1 3>&- 4>&- ||
-		{ echo "arraysim mount failed: $(tail -3 "$OUT_DIR/arraysim-mount.log" | tr '\n' ' ')"; return 1; }
-	wait_mounted "$AS_MNT" 20 || { echo "arraysim did not mount (see $OUT_DIR/arraysim-mount.log)"; return 1; }
-	DIR[arraysim]=$AS_MNT
+	mount_arraysim "$ARRAYSIM" "$AS_STORE" "$AS_MNT" arraysim "$ARRAYSIM_MOUNT_OPTS"
 }
 
 setup_arraysim_b() {
-	[[ -x $ARRAYSIM_B ]] || { echo "no arraysim binary at $ARRAYSIM_B"; return 1; }
 	ASB_STORE=$RUN_DIR/host/arraysim-b-store
 	ASB_MNT=$RUN_DIR/mnt/arraysim-b
-	mkdir -p "$ASB_STORE" "$ASB_MNT"
-	# shellcheck disable=SC2086
-	"$ARRAYSIM_B" mount --store "$ASB_STORE" $ARRAYSIM_B_MOUNT_OPTS "$ASB_MNT" >"$OUT_DIR/arraysim-b-mount.log" 2>&1 3>&- 4>&- ||
-		{ echo "arraysim_b mount failed: $(tail -3 "$OUT_DIR/arraysim-b-mount.log" | tr '\n' ' ')"; return 1; }
-	wait_mounted "$ASB_MNT" 20 || { echo "arraysim_b did not mount"; return 1; }
-	DIR[arraysim_b]=$ASB_MNT
+	mount_arraysim "$ARRAYSIM_B" "$ASB_STORE" "$ASB_MNT" arraysim_b "$ARRAYSIM_B_MOUNT_OPTS"
 }
 
 setup_system() {

@@ -97,3 +97,14 @@ void log_msg(enum log_level lvl, const char *component, const char *fmt, ...)
 	fflush_unlocked(f);
 	funlockfile(f);
 }
+
+void log_utc_now(char *buf, size_t len)
+{
+	struct timespec wall;
+	struct tm tm;
+	char day[24];
+	clock_gettime(CLOCK_REALTIME, &wall);
+	gmtime_r(&wall.tv_sec, &tm);
+	strftime(day, sizeof(day), "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(buf, len, "%s.%06ldZ", day, wall.tv_nsec / 1000);
+}

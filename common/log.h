@@ -7,12 +7,16 @@
 #ifndef ARRAYSIM_COMMON_LOG_H
 #define ARRAYSIM_COMMON_LOG_H
 
+#include <stddef.h>
 #include <stdio.h>
 
 enum log_level { LOG_ERROR, LOG_WARN, LOG_INFO, LOG_DEBUG };
 
 /* Send log lines to @f (not owned); NULL means stderr. */
 void log_set_stream(FILE *f);
+/* Now, UTC, to the microsecond: "2026-11-30T07:15:00.123456Z" into @buf
+ * (at least 28 bytes), as the event log and the samples stamp lines. */
+void log_utc_now(char *buf, size_t len);
 /* Drop lines less severe than @lvl (default LOG_INFO). */
 void log_set_level(enum log_level lvl);
 /* Write one line; a timestamp is added when the stream is not a tty. */

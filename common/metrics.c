@@ -1,6 +1,8 @@
 /* Prometheus text exposition; see common/metrics.h. */
 #include "common/metrics.h"
 
+#include <stddef.h>
+
 /* Histogram boundaries in seconds: 1-2.5-5 per decade, 10 us to 10 s. */
 static const double bounds[] = {
     10e-6, 25e-6, 50e-6,  100e-6, 250e-6, 500e-6, 1e-3, 2.5e-3, 5e-3, 10e-3,
@@ -19,20 +21,26 @@ static void header(FILE *out, const char *name, const char *type,
 	fprintf(out, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
+/* Counter @name by op: the member at @field of each struct op_stats. */
+static void by_op(FILE *out, const struct stats *s, const char *name,
+		  const char *help, size_t field)
+{
+	header(out, name, "counter", help);
+	for (int op = 0; op < STATS_OP_COUNT; op++) {
+		const _Atomic uint64_t *v =
+		    (const void *)((const char *)&s->op[op] + field);
+		fprintf(out, "%s{op=\"%s\"} %llu\n", name, stats_op_name(op),
+			(unsigned long long)load(v));
+	}
+}
+
 static void per_op_counters(FILE *out, const struct stats *s)
 {
-	header(out, "arraysim_ops_total", "counter",
-	       "Requests completed, by operation.");
-	for (int op = 0; op < STATS_OP_COUNT; op++)
-		fprintf(out, "arraysim_ops_total{op=\"%s\"} %llu\n",
-			stats_op_name(op),
-			(unsigned long long)load(&s->op[op].count));
-	header(out, "arraysim_op_errors_total", "counter",
-	       "Requests answered with an error, by operation.");
-	for (int op = 0; op < STATS_OP_COUNT; op++)
-		fprintf(out, "arraysim_op_errors_total{op=\"%s\"} %llu\n",
-			stats_op_name(op),
-			(unsigned long long)load(&s->op[op].errors));
+	by_op(out, s, "arraysim_ops_total", "Requests completed, by operation.",
+	      offsetof(struct op_stats, count));
+	by_op(out, s, "arraysim_op_errors_total",
+	      "Requests answered with an error, by operation.",
+	      offsetof(struct op_stats, errors));
 	header(out, "arraysim_bytes_total", "counter",
 	       "Payload bytes of reads and writes.");
 	static const enum stats_op rw[] = {STATS_OP_READ, STATS_OP_WRITE};

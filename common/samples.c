@@ -1,6 +1,8 @@
 /* Per-second samples; see common/samples.h. */
 #include "common/samples.h"
 
+#include "common/log.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -63,13 +65,9 @@ static void others(const struct stats *s, uint64_t *ops, uint64_t *errs)
 
 static void write_time(FILE *out)
 {
-	struct timespec wall;
-	clock_gettime(CLOCK_REALTIME, &wall);
-	struct tm tm;
-	gmtime_r(&wall.tv_sec, &tm);
-	char ts[32];
-	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%S", &tm);
-	fprintf(out, "{\"ts\":\"%s.%06ldZ\"", ts, wall.tv_nsec / 1000);
+	char ts[40];
+	log_utc_now(ts, sizeof(ts));
+	fprintf(out, "{\"ts\":\"%s\"", ts);
 }
 
 void sample_write(FILE *out, const struct stats *s,

@@ -1,6 +1,8 @@
 /* The JSON-lines event log; see faults/events.h. */
 #include "faults/events.h"
 
+#include "common/log.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -57,13 +59,10 @@ void events_emit(struct events *ev, const char *event, const char *fmt, ...)
 {
 	if (!ev)
 		return;
-	struct timespec wall, mono;
-	clock_gettime(CLOCK_REALTIME, &wall);
+	struct timespec mono;
 	clock_gettime(CLOCK_MONOTONIC, &mono);
-	struct tm tm;
-	gmtime_r(&wall.tv_sec, &tm);
-	char ts[32];
-	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%S", &tm);
+	char ts[40];
+	log_utc_now(ts, sizeof(ts));
 	/* Formatted first: a format that makes nothing ("%s" of "", which
 	 * callers use since an empty format draws -Wformat-zero-length) must
 	 * not leave a comma before the brace, which no JSON reader takes. */
@@ -74,8 +73,8 @@ void events_emit(struct events *ev, const char *event, const char *fmt, ...)
 		members = NULL;
 	va_end(ap);
 	pthread_mutex_lock(&ev->lock);
-	fprintf(ev->f, "{\"ts\":\"%s.%06ldZ\",\"t\":%.6f,\"event\":\"%s\"", ts,
-		wall.tv_nsec / 1000, since(&ev->start, &mono), event);
+	fprintf(ev->f, "{\"ts\":\"%s\",\"t\":%.6f,\"event\":\"%s\"", ts,
+		since(&ev->start, &mono), event);
 	if (members && members[0])
 		fprintf(ev->f, ",%s", members);
 	free(members);

@@ -29,7 +29,7 @@ struct faults {
 	_Atomic uint64_t thin_plus1; /* thin limit in blocks + 1; 0: none */
 };
 
-static uint64_t splitmix64(uint64_t *s)
+uint64_t faults_rng_next(uint64_t *s)
 {
 	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
@@ -40,7 +40,7 @@ static uint64_t splitmix64(uint64_t *s)
 /* A uniform draw in [0, 1) with 53 bits. */
 static double unit_draw(uint64_t *s)
 {
-	return (double)(splitmix64(s) >> 11) * 0x1.0p-53;
+	return (double)(faults_rng_next(s) >> 11) * 0x1.0p-53;
 }
 
 static bool is_op_rule(const struct fault_rule *r)

@@ -37,6 +37,10 @@ struct fault_hit {
  * false when the path is unknown (then no path rule matches). */
 typedef bool (*fault_path_fn)(void *ctx, char *buf, size_t len);
 
+/* The next 64 bits of the splitmix64 stream in @state: the random draws
+ * faults make (rules here, the blocks bit rot picks in fs/bitrot.c). */
+uint64_t faults_rng_next(uint64_t *state);
+
 int faults_new(uint64_t seed, struct faults **out);
 void faults_free(struct faults *f);
 

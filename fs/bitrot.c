@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "dedupe/index.h"
+#include "faults/faults.h"
 #include "fs/datapath.h"
 #include "fs/namespace.h"
 
@@ -36,14 +37,6 @@ static int corrupt_block(struct fs *fs, uint64_t pblk)
 	}
 	free(buf);
 	return r;
-}
-
-static uint64_t splitmix64(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
 }
 
 static bool chosen(const uint64_t *p, unsigned n, uint64_t pblk)
@@ -70,7 +63,7 @@ static int pick_random(struct fs *fs, MDB_txn *txn, uint64_t *rng,
 	/* Bounded tries: a sparse store may not yield them all. */
 	for (uint64_t tries = 0; *n < want && tries < 64 * want + 1024;
 	     tries++) {
-		uint64_t p = 1 + splitmix64(rng) % (c.next_pblk - 1);
+		uint64_t p = 1 + faults_rng_next(rng) % (c.next_pblk - 1);
 		struct ms_block b;
 		if (dedupe_block_get(fs->ms, txn, p, &b) == 0 &&
 		    !chosen(out, *n, p))

@@ -16,6 +16,7 @@
 #include "common/ctl.h"
 #include "tools/commands.h"
 #include "tools/options.h"
+#include "tools/report_json.h"
 
 struct top_opts {
 	uint64_t count;	      /* refreshes, 0 = until interrupted */
@@ -32,28 +33,11 @@ static const struct opt_def top_defs[] = {
 };
 #undef O
 
-/* The number after "key": in a sample line; NAN-free: 0 when absent. */
-static double num(const char *line, const char *key)
+/* A sample's number under @key; 0 when absent (no sample yet). */
+static double num(const struct rj_obj *o, const char *key)
 {
-	char pat[64];
-	snprintf(pat, sizeof(pat), "\"%s\":", key);
-	const char *p = strstr(line, pat);
-	return p ? strtod(p + strlen(pat), NULL) : 0;
-}
-
-static void str(const char *line, const char *key, char *out, size_t len)
-{
-	char pat[64];
-	snprintf(pat, sizeof(pat), "\"%s\":\"", key);
-	const char *p = strstr(line, pat);
-	size_t n = 0;
-	if (p) {
-		p += strlen(pat);
-		while (p[n] && p[n] != '"' && n + 1 < len)
-			n++;
-		memcpy(out, p, n);
-	}
-	out[n] = '\0';
+	double v = 0;
+	return rj_num(o, key, &v) ? v : 0;
 }
 
 /* The last complete line of @path into @buf; false if none. */
@@ -77,11 +61,11 @@ static bool last_line(const char *path, char *buf, size_t len)
 	return buf[0] == '{';
 }
 
-static void show(FILE *out, const char *mnt, const char *line,
+static void show(FILE *out, const char *mnt, const struct rj_obj *line,
 		 const char *faults)
 {
-	char power[16];
-	str(line, "power", power, sizeof(power));
+	char power[16] = "";
+	rj_str(line, "power", power, sizeof(power));
 	fprintf(out, "arraysim %s  t=%.0fs  power %s\n", mnt, num(line, "t"),
 		power);
 	fprintf(out, "         %10s %10s %12s %12s\n", "IOPS", "MB/s", "p50 us",
@@ -107,8 +91,10 @@ static void show(FILE *out, const char *mnt, const char *line,
 static int refresh(const char *mnt, const char *samples, bool tty)
 {
 	char line[2048], faults[4096] = "", err[512];
-	if (!last_line(samples, line, sizeof(line)))
-		snprintf(line, sizeof(line), "{}");
+	struct rj_obj sample = {.n = 0}; /* none yet: every figure 0 */
+	if (last_line(samples, line, sizeof(line)) &&
+	    rj_parse(line, strlen(line), &sample))
+		sample.n = 0; /* a torn last line: shown as none */
 	FILE *f = fmemopen(faults, sizeof(faults) - 1, "w");
 	if (!f || ctl_request(mnt, "fault list", f, err, sizeof(err))) {
 		if (f)
@@ -119,7 +105,7 @@ static int refresh(const char *mnt, const char *samples, bool tty)
 	fclose(f);
 	if (tty)
 		fputs("\033[H\033[2J", stdout);
-	show(stdout, mnt, line, faults);
+	show(stdout, mnt, &sample, faults);
 	if (!tty)
 		fputs("--\n", stdout);
 	fflush(stdout);

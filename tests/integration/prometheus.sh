@@ -49,9 +49,18 @@ fio --name=steady --filename="$MNT/f" --size=256M --rw=write --bs=64k --rate=16m
 	--ioengine=psync --time_based --runtime=14 --output-format=json >"$T/fio.json" 2>"$T/fio.err" ||
 	t_fail "fio: $(cat "$T/fio.err")"
 end=$(date +%s.%N)
-# One more scrape after the run, then ask for the rate over the last 6 s
-# of the run.
-sleep 2
+# Wait (bounded) for a scrape taken after the run, then ask for the rate
+# over the last 6 s of the run.
+for ((i = 0; i < 100; i++)); do
+	python3 - "$API" "$end" <<-'PY' && break
+	import json, sys, urllib.parse, urllib.request
+	q = urllib.parse.urlencode({"query": 'timestamp(arraysim_bytes_total{op="write"})'})
+	r = json.load(urllib.request.urlopen(f"{sys.argv[1]}/query?{q}"))["data"]["result"]
+	sys.exit(not (r and float(r[0]["value"][1]) > float(sys.argv[2])))
+	PY
+	sleep 0.2
+done
+[ "$i" -lt 100 ] || t_fail "no scrape after the run in 20 s"
 python3 - "$T/fio.json" "$API" "$end" <<-'PY' || t_fail "Prometheus rate vs fio (above)"
 import json, sys, urllib.parse, urllib.request
 fio = json.load(open(sys.argv[1]))["jobs"][0]["write"]["bw_bytes"]
