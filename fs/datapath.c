@@ -592,35 +592,49 @@ void datapath_write_free(struct dp_write *w)
 	w->fp = NULL;
 }
 
-/* Complete partial edge blocks with the bytes they hold now (the caller
- * holds the inode's data lock, so they cannot change under us), and
- * fingerprint them. */
-static int complete_edges(struct fs *fs, uint64_t ino, struct dp_write *w)
+/* The bytes block @i of @w stores: whole blocks straight from the
+ * caller's buffer, partial edge blocks from their bounce block (head
+ * first, tail second), so an unaligned 1 MiB write copies 8 KiB, not 1 MiB
+ * (the kernel splits large writes from unaligned user buffers at page
+ * counts, so unaligned large writes are common). */
+static const uint8_t *dp_block(const struct dp_write *w, unsigned i)
 {
-	uint64_t first = w->off / BS, off = w->off;
-	if (off % BS == 0 && w->len % BS == 0) {
-		w->blocks = w->buf;
-		return 0;
-	}
-	if (!w->bounce)
-		w->bounce = malloc((size_t)w->n * BS);
-	if (!w->bounce)
-		return -ENOMEM;
-	int r = 0;
-	if (off % BS)
-		r = load_blocks_retry(fs, ino, first, 1, w->bounce, NULL, NULL);
-	if (!r && (off + w->len) % BS && (w->n > 1 || off % BS == 0))
-		r = load_blocks_retry(fs, ino, first + w->n - 1, 1,
-				      w->bounce + (size_t)(w->n - 1) * BS, NULL,
-				      NULL);
+	if (!block_partial(w, i))
+		return w->buf + ((w->off / BS + i) * BS - w->off);
+	return w->bounce + (i == 0 ? 0 : BS);
+}
+
+/* Build partial edge block @i: its current bytes overlaid with the
+ * caller's, then fingerprinted. */
+static int complete_edge(struct fs *fs, uint64_t ino, struct dp_write *w,
+			 unsigned i)
+{
+	uint8_t *b = (uint8_t *)dp_block(w, i);
+	uint64_t lblk = w->off / BS + i, start = lblk * BS;
+	int r = load_blocks_retry(fs, ino, lblk, 1, b, NULL, NULL);
 	if (r)
 		return r;
-	memcpy(w->bounce + off % BS, w->buf, w->len);
-	w->blocks = w->bounce;
-	for (unsigned i = 0; i < w->n && !r; i++)
-		if (block_partial(w, i))
-			r = fingerprint_block(w->blocks + (size_t)i * BS,
-					      &w->fp[i]);
+	uint64_t from = w->off > start ? w->off : start;
+	uint64_t to =
+	    w->off + w->len < start + BS ? w->off + w->len : start + BS;
+	memcpy(b + (from - start), w->buf + (from - w->off), to - from);
+	return fingerprint_block(b, &w->fp[i]);
+}
+
+/* Complete partial edge blocks with the bytes they hold now (the caller
+ * holds the inode's data lock, so they cannot change under us). */
+static int complete_edges(struct fs *fs, uint64_t ino, struct dp_write *w)
+{
+	bool head = block_partial(w, 0), tail = block_partial(w, w->n - 1);
+	if (!head && !tail)
+		return 0;
+	if (!w->bounce)
+		w->bounce = malloc(2 * BS);
+	if (!w->bounce)
+		return -ENOMEM;
+	int r = head ? complete_edge(fs, ino, w, 0) : 0;
+	if (!r && tail && w->n > 1)
+		r = complete_edge(fs, ino, w, w->n - 1);
 	return r;
 }
 
@@ -649,8 +663,8 @@ static int write_txn(struct fs *fs, uint64_t ino, const struct dp_write *p,
 		r = -EINVAL;
 	uint64_t first = off / BS;
 	for (unsigned i = 0; i < p->n && !r; i++)
-		r = store_block(&t, ino, first + i, p->blocks + (size_t)i * BS,
-				&p->fp[i], &in, p->pblks ? &p->pblks[i] : NULL);
+		r = store_block(&t, ino, first + i, dp_block(p, i), &p->fp[i],
+				&in, p->pblks ? &p->pblks[i] : NULL);
 	if (r) {
 		dp_abort(&t);
 		return r;

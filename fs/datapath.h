@@ -66,8 +66,7 @@ struct dp_write {
 	const uint8_t *buf;	/* the caller's bytes */
 	unsigned n;		/* blocks the write touches */
 	struct fingerprint *fp; /* one per block */
-	uint8_t *bounce;	/* whole blocks, when the write is unaligned */
-	const uint8_t *blocks;	/* what gets stored: bounce or buf */
+	uint8_t *bounce;	/* the partial edge blocks, built whole */
 	/* When the caller sets it (n entries): the physical block each
 	 * logical block now maps to (0: a hole), for the array model. */
 	uint64_t *pblks;

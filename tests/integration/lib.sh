@@ -224,7 +224,8 @@ print(v if isinstance(v, str) else json.dumps(v))
 t_fio() {
 	T_FIO_N=$((T_FIO_N + 1))
 	local out="$T/fio.$T_FIO_N.out" rc=0
-	fio --output-format=normal --output="$out" "$@" || rc=$?
+	# --aux-path: verify state files go to the temp dir, not the caller's cwd
+	fio --output-format=normal --output="$out" --aux-path="$T" "$@" || rc=$?
 	if [ "$rc" -ne 0 ]; then
 		echo "=== fio $* ===" >&2
 		cat "$out" >&2
