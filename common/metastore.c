@@ -92,22 +92,6 @@ uint64_t ms_get_be64(const uint8_t *p)
 	return v;
 }
 
-void ms_put_pblk(uint8_t *p, uint64_t v)
-{
-	for (int i = MS_PBLK_BYTES - 1; i >= 0; i--) {
-		p[i] = (uint8_t)v;
-		v >>= 8;
-	}
-}
-
-uint64_t ms_get_pblk(const uint8_t *p)
-{
-	uint64_t v = 0;
-	for (unsigned i = 0; i < MS_PBLK_BYTES; i++)
-		v = v << 8 | p[i];
-	return v;
-}
-
 void ms_bmap_encode(const uint64_t pblk[BMAP_EXTENT_BLOCKS], uint8_t *v)
 {
 	for (unsigned i = 0; i < BMAP_EXTENT_BLOCKS; i++)

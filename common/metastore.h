@@ -198,8 +198,20 @@ void ms_put_be64(uint8_t *p, uint64_t v);
 uint64_t ms_get_be64(const uint8_t *p);
 /* A pblk as stored in fpindex items and bmap extents (MS_PBLK_BYTES,
  * big-endian); @v must be < MS_PBLK_LIMIT. */
-void ms_put_pblk(uint8_t *p, uint64_t v);
-uint64_t ms_get_pblk(const uint8_t *p);
+static inline void ms_put_pblk(uint8_t *p, uint64_t v)
+{
+	p[0] = (uint8_t)(v >> 32);
+	p[1] = (uint8_t)(v >> 24);
+	p[2] = (uint8_t)(v >> 16);
+	p[3] = (uint8_t)(v >> 8);
+	p[4] = (uint8_t)v;
+}
+/* Inline: a bmap extent decodes 64 of these per request. */
+static inline uint64_t ms_get_pblk(const uint8_t *p)
+{
+	return (uint64_t)p[0] << 32 | (uint64_t)p[1] << 24 |
+	       (uint64_t)p[2] << 16 | (uint64_t)p[3] << 8 | p[4];
+}
 /* A bmap extent value (MS_BMAP_VALUE_LEN bytes) to and from pblks. */
 void ms_bmap_encode(const uint64_t pblk[BMAP_EXTENT_BLOCKS], uint8_t *v);
 void ms_bmap_decode(const uint8_t *v, uint64_t pblk[BMAP_EXTENT_BLOCKS]);
