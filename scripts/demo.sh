@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # scripts/demo.sh: build arraysim, mount a demo array in a temp directory,
 # run a short fio workload on it (half of the 4 KiB blocks repeat earlier
-# ones; then a small verified random-write job), print the array's stats,
+# ones; then a small verified random-write job), print the array's stats
+# (dedupe, then the timed array's tiers, links, controllers and drives),
 # then unmount and fsck the store.
 #
-#   scripts/demo.sh              # 64 MiB workload, about 10 seconds
-#   SIZE=256M scripts/demo.sh    # a bigger one
+#   scripts/demo.sh                  # generic hybrid array, 64 MiB, ~15 s
+#   PROFILE=null scripts/demo.sh     # no timing model: as fast as the host
+#   PROFILE=tintri-t540 SIZE=256M scripts/demo.sh   # `arraysim profiles`
 #
 # Expect a dedupe ratio near 1.67: the 64 MiB file dedupes about 2:1
 # (16384 blocks, ~8192 unique) and the 16 MiB verify file is all unique
@@ -14,6 +16,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 SIZE=${SIZE:-64M}
+PROFILE=${PROFILE:-hybrid}
 BUILD=${BUILD:-build}
 
 if [ ! -f "$BUILD/build.ninja" ]; then
@@ -32,8 +35,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-echo "== mounting a demo array: store $demo/store on $demo/mnt"
-"$A" mount --store "$demo/store" --seed 1 "$demo/mnt"
+echo "== mounting a demo array (profile $PROFILE): store $demo/store on $demo/mnt"
+"$A" mount --store "$demo/store" --seed 1 --profile "$PROFILE" "$demo/mnt"
 
 echo "== fio: $SIZE of 4 KiB writes, half of them repeats of earlier blocks"
 fio --name=dedupe --directory="$demo/mnt" --size="$SIZE" --bs=4k \
@@ -52,6 +55,10 @@ echo "   fio wrote and verified its data"
 
 echo "== arraysim stats $demo/mnt"
 "$A" stats "$demo/mnt"
+if [ "$PROFILE" != null ]; then
+	echo "== arraysim stats --array $demo/mnt"
+	"$A" stats --array "$demo/mnt"
+fi
 
 "$A" umount "$demo/mnt"
 echo "== arraysim fsck --store $demo/store"
