@@ -149,6 +149,19 @@ static void shading(FILE *out, const struct rrun *r, const struct axes *a)
 	}
 }
 
+/* Rebuilds as a band along the top of the plot, so that the degraded
+ * shading under it still shows. */
+static void rebuild_bands(FILE *out, const struct rrun *r, const struct axes *a)
+{
+	for (size_t i = 0; i < r->nrebuilds; i++) {
+		const struct rspan *s = &r->rebuilds[i];
+		double len = s->end - s->start;
+		band_open(out, a, "rebuild", REPORT_COLOUR_REBUILD, s->start,
+			  s->end, TOP, STALL_BAND / 2);
+		fprintf(out, "rebuild %.1f s</title></rect>\n", len);
+	}
+}
+
 static void polyline(FILE *out, const struct rrun *r, const struct axes *a,
 		     const struct chart_series *cs)
 {
@@ -275,6 +288,7 @@ void report_svg_chart(FILE *out, const struct rrun *r,
 		"fill=\"#ffffff\" stroke=\"#cccccc\"/>\n",
 		W, H, W, H, a.t1, LEFT, PW, LEFT, c->title, LEFT, TOP, PW, PH);
 	shading(out, r, &a);
+	rebuild_bands(out, r, &a);
 	y_grid(out, &a, c->unit);
 	x_grid(out, &a);
 	for (unsigned k = 0; k < c->nseries; k++)
@@ -282,4 +296,13 @@ void report_svg_chart(FILE *out, const struct rrun *r,
 	markers(out, r, &a);
 	legend(out, c);
 	fprintf(out, "</svg>\n");
+}
+
+bool report_chart_has_data(const struct rrun *r, const struct chart_spec *c)
+{
+	for (size_t i = 0; i < r->ns; i++)
+		for (unsigned k = 0; k < c->nseries; k++)
+			if (!isnan(value(&r->s[i], &c->series[k])))
+				return true;
+	return false;
 }

@@ -19,6 +19,7 @@
 
 #include "tests/tiers/t_model.h"
 #include "tiers/array_metrics.h"
+#include "tiers/array_samples.h"
 #include "tiers/array_snapshot.h"
 #include "tiers/model_state.h"
 
@@ -145,6 +146,33 @@ static char *t_exposition(struct array *a, struct array_snapshot *s)
 	return text;
 }
 
+/* The sample members of @a (a hybrid with backing drive 3 just pulled,
+ * nothing read): both tiers, no hit ratio (no lookups), one drive
+ * failed and nothing rebuilt yet. */
+static void t_sample_members(struct array *a)
+{
+	static struct array_sample_prev prev;
+	struct array_snapshot s;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	assert_non_null(f);
+	assert_int_equal(array_snapshot(a, &s), 0);
+	array_sample_write(f, &s, &prev, 1.0);
+	fclose(f);
+	assert_non_null(strstr(text, ",\"tier_cache_iops\":0.0,"));
+	assert_non_null(strstr(text, ",\"tier_backing_qd\":0.000,"));
+	assert_null(strstr(text, "tier_flash"));
+	assert_null(strstr(text, "cache_hit_ratio"));
+	assert_non_null(strstr(text, "\"rebuild_ratio\":0.0000,"));
+	assert_non_null(strstr(text, "\"drives_failed\":1,"
+				     "\"drives_rebuilding\":0,"));
+	assert_non_null(strstr(text, "\"array_up\":1"));
+	array_snapshot_free(&s);
+	free(text);
+}
+
 static void test_snapshot_null(void **state)
 {
 	struct array *a;
@@ -202,6 +230,7 @@ static void test_snapshot_hybrid(void **state)
 	assert_null(strstr(text, "tier=\"flash\""));
 	array_snapshot_free(&s);
 	free(text);
+	t_sample_members(a);
 	array_free(a);
 }
 
