@@ -5,11 +5,12 @@
 # 6.5 s; its detection window 30 s is 60 ms) is scraped every second.
 # Through Prometheus's HTTP API: after fio, the per-tier operation
 # counters exist for both tiers and the cache tier's writes are counted;
-# a failed standby controller shows as arraysim_controller_up 0; a pulled
-# backing drive shows as rebuilding in arraysim_drive_state, and
-# arraysim_rebuild_progress_ratio rises through values between 0 and 1,
-# never falling, to 1, when the returned drive is ok again. The
-# exposition passes promtool check metrics with the drive out.
+# a failed standby controller shows as arraysim_controller_up 0, a lost
+# path as arraysim_path_up 0; a pulled backing drive shows as rebuilding
+# in arraysim_drive_state, and arraysim_rebuild_progress_ratio rises
+# through values between 0 and 1, never falling, to 1, when the returned
+# drive is ok again. The exposition passes promtool check metrics with
+# the drive out.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/prom_lib.sh"
@@ -51,6 +52,13 @@ cid=$(ctl fault inject controller id=1)
 wait_value 'arraysim_controller_up{controller="1"}' 0
 ctl fault clear "$cid" >/dev/null
 wait_value 'arraysim_controller_up{controller="1"}' 1
+
+t_log "a lost path"
+pid=$(ctl fault inject path id=1)
+wait_value 'arraysim_path_up{path="1"}' 0
+wait_value 'arraysim_path_up{path="0"}' 1
+ctl fault clear "$pid" >/dev/null
+wait_value 'arraysim_path_up{path="1"}' 1
 
 t_log "a pulled backing drive, rebuilt"
 wait_value 'arraysim_rebuild_progress_ratio{tier="backing"}' 1
