@@ -39,6 +39,7 @@ struct chart_spec {
 	bool log_y;
 	const struct chart_series *series;
 	unsigned nseries;
+	double y_max; /* linear: the top, unless a value is above; 0: auto */
 };
 
 void report_svg_chart(FILE *out, const struct rrun *r,

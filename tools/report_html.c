@@ -94,17 +94,17 @@ static const struct chart_series s_ratios[] = {
 };
 #define N(a) (unsigned)(sizeof(a) / sizeof(*(a)))
 static const struct chart_spec tier_charts[] = {
-    {"Tier IOPS", "ops/s", false, s_tier_iops, N(s_tier_iops)},
-    {"Tier MB/s", "MB/s", false, s_tier_mbps, N(s_tier_mbps)},
-    {"Tier latency (log)", "ms", true, s_tier_lat, N(s_tier_lat)},
-    {"Hit ratio, rebuild", "ratio", false, s_ratios, N(s_ratios)},
+    {"Tier IOPS", "ops/s", false, s_tier_iops, N(s_tier_iops), 0},
+    {"Tier MB/s", "MB/s", false, s_tier_mbps, N(s_tier_mbps), 0},
+    {"Tier latency (log)", "ms", true, s_tier_lat, N(s_tier_lat), 0},
+    {"Hit ratio, rebuild", "ratio", false, s_ratios, N(s_ratios), 1},
 };
 static const struct chart_spec charts[] = {
-    {"IOPS", "ops/s", false, s_iops, N(s_iops)},
-    {"Throughput", "MB/s", false, s_mbps, N(s_mbps)},
-    {"Latency (log scale)", "ms", true, s_lat, N(s_lat)},
-    {"Dedupe ratio", "ratio", false, s_dedupe, N(s_dedupe)},
-    {"Faults and errors", "count", false, s_faults, N(s_faults)},
+    {"IOPS", "ops/s", false, s_iops, N(s_iops), 0},
+    {"Throughput", "MB/s", false, s_mbps, N(s_mbps), 0},
+    {"Latency (log scale)", "ms", true, s_lat, N(s_lat), 0},
+    {"Dedupe ratio", "ratio", false, s_dedupe, N(s_dedupe), 0},
+    {"Faults and errors", "count", false, s_faults, N(s_faults), 0},
 };
 
 static void fmt_wall(double wall, char *buf, size_t len)

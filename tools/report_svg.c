@@ -78,6 +78,8 @@ static void set_y(const struct rrun *r, const struct chart_spec *c,
 		a->y1 = hi > 0 ? nice(hi * 1.05) : 1;
 		if (!isfinite(a->y1)) /* hi near DBL_MAX: no headroom */
 			a->y1 = hi;
+		if (c->y_max > 0 && hi <= c->y_max) /* a ratio: 0 to 1 */
+			a->y1 = c->y_max;
 	}
 }
 
