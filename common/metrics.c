@@ -15,8 +15,8 @@ static uint64_t load(const _Atomic uint64_t *v)
 	return atomic_load_explicit(v, memory_order_relaxed);
 }
 
-static void header(FILE *out, const char *name, const char *type,
-		   const char *help)
+void metrics_header(FILE *out, const char *name, const char *type,
+		    const char *help)
 {
 	fprintf(out, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
@@ -25,7 +25,7 @@ static void header(FILE *out, const char *name, const char *type,
 static void by_op(FILE *out, const struct stats *s, const char *name,
 		  const char *help, size_t field)
 {
-	header(out, name, "counter", help);
+	metrics_header(out, name, "counter", help);
 	for (int op = 0; op < STATS_OP_COUNT; op++) {
 		const _Atomic uint64_t *v =
 		    (const void *)((const char *)&s->op[op] + field);
@@ -41,8 +41,8 @@ static void per_op_counters(FILE *out, const struct stats *s)
 	by_op(out, s, "arraysim_op_errors_total",
 	      "Requests answered with an error, by operation.",
 	      offsetof(struct op_stats, errors));
-	header(out, "arraysim_bytes_total", "counter",
-	       "Payload bytes of reads and writes.");
+	metrics_header(out, "arraysim_bytes_total", "counter",
+		       "Payload bytes of reads and writes.");
 	static const enum stats_op rw[] = {STATS_OP_READ, STATS_OP_WRITE};
 	for (int i = 0; i < 2; i++)
 		fprintf(out, "arraysim_bytes_total{op=\"%s\"} %llu\n",
@@ -50,49 +50,58 @@ static void per_op_counters(FILE *out, const struct stats *s)
 			(unsigned long long)load(&s->op[rw[i]].bytes));
 }
 
-static void histogram(FILE *out, const char *op, const struct latency_hist *h)
+/* One series of boundaries: @name_bucket{@labels,le="@le"} @n. */
+static void bucket(FILE *out, const char *name, const char *labels,
+		   const char *le, uint64_t n)
+{
+	fprintf(out, "%s_bucket{%s%sle=\"%s\"} %llu\n", name, labels,
+		*labels ? "," : "", le, (unsigned long long)n);
+}
+
+void metrics_histogram(FILE *out, const char *name, const char *labels,
+		       const struct latency_hist *h)
 {
 	uint64_t cum = 0, total_ns = 0;
 	unsigned b = 0;
+	char le[32];
 	for (unsigned i = 0; i < LATENCY_HIST_BUCKETS; i++) {
 		uint64_t n = load(&h->bucket[i]);
 		if (!n)
 			continue;
 		double end_s = (double)latency_hist_bucket_end(i) / 1e9;
 		/* Close the boundaries this bucket lies beyond first. */
-		while (b < NBOUNDS && bounds[b] < end_s)
-			fprintf(out,
-				"arraysim_op_latency_seconds_bucket{op=\"%s\","
-				"le=\"%g\"} %llu\n",
-				op, bounds[b++], (unsigned long long)cum);
+		for (; b < NBOUNDS && bounds[b] < end_s; b++) {
+			snprintf(le, sizeof(le), "%g", bounds[b]);
+			bucket(out, name, labels, le, cum);
+		}
 		cum += n;
 		total_ns += n * latency_hist_bucket_mid(i);
 	}
-	for (; b < NBOUNDS; b++)
-		fprintf(out,
-			"arraysim_op_latency_seconds_bucket{op=\"%s\","
-			"le=\"%g\"} %llu\n",
-			op, bounds[b], (unsigned long long)cum);
-	fprintf(out,
-		"arraysim_op_latency_seconds_bucket{op=\"%s\",le=\"+Inf\"} "
-		"%llu\n",
-		op, (unsigned long long)cum);
-	fprintf(out, "arraysim_op_latency_seconds_sum{op=\"%s\"} %.9f\n", op,
-		(double)total_ns / 1e9);
-	fprintf(out, "arraysim_op_latency_seconds_count{op=\"%s\"} %llu\n", op,
-		(unsigned long long)cum);
+	for (; b < NBOUNDS; b++) {
+		snprintf(le, sizeof(le), "%g", bounds[b]);
+		bucket(out, name, labels, le, cum);
+	}
+	bucket(out, name, labels, "+Inf", cum);
+	fprintf(out, "%s_sum{%s} %.9f\n%s_count{%s} %llu\n", name, labels,
+		(double)total_ns / 1e9, name, labels, (unsigned long long)cum);
+}
+
+static void counter_u64(FILE *out, const char *name, const char *help,
+			uint64_t v)
+{
+	metrics_header(out, name, "counter", help);
+	fprintf(out, "%s %llu\n", name, (unsigned long long)v);
 }
 
 static void counter(FILE *out, const char *name, const char *help,
 		    const _Atomic uint64_t *v)
 {
-	header(out, name, "counter", help);
-	fprintf(out, "%s %llu\n", name, (unsigned long long)load(v));
+	counter_u64(out, name, help, load(v));
 }
 
 static void gauge(FILE *out, const char *name, const char *help, double v)
 {
-	header(out, name, "gauge", help);
+	metrics_header(out, name, "gauge", help);
 	fprintf(out, "%s %.17g\n", name, v);
 }
 
@@ -152,25 +161,39 @@ static void cache_gauges(FILE *out, const struct metrics_state *st)
 	gauge(out, "arraysim_cache_dirty_blocks",
 	      "Cache blocks not destaged to the backing tier yet.",
 	      (double)st->cache_dirty_blocks);
-	header(out, "arraysim_cache_lookups_total", "counter",
-	       "Flash cache lookups of reads, by result.");
+	metrics_header(out, "arraysim_cache_lookups_total", "counter",
+		       "Flash cache lookups of reads, by result.");
 	fprintf(out, "arraysim_cache_lookups_total{result=\"hit\"} %llu\n",
 		(unsigned long long)st->cache_hits);
 	fprintf(out, "arraysim_cache_lookups_total{result=\"miss\"} %llu\n",
 		(unsigned long long)st->cache_misses);
+	gauge(out, "arraysim_cache_resident_bytes",
+	      "Bytes resident in the flash cache tier (4 KiB blocks).",
+	      (double)st->cache_blocks * 4096);
+	gauge(out, "arraysim_cache_dirty_bytes",
+	      "Cache bytes not destaged to the backing tier yet.",
+	      (double)st->cache_dirty_blocks * 4096);
+	counter_u64(out, "arraysim_cache_destaged_blocks_total",
+		    "Dirty cache blocks written to the backing tier.",
+		    st->cache_destaged);
 }
 
 void metrics_write(FILE *out, const struct stats *s,
 		   const struct metrics_state *st)
 {
 	per_op_counters(out, s);
-	header(out, "arraysim_op_latency_seconds", "histogram",
-	       "Latency of requests as the host saw them, by operation.");
+	metrics_header(
+	    out, "arraysim_op_latency_seconds", "histogram",
+	    "Latency of requests as the host saw them, by operation.");
 	static const enum stats_op timed[] = {STATS_OP_READ, STATS_OP_WRITE,
 					      STATS_OP_FSYNC};
-	for (int i = 0; i < 3; i++)
-		histogram(out, stats_op_name(timed[i]),
-			  &s->op[timed[i]].latency);
+	for (int i = 0; i < 3; i++) {
+		char labels[32];
+		snprintf(labels, sizeof(labels), "op=\"%s\"",
+			 stats_op_name(timed[i]));
+		metrics_histogram(out, "arraysim_op_latency_seconds", labels,
+				  &s->op[timed[i]].latency);
+	}
 	dedupe_counters(out, &s->dedupe);
 	gauges(out, st);
 	if (st->has_cache)

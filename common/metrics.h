@@ -14,6 +14,9 @@
  *   arraysim_faults_active, arraysim_power_lost,
  *   arraysim_cache_*                   gauges (cache: hybrid profiles)
  *
+ * The array model's series (per tier, controller, path, drive; timed
+ * profiles only) are tiers/array_metrics.c's.
+ *
  * Histogram buckets are the boundaries in metrics.c, filled from the
  * daemon's log-linear histograms: a bucket of those counts under the first
  * boundary at or above its end, so counts are exact at the boundaries'
@@ -35,10 +38,18 @@ struct metrics_state {
 	bool power_lost;
 	bool has_cache; /* a hybrid profile: the cache_* gauges apply */
 	uint64_t cache_blocks, cache_dirty_blocks;
-	uint64_t cache_hits, cache_misses;
+	uint64_t cache_hits, cache_misses, cache_destaged;
 };
 
 void metrics_write(FILE *out, const struct stats *s,
 		   const struct metrics_state *st);
+/* # HELP and # TYPE lines of metric @name. */
+void metrics_header(FILE *out, const char *name, const char *type,
+		    const char *help);
+/* Histogram @name (seconds) of @h: _bucket series at the boundaries of
+ * metrics.c, _sum and _count, each with @labels ("tier=\"cache\"", or
+ * "") before le. The # TYPE line is the caller's. */
+void metrics_histogram(FILE *out, const char *name, const char *labels,
+		       const struct latency_hist *h);
 
 #endif

@@ -34,7 +34,7 @@ static uint64_t load(const _Atomic uint64_t *v)
 /* The interval's histogram: now minus @prev, bucket by bucket; @prev
  * becomes now. Counters only grow (a stats reset in between is seen as a
  * fresh start). */
-static void interval_hist(const struct latency_hist *now,
+void sample_interval_hist(const struct latency_hist *now,
 			  struct latency_hist *prev, struct latency_hist *out)
 {
 	for (unsigned i = 0; i < LATENCY_HIST_BUCKETS; i++) {
@@ -91,7 +91,7 @@ void sample_write(FILE *out, const struct stats *s,
 	}
 	static struct latency_hist h; /* one sampler thread writes it */
 	for (int k = 0; k < 2; k++) {
-		interval_hist(&s->op[rw[k]].latency, &prev->hist[k], &h);
+		sample_interval_hist(&s->op[rw[k]].latency, &prev->hist[k], &h);
 		fprintf(out, ",\"%s_p50_us\":%.1f,\"%s_p99_us\":%.1f", name[k],
 			(double)latency_hist_percentile(&h, 50) / 1e3, name[k],
 			(double)latency_hist_percentile(&h, 99) / 1e3);
@@ -106,7 +106,7 @@ void sample_write(FILE *out, const struct stats *s,
 		",\"other_ops\":%llu,\"errors\":%llu,\"checksum_errors\":%llu,"
 		"\"dedupe_ratio\":%.4f,\"unique_blocks\":%llu,"
 		"\"logical_bytes_held\":%llu,\"faults_active\":%u,"
-		"\"power\":\"%s\"}\n",
+		"\"power\":\"%s\"",
 		(unsigned long long)delta(ops, &prev->other),
 		(unsigned long long)delta(errs, &prev->errors),
 		(unsigned long long)delta(load(&s->dedupe.checksum_errors),
@@ -114,6 +114,9 @@ void sample_write(FILE *out, const struct stats *s,
 		ratio, (unsigned long long)g->unique_blocks,
 		(unsigned long long)g->logical_bytes_held, st->faults_active,
 		st->power_lost ? "lost" : "on");
+	if (st->extra)
+		st->extra(st->extra_ctx, out, iv);
+	fputs("}\n", out);
 }
 
 static void take(struct sampler *sp)

@@ -7,7 +7,7 @@
  *    "read_p50_us":..,"read_p99_us":..,"write_p50_us":..,"write_p99_us":..,
  *    "other_ops":..,"errors":..,"checksum_errors":..,"dedupe_ratio":..,
  *    "unique_blocks":..,"logical_bytes_held":..,"faults_active":..,
- *    "power":"on"|"lost"}
+ *    "power":"on"|"lost", ...the array model's, tiers/array_samples.h}
  *
  * Rates and percentiles are of the interval since the previous sample
  * (histograms are differenced bucket by bucket); gauges are as of the
@@ -27,6 +27,11 @@ struct sample_state {
 	struct stats_gauges g;
 	unsigned faults_active;
 	bool power_lost;
+	/* More members for the line (",\"key\":value..."), or NULL: the
+	 * array model's (tiers/array_samples.h). Called on the sampler's
+	 * thread with the interval's length in seconds. */
+	void (*extra)(void *ctx, FILE *out, double interval_s);
+	void *extra_ctx;
 };
 
 typedef void (*sample_state_fn)(void *ctx, struct sample_state *out);
@@ -47,6 +52,10 @@ struct sample_prev {
 	uint64_t count[2], bytes[2], errors, other, checksum_errors;
 	struct latency_hist hist[2]; /* read, write */
 };
+/* The interval's histogram: @now minus @prev, bucket by bucket, into
+ * @out; @prev becomes @now. */
+void sample_interval_hist(const struct latency_hist *now,
+			  struct latency_hist *prev, struct latency_hist *out);
 void sample_write(FILE *out, const struct stats *s,
 		  const struct sample_state *st, struct sample_prev *prev,
 		  uint64_t start_ns, uint64_t now_ns);

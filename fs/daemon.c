@@ -30,6 +30,7 @@
 #include "fs/metrics_http.h"
 #include "fs/scenario_run.h"
 #include "fs/ops.h"
+#include "tiers/array_samples.h"
 
 struct daemon {
 	struct fs fs;
@@ -42,9 +43,23 @@ struct daemon {
 	bool stopping;
 	struct sampler *sampler;
 	struct metrics_http *metrics;
+	/* The sampler thread's alone: the array's picture and the last
+	 * sample's counters. */
+	struct array_snapshot snap;
+	struct array_sample_prev array_prev;
 };
 
 /* ---- per-second samples ------------------------------------------------ */
+
+/* The array model's members, on the sampler's thread: the snapshot takes
+ * the model's lock for one pass, never a FUSE worker's time. */
+static void array_members(void *ctx, FILE *out, double interval_s)
+{
+	struct daemon *d = ctx;
+	array_snapshot(d->fs.array, &d->snap);
+	array_sample_write(out, &d->snap, &d->array_prev, interval_s);
+	array_snapshot_free(&d->snap);
+}
 
 static void sample_state(void *ctx, struct sample_state *out)
 {
@@ -52,6 +67,8 @@ static void sample_state(void *ctx, struct sample_state *out)
 	fs_gauges(&d->fs, &out->g);
 	out->faults_active = faults_count(d->fs.faults);
 	out->power_lost = atomic_load(&d->fs.powered_off);
+	out->extra = array_members;
+	out->extra_ctx = d;
 }
 
 static int metrics_begin(struct daemon *d, const char *spec, char *err,

@@ -1,8 +1,9 @@
 /* The Prometheus endpoint (`arraysim mount --metrics [ADDR:]PORT`): GET
  * /metrics answers with common/metrics.c's exposition, built on each
  * scrape from the live counters (atomics, read without locks) and the
- * gauges of the metadata store. libmicrohttpd serves from one polling
- * thread of its own, so scrapes never touch a FUSE worker or the I/O
+ * gauges of the metadata store, and the array model's series from one
+ * snapshot of it (tiers/array_snapshot.h). libmicrohttpd serves from one
+ * polling thread of its own, so scrapes never touch a FUSE worker or the I/O
  * path. Bound to 127.0.0.1 unless an address is given. */
 #include "fs/metrics_http.h"
 
@@ -14,7 +15,7 @@
 
 #include "common/metrics.h"
 #include "faults/faults.h"
-#include "tiers/cache.h"
+#include "tiers/array_metrics.h"
 
 struct metrics_http {
 	struct MHD_Daemon *mhd;
@@ -49,19 +50,20 @@ int metrics_parse_addr(const char *spec, struct sockaddr_in *out, char *err,
 	return 0;
 }
 
-static void fill_state(struct fs *fs, struct metrics_state *st)
+static void fill_state(struct fs *fs, const struct array_snapshot *as,
+		       struct metrics_state *st)
 {
 	memset(st, 0, sizeof(*st));
 	fs_gauges(fs, &st->g);
 	st->faults_active = faults_count(fs->faults);
 	st->power_lost = atomic_load(&fs->powered_off);
-	struct cache_stats cs;
-	if (array_cache_stats(fs->array, &cs) == 0) {
+	if (as->has_cache) {
 		st->has_cache = true;
-		st->cache_blocks = cs.resident;
-		st->cache_dirty_blocks = cs.dirty;
-		st->cache_hits = cs.hits;
-		st->cache_misses = cs.misses;
+		st->cache_blocks = as->cache.resident;
+		st->cache_dirty_blocks = as->cache.dirty;
+		st->cache_hits = as->cache.hits;
+		st->cache_misses = as->cache.misses;
+		st->cache_destaged = as->cache.destaged;
 	}
 }
 
@@ -97,9 +99,15 @@ static enum MHD_Result serve(void *cls, struct MHD_Connection *c,
 	FILE *out = open_memstream(&body, &len);
 	if (!out)
 		return MHD_NO;
+	/* The array's picture is taken here, on the server's thread: one
+	 * pass under the model's lock, rendered after it is released. */
+	static struct array_snapshot as; /* one polling thread: not shared */
 	struct metrics_state st;
-	fill_state(m->fs, &st);
+	array_snapshot(m->fs->array, &as);
+	fill_state(m->fs, &as, &st);
 	metrics_write(out, &m->fs->stats, &st);
+	array_metrics_write(out, &as);
+	array_snapshot_free(&as);
 	fclose(out);
 	return reply(c, MHD_HTTP_OK, "text/plain; version=0.0.4", body, len);
 }

@@ -471,6 +471,18 @@ void array_with_engine(struct array *a,
 	pthread_mutex_unlock(&a->lock);
 }
 
+void array_with_model(struct array *a,
+		      void (*fn)(void *ctx, const struct model *m,
+				 const struct cache *c),
+		      void *ctx)
+{
+	if (!a->model)
+		return;
+	pthread_mutex_lock(&a->lock);
+	fn(ctx, a->model, a->cache);
+	pthread_mutex_unlock(&a->lock);
+}
+
 bool array_fault_current(struct array *a, const struct model_fault *f,
 			 enum model_fault_mark mark, uint64_t key_ns)
 {

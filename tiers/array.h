@@ -72,6 +72,15 @@ struct engine;
 void array_with_engine(struct array *a,
 		       void (*fn)(void *ctx, const struct engine *e),
 		       void *ctx);
+struct model;
+struct cache;
+/* Call @fn with the model and the flash cache (NULL: none) while no
+ * request is being timed, for a consistent snapshot
+ * (tiers/array_snapshot.h). Not called for the null model. */
+void array_with_model(struct array *a,
+		      void (*fn)(void *ctx, const struct model *m,
+				 const struct cache *c),
+		      void *ctx);
 /* Print the model's figures per tier and per resource (links,
  * controllers, drives), the flash cache and host-bound counts, as text or
  * one JSON object; rates are averages over @elapsed_ns. */

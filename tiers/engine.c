@@ -406,6 +406,30 @@ uint64_t engine_resource_latency(const struct engine *e, int res, double pct)
 	return latency_hist_percentile(&e->res[res].latency, pct);
 }
 
+const struct latency_hist *engine_resource_hist(const struct engine *e, int res)
+{
+	if (res < 0 || (unsigned)res >= e->n_res)
+		return NULL;
+	return &e->res[res].latency;
+}
+
+unsigned engine_resource_busy_slots(const struct engine *e, int res,
+				    uint64_t now_ns)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < engine_resource_slots(e, res); i++)
+		n += e->res[res].slot_free_ns[i] > now_ns;
+	return n;
+}
+
+unsigned engine_resource_slots(const struct engine *e, int res)
+{
+	if (res < 0 || (unsigned)res >= e->n_res)
+		return 0;
+	return e->res[res].conf.slots;
+}
+
 unsigned engine_resources(const struct engine *e)
 {
 	return e->n_res;

@@ -12,6 +12,8 @@
 
 #include <stdint.h>
 
+struct latency_hist;
+
 enum engine_op { ENGINE_OP_READ, ENGINE_OP_WRITE, ENGINE_OP_COUNT };
 
 /* ---- PRNG: splitmix64, explicit state ---------------------------------- */
@@ -129,6 +131,17 @@ int engine_resource_stats(const struct engine *e, int res,
 /* The @pct-th percentile (0 < pct <= 100) of resource @res's operation
  * times, arrival to end (queueing included), in ns; 0 if none. */
 uint64_t engine_resource_latency(const struct engine *e, int res, double pct);
+/* Resource @res's histogram of operation times (as for
+ * engine_resource_latency), or NULL (no such id). Read it while no
+ * request is being submitted (the caller's lock). */
+const struct latency_hist *engine_resource_hist(const struct engine *e,
+						int res);
+/* How many of resource @res's slots are taken at @now_ns (serving, or
+ * booked for work queued behind), of engine_resource_slots(); 0 for no
+ * such id. */
+unsigned engine_resource_busy_slots(const struct engine *e, int res,
+				    uint64_t now_ns);
+unsigned engine_resource_slots(const struct engine *e, int res);
 /* How many resources there are (ids 0 .. n-1). */
 unsigned engine_resources(const struct engine *e);
 /* Resource @res's name, or NULL (no such id). */

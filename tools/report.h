@@ -3,6 +3,7 @@
 #ifndef ARRAYSIM_TOOLS_REPORT_H
 #define ARRAYSIM_TOOLS_REPORT_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "tools/report_data.h"
@@ -15,6 +16,7 @@
 #define REPORT_COLOUR_EFFECT "#8c564b"	 /* data lost, thin full: marker */
 #define REPORT_COLOUR_DEGRADED "#ffe4b5" /* a fault active: shading */
 #define REPORT_COLOUR_STALL "#00e5ff"	 /* a stall: shading */
+#define REPORT_COLOUR_REBUILD "#9c27b0"	 /* a rebuild: band on top */
 
 struct report_page {
 	const char *source; /* the directory read */
@@ -37,10 +39,13 @@ struct chart_spec {
 	bool log_y;
 	const struct chart_series *series;
 	unsigned nseries;
+	double y_max; /* linear: the top, unless a value is above; 0: auto */
 };
 
 void report_svg_chart(FILE *out, const struct rrun *r,
 		      const struct chart_spec *c);
+/* Whether some sample of @r has a value of one of @c's series. */
+bool report_chart_has_data(const struct rrun *r, const struct chart_spec *c);
 /* @s with &<>"' escaped. */
 void report_html_text(FILE *out, const char *s);
 void report_html_write(FILE *out, const struct report_page *p);

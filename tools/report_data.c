@@ -3,6 +3,7 @@
 #include "tools/report_data.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -10,11 +11,21 @@
 #include "tools/report_json.h"
 
 const char *const rsample_field_names[RS_NFIELDS] = {
-    "read_iops",     "write_iops",	   "read_mbps",
-    "write_mbps",    "read_p50_us",	   "read_p99_us",
-    "write_p50_us",  "write_p99_us",	   "other_ops",
-    "errors",	     "checksum_errors",	   "dedupe_ratio",
-    "unique_blocks", "logical_bytes_held", "faults_active",
+    "read_iops",	   "write_iops",
+    "read_mbps",	   "write_mbps",
+    "read_p50_us",	   "read_p99_us",
+    "write_p50_us",	   "write_p99_us",
+    "other_ops",	   "errors",
+    "checksum_errors",	   "dedupe_ratio",
+    "unique_blocks",	   "logical_bytes_held",
+    "faults_active",	   "tier_flash_iops",
+    "tier_flash_mbps",	   "tier_flash_p50_us",
+    "tier_flash_p99_us",   "tier_cache_iops",
+    "tier_cache_mbps",	   "tier_cache_p50_us",
+    "tier_cache_p99_us",   "tier_backing_iops",
+    "tier_backing_mbps",   "tier_backing_p50_us",
+    "tier_backing_p99_us", "cache_hit_ratio",
+    "rebuild_ratio",	   "drives_rebuilding",
 };
 
 /* A line longer than this is not one of ours: refused, counted. */
@@ -57,10 +68,11 @@ int rsample_parse(const char *line, size_t len, struct rsample *s,
 	s->wall = wall_of(&o);
 	if (!rj_num(&o, "interval_s", &s->interval_s) || s->interval_s < 0)
 		s->interval_s = 0;
-	/* A missing series reads as 0: older samples lack newer fields. */
+	/* A missing series reads as 0: older samples lack newer fields;
+	 * the array model's as NAN, a gap, not a fall to 0. */
 	for (int i = 0; i < RS_NFIELDS; i++)
 		if (!rj_num(&o, rsample_field_names[i], &s->v[i]))
-			s->v[i] = 0;
+			s->v[i] = i >= RS_TIER_FIRST ? NAN : 0;
 	if (!rj_num(&o, "dedupe_ratio", &s->v[RS_DEDUPE_RATIO]))
 		s->v[RS_DEDUPE_RATIO] = 1;
 	char power[16];
@@ -254,6 +266,8 @@ int rrun_select(const struct rfile *f, unsigned index, struct rrun *r)
 	rc = rrun_periods(r);
 	if (!rc)
 		rc = rrun_stalls(r, REPORT_STALL_FRACTION);
+	if (!rc)
+		rc = rrun_rebuilds(r);
 	if (rc)
 		rrun_free(r);
 	return rc;
@@ -264,5 +278,6 @@ void rrun_free(struct rrun *r)
 	free((void *)r->s);
 	free(r->periods);
 	free(r->stalls);
+	free(r->rebuilds);
 	memset(r, 0, sizeof(*r));
 }

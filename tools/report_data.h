@@ -1,7 +1,8 @@
 /* The data of one rehearsal run for arraysim report: the samples and the
  * events of one mount, read from STORE/samples.jsonl (common/samples.h)
  * and STORE/events.jsonl (faults/events.h), and what is derived from them:
- * degraded periods (a fault's inject to its clear), markers, stalls.
+ * degraded periods (a fault's inject to its clear), markers, stalls, and
+ * rebuilds (from the samples of a timed profile).
  *
  * Nothing here knows the kinds of fault: a period is any "inject" with a
  * non-zero id up to the "clear" of that id (or "clear" of id 0, all), so
@@ -34,6 +35,25 @@ enum rs_field {
 	RS_UNIQUE_BLOCKS,
 	RS_LOGICAL_BYTES,
 	RS_FAULTS_ACTIVE,
+	/* The array model's (tiers/array_samples.h): NAN when a sample
+	 * lacks them (the null profile, a tier the profile has not, older
+	 * samples), drawn as gaps. */
+	RS_TIER_FIRST,
+	RS_FLASH_IOPS = RS_TIER_FIRST,
+	RS_FLASH_MBPS,
+	RS_FLASH_P50,
+	RS_FLASH_P99,
+	RS_CACHE_IOPS,
+	RS_CACHE_MBPS,
+	RS_CACHE_P50,
+	RS_CACHE_P99,
+	RS_BACKING_IOPS,
+	RS_BACKING_MBPS,
+	RS_BACKING_P50,
+	RS_BACKING_P99,
+	RS_CACHE_HIT_RATIO,
+	RS_REBUILD_RATIO,
+	RS_DRIVES_REBUILDING,
 	RS_NFIELDS
 };
 extern const char *const rsample_field_names[RS_NFIELDS];
@@ -74,6 +94,11 @@ struct rstall {
 	double min_iops;
 };
 
+/* A rebuild: consecutive samples with a drive's data being rebuilt. */
+struct rspan {
+	double start, end; /* run time, s */
+};
+
 /* A file as read: its lines and how many were refused. */
 struct rfile {
 	struct rsample *s;
@@ -97,6 +122,8 @@ struct rrun {
 	struct rstall *stalls;
 	size_t nstalls;
 	double baseline_iops; /* median of unfaulted samples; 0 unknown */
+	struct rspan *rebuilds;
+	size_t nrebuilds;
 };
 
 /* The fraction of the baseline under which a faulted sample stalls. */
@@ -123,6 +150,7 @@ void rrun_free(struct rrun *r);
 /* Derivations, exposed for tests. Periods are in run time (events' t). */
 int rrun_periods(struct rrun *r);
 int rrun_stalls(struct rrun *r, double fraction);
+int rrun_rebuilds(struct rrun *r);
 /* ISO 8601 UTC "2026-11-30T07:15:01.000123Z" to seconds since the epoch;
  * 0 if it is not one. */
 double report_parse_ts(const char *ts);

@@ -1,5 +1,6 @@
 /* What a run's samples and events say beyond themselves: the degraded
- * periods (inject to clear) and the stalls. See tools/report_data.h. */
+ * periods (inject to clear), the stalls and the rebuilds. See
+ * tools/report_data.h. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,6 +140,30 @@ int rrun_stalls(struct rrun *r, double fraction)
 		cur->end = s->t;
 		if (iops(s) < cur->min_iops)
 			cur->min_iops = iops(s);
+	}
+	return 0;
+}
+
+int rrun_rebuilds(struct rrun *r)
+{
+	free(r->rebuilds);
+	r->nrebuilds = 0;
+	r->rebuilds = malloc((r->ns ? r->ns : 1) * sizeof(*r->rebuilds));
+	if (!r->rebuilds)
+		return -ENOMEM;
+	struct rspan *cur = NULL;
+	for (size_t i = 0; i < r->ns; i++) {
+		const struct rsample *s = &r->s[i];
+		/* NAN (no model) compares false: never a rebuild. */
+		if (!(s->v[RS_DRIVES_REBUILDING] > 0)) {
+			cur = NULL;
+			continue;
+		}
+		if (!cur) {
+			cur = &r->rebuilds[r->nrebuilds++];
+			cur->start = s->t - s->interval_s;
+		}
+		cur->end = s->t;
 	}
 	return 0;
 }

@@ -65,13 +65,46 @@ static const struct chart_series s_faults[] = {
     {RS_ERRORS, "errors/interval", "#ff7f0e", 0, false},
     {RS_CHECKSUM_ERRORS, "checksum errors/interval", "#17becf", 0, true},
 };
+/* Per tier: the drive operations of each (foreground, destage,
+ * rebuild), as the array model timed them. */
+#define C_FLASH "#1f77b4"
+#define C_CACHE "#ff7f0e"
+#define C_BACKING "#2ca02c"
+static const struct chart_series s_tier_iops[] = {
+    {RS_FLASH_IOPS, "flash", C_FLASH, 0, false},
+    {RS_CACHE_IOPS, "cache", C_CACHE, 0, false},
+    {RS_BACKING_IOPS, "backing", C_BACKING, 0, false},
+};
+static const struct chart_series s_tier_mbps[] = {
+    {RS_FLASH_MBPS, "flash", C_FLASH, 0, false},
+    {RS_CACHE_MBPS, "cache", C_CACHE, 0, false},
+    {RS_BACKING_MBPS, "backing", C_BACKING, 0, false},
+};
+static const struct chart_series s_tier_lat[] = {
+    {RS_FLASH_P50, "flash p50", C_FLASH, 1e-3, false},
+    {RS_FLASH_P99, "flash p99", C_FLASH, 1e-3, true},
+    {RS_CACHE_P50, "cache p50", C_CACHE, 1e-3, false},
+    {RS_CACHE_P99, "cache p99", C_CACHE, 1e-3, true},
+    {RS_BACKING_P50, "backing p50", C_BACKING, 1e-3, false},
+    {RS_BACKING_P99, "backing p99", C_BACKING, 1e-3, true},
+};
+static const struct chart_series s_ratios[] = {
+    {RS_CACHE_HIT_RATIO, "cache hit ratio", "#17becf", 0, false},
+    {RS_REBUILD_RATIO, "rebuild progress", "#9467bd", 0, true},
+};
 #define N(a) (unsigned)(sizeof(a) / sizeof(*(a)))
+static const struct chart_spec tier_charts[] = {
+    {"Tier IOPS", "ops/s", false, s_tier_iops, N(s_tier_iops), 0},
+    {"Tier MB/s", "MB/s", false, s_tier_mbps, N(s_tier_mbps), 0},
+    {"Tier latency (log)", "ms", true, s_tier_lat, N(s_tier_lat), 0},
+    {"Hit ratio, rebuild", "ratio", false, s_ratios, N(s_ratios), 1},
+};
 static const struct chart_spec charts[] = {
-    {"IOPS", "ops/s", false, s_iops, N(s_iops)},
-    {"Throughput", "MB/s", false, s_mbps, N(s_mbps)},
-    {"Latency (log scale)", "ms", true, s_lat, N(s_lat)},
-    {"Dedupe ratio", "ratio", false, s_dedupe, N(s_dedupe)},
-    {"Faults and errors", "count", false, s_faults, N(s_faults)},
+    {"IOPS", "ops/s", false, s_iops, N(s_iops), 0},
+    {"Throughput", "MB/s", false, s_mbps, N(s_mbps), 0},
+    {"Latency (log scale)", "ms", true, s_lat, N(s_lat), 0},
+    {"Dedupe ratio", "ratio", false, s_dedupe, N(s_dedupe), 0},
+    {"Faults and errors", "count", false, s_faults, N(s_faults), 0},
 };
 
 static void fmt_wall(double wall, char *buf, size_t len)
@@ -211,6 +244,43 @@ static void loss_rows(FILE *out, const struct rrun *r)
 	fprintf(out, "</table>\n");
 }
 
+/* The charts of the array model, those with data; one note when the run
+ * has none (the null profile). */
+static void tier_section(FILE *out, const struct rrun *r)
+{
+	unsigned n = 0;
+	fprintf(out, "<h2>Per tier</h2>\n<p class=\"note\">Drive operations of "
+		     "each tier as the array model timed them (foreground, "
+		     "destage and rebuild), their times at the drives "
+		     "(queueing included), the flash cache's read hit ratio "
+		     "and the share of running rebuilds done.</p>\n");
+	for (size_t i = 0; i < N(tier_charts); i++)
+		if (report_chart_has_data(r, &tier_charts[i])) {
+			report_svg_chart(out, r, &tier_charts[i]);
+			n++;
+		}
+	if (!n)
+		fprintf(out,
+			"<p class=\"note tiers\">Not available: the samples "
+			"of this run have no per-tier fields (they come "
+			"with a timed array profile).</p>\n");
+}
+
+static void rebuild_rows(FILE *out, const struct rrun *r)
+{
+	fprintf(out, "<h2>Rebuilds</h2>\n<table class=\"rebuilds\"><tr>"
+		     "<th>from</th><th>to</th><th>length</th></tr>\n");
+	for (size_t i = 0; i < r->nrebuilds; i++)
+		fprintf(out,
+			"<tr><td>%.1f s</td><td>%.1f s</td><td>%.1f s</td>"
+			"</tr>\n",
+			r->rebuilds[i].start, r->rebuilds[i].end,
+			r->rebuilds[i].end - r->rebuilds[i].start);
+	if (!r->nrebuilds)
+		fprintf(out, "<tr><td colspan=\"3\">none</td></tr>\n");
+	fprintf(out, "</table>\n");
+}
+
 static void key(FILE *out)
 {
 	static const struct {
@@ -222,6 +292,7 @@ static void key(FILE *out)
 	    {REPORT_COLOUR_EFFECT, "data lost, torn write, thin full"},
 	    {REPORT_COLOUR_DEGRADED, "a fault active (degraded)"},
 	    {REPORT_COLOUR_STALL, "stall"},
+	    {REPORT_COLOUR_REBUILD, "rebuild (band on top)"},
 	};
 	fprintf(out, "<p class=\"note\">");
 	for (size_t i = 0; i < sizeof(k) / sizeof(*k); i++)
@@ -243,6 +314,7 @@ void report_html_write(FILE *out, const struct report_page *p)
 	run_rows(out, p);
 	fault_rows(out, p->run);
 	stall_rows(out, p->run);
+	rebuild_rows(out, p->run);
 	loss_rows(out, p->run);
 	fprintf(out, "<h2>Over time</h2>\n");
 	key(out);
@@ -250,12 +322,6 @@ void report_html_write(FILE *out, const struct report_page *p)
 		fprintf(out, "<p class=\"note\">No samples in this run.</p>\n");
 	for (size_t i = 0; i < sizeof(charts) / sizeof(*charts); i++)
 		report_svg_chart(out, p->run, &charts[i]);
-	fprintf(out, "<h2>Per tier</h2>\n<p class=\"note tiers\">%s</p>\n",
-		p->file->tier_fields
-		    ? "The samples carry per-tier fields, which this version "
-		      "does not chart yet."
-		    : "Not available: the samples of this run have no per-tier "
-		      "fields (they come with the array model). Cache hit "
-		      "ratio: not in the samples either.");
+	tier_section(out, p->run);
 	fprintf(out, "</body></html>\n");
 }

@@ -78,6 +78,8 @@ static void set_y(const struct rrun *r, const struct chart_spec *c,
 		a->y1 = hi > 0 ? nice(hi * 1.05) : 1;
 		if (!isfinite(a->y1)) /* hi near DBL_MAX: no headroom */
 			a->y1 = hi;
+		if (c->y_max > 0 && hi <= c->y_max) /* a ratio: 0 to 1 */
+			a->y1 = c->y_max;
 	}
 }
 
@@ -146,6 +148,19 @@ static void shading(FILE *out, const struct rrun *r, const struct axes *a)
 			"<text class=\"stall-label\" x=\"%.1f\" y=\"%.1f\">"
 			"stall %.1f s</text>\n",
 			len, x_of(a, s->start) + 2, TOP + PH - 3, len);
+	}
+}
+
+/* Rebuilds as a band along the top of the plot, so that the degraded
+ * shading under it still shows. */
+static void rebuild_bands(FILE *out, const struct rrun *r, const struct axes *a)
+{
+	for (size_t i = 0; i < r->nrebuilds; i++) {
+		const struct rspan *s = &r->rebuilds[i];
+		double len = s->end - s->start;
+		band_open(out, a, "rebuild", REPORT_COLOUR_REBUILD, s->start,
+			  s->end, TOP, STALL_BAND / 2);
+		fprintf(out, "rebuild %.1f s</title></rect>\n", len);
 	}
 }
 
@@ -275,6 +290,7 @@ void report_svg_chart(FILE *out, const struct rrun *r,
 		"fill=\"#ffffff\" stroke=\"#cccccc\"/>\n",
 		W, H, W, H, a.t1, LEFT, PW, LEFT, c->title, LEFT, TOP, PW, PH);
 	shading(out, r, &a);
+	rebuild_bands(out, r, &a);
 	y_grid(out, &a, c->unit);
 	x_grid(out, &a);
 	for (unsigned k = 0; k < c->nseries; k++)
@@ -282,4 +298,13 @@ void report_svg_chart(FILE *out, const struct rrun *r,
 	markers(out, r, &a);
 	legend(out, c);
 	fprintf(out, "</svg>\n");
+}
+
+bool report_chart_has_data(const struct rrun *r, const struct chart_spec *c)
+{
+	for (size_t i = 0; i < r->ns; i++)
+		for (unsigned k = 0; k < c->nseries; k++)
+			if (!isnan(value(&r->s[i], &c->series[k])))
+				return true;
+	return false;
 }

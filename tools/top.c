@@ -1,6 +1,8 @@
 /* arraysim top: a live view of a mounted array, refreshed once a second,
  * from the daemon's per-second samples (STORE/samples.jsonl, format in
- * common/samples.h) and its active faults (the control socket). On a
+ * common/samples.h and, for a timed profile's tiers, cache hit ratio,
+ * rebuild and drive states, tiers/array_samples.h) and its active faults
+ * (the control socket). On a
  * terminal the screen is redrawn; otherwise one block per refresh is
  * appended, so it can be logged or read by a test. */
 #include <errno.h>
@@ -61,6 +63,49 @@ static bool last_line(const char *path, char *buf, size_t len)
 	return buf[0] == '{';
 }
 
+/* The tiers the sample has (timed profiles): drive operations, their
+ * MB/s and times, and queue depth, under the table of host I/O. */
+static void show_tiers(FILE *out, const struct rj_obj *line)
+{
+	static const char *const tiers[] = {"flash", "cache", "backing"};
+	for (int i = 0; i < 3; i++) {
+		char k[5][40];
+		snprintf(k[0], 40, "tier_%s_iops", tiers[i]);
+		double v;
+		if (!rj_num(line, k[0], &v))
+			continue;
+		snprintf(k[1], 40, "tier_%s_mbps", tiers[i]);
+		snprintf(k[2], 40, "tier_%s_p50_us", tiers[i]);
+		snprintf(k[3], 40, "tier_%s_p99_us", tiers[i]);
+		snprintf(k[4], 40, "tier_%s_qd", tiers[i]);
+		fprintf(out, "%-8s %10.0f %10.2f %12.1f %12.1f  QD %.2f\n",
+			tiers[i], v, num(line, k[1]), num(line, k[2]),
+			num(line, k[3]), num(line, k[4]));
+	}
+}
+
+/* The array model's state: cache hit ratio, rebuild, what is out. */
+static void show_array(FILE *out, const struct rj_obj *line)
+{
+	double v;
+	if (!rj_num(line, "array_up", &v))
+		return; /* the null profile: no model */
+	if (rj_num(line, "cache_hit_ratio", &v))
+		fprintf(out, "cache hit ratio %.3f\n", v);
+	else if (rj_has_prefix(line, "tier_cache"))
+		fprintf(out, "cache hit ratio -  (no reads this second)\n");
+	fprintf(out,
+		"rebuild %.1f%% done, %.3f GB left  drives failed %.0f "
+		"rebuilding %.0f slow %.0f\n",
+		num(line, "rebuild_ratio") * 100,
+		num(line, "rebuild_left_bytes") / 1e9,
+		num(line, "drives_failed"), num(line, "drives_rebuilding"),
+		num(line, "drives_slow"));
+	fprintf(out, "controllers down %.0f  paths down %.0f  array %s\n",
+		num(line, "ctls_down"), num(line, "paths_down"),
+		num(line, "array_up") ? "up" : "DOWN");
+}
+
 static void show(FILE *out, const char *mnt, const struct rj_obj *line,
 		 const char *faults)
 {
@@ -81,16 +126,18 @@ static void show(FILE *out, const char *mnt, const struct rj_obj *line,
 			num(line, k[0]), num(line, k[1]), num(line, k[2]),
 			num(line, k[3]));
 	}
+	show_tiers(out, line);
 	fprintf(out, "dedupe ratio %.3f  unique blocks %.0f  errors/s %.0f\n",
 		num(line, "dedupe_ratio"), num(line, "unique_blocks"),
 		num(line, "errors"));
+	show_array(out, line);
 	fprintf(out, "faults active %.0f\n%s", num(line, "faults_active"),
 		faults);
 }
 
 static int refresh(const char *mnt, const char *samples, bool tty)
 {
-	char line[2048], faults[4096] = "", err[512];
+	char line[4096], faults[4096] = "", err[512];
 	struct rj_obj sample = {.n = 0}; /* none yet: every figure 0 */
 	if (last_line(samples, line, sizeof(line)) &&
 	    rj_parse(line, strlen(line), &sample))

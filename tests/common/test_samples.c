@@ -74,10 +74,28 @@ static void test_intervals(void **state)
 	free(b);
 }
 
+static void extra(void *ctx, FILE *out, double interval_s)
+{
+	fprintf(out, ",\"%s\":%.3f", (const char *)ctx, interval_s);
+}
+
+/* The array model's members go inside the object, after the rest. */
+static void test_extra_members(void **state)
+{
+	static struct stats s;
+	struct sample_prev prev = {0};
+	struct sample_state st = {.extra = extra, .extra_ctx = "x_s"};
+	(void)state;
+	char *a = line(&s, &st, &prev, 250000000u);
+	expect(a, "\"power\":\"on\",\"x_s\":0.250}\n");
+	free(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_intervals),
+	    cmocka_unit_test(test_extra_members),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

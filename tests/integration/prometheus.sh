@@ -6,10 +6,9 @@
 # exposition also parses as Prometheus reads it (promtool check metrics).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/prom_lib.sh"
 t_require_cmd prometheus fio curl python3
 T_PIDS=()
-
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
 t_setup
 MPORT=$(free_port)
@@ -21,29 +20,14 @@ if command -v promtool >/dev/null; then
 fi
 grep -q '^arraysim_op_latency_seconds_bucket{op="write",le="+Inf"} ' "$T/metrics.txt" ||
 	t_fail "no write latency histogram in the exposition"
+# The null profile has no array model: no tier, controller or drive series.
+if grep -q '^arraysim_\(tier\|drive\|controller\|rebuild\)_' "$T/metrics.txt"; then
+	t_fail "array series in the exposition of a null-profile mount"
+fi
 code=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$MPORT/other")
 t_assert_eq "$code" "404" "status of a path other than /metrics"
 
-PPORT=$(free_port)
-cat >"$T/prometheus.yml" <<-YML
-	global:
-	  scrape_interval: 1s
-	  evaluation_interval: 1s
-	scrape_configs:
-	  - job_name: arraysim
-	    static_configs:
-	      - targets: ['127.0.0.1:$MPORT']
-YML
-prometheus --config.file="$T/prometheus.yml" --storage.tsdb.path="$T/prom" \
-	--web.listen-address="127.0.0.1:$PPORT" --log.level=warn >"$T/prometheus.log" 2>&1 &
-T_PIDS+=($!)
-API="http://127.0.0.1:$PPORT/api/v1"
-# Wait (bounded) until Prometheus has scraped the target once.
-for ((i = 0; i < 100; i++)); do
-	curl -sf "$API/query?query=up" 2>/dev/null | grep -q '"value":\[[0-9.]*,"1"\]' && break
-	sleep 0.2
-done
-[ "$i" -lt 100 ] || t_fail "Prometheus never scraped the target ($(tail -3 "$T/prometheus.log"))"
+prom_start "$MPORT"
 
 fio --name=steady --filename="$MNT/f" --size=256M --rw=write --bs=64k --rate=16m \
 	--ioengine=psync --time_based --runtime=14 --output-format=json >"$T/fio.json" 2>"$T/fio.err" ||

@@ -1,6 +1,7 @@
 /* tools/report_data.c and report_derive.c: splitting a store's files into
  * runs at the mounts, pairing injects with clears, finding stalls. */
 #include <errno.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -270,6 +271,35 @@ static void test_stall_from_events(void **state)
 	rfile_free(&f);
 }
 
+/* The array model's series: read when there, NAN (a gap) when not; a
+ * rebuild is a run of samples with a drive rebuilding. */
+static void test_tiers_and_rebuilds(void **state)
+{
+	static const char text[] =
+	    "{\"t\":1,\"interval_s\":1,\"tier_cache_iops\":40,"
+	    "\"cache_hit_ratio\":0.5,\"drives_rebuilding\":0}\n"
+	    "{\"t\":2,\"interval_s\":1,\"drives_rebuilding\":1}\n"
+	    "{\"t\":3,\"interval_s\":1,\"drives_rebuilding\":2}\n"
+	    "{\"t\":4,\"interval_s\":1,\"drives_rebuilding\":0}\n"
+	    "{\"t\":5,\"interval_s\":1,\"drives_rebuilding\":1}\n"
+	    "{\"t\":6,\"interval_s\":1}\n";
+	struct rfile f = {0};
+	struct rrun r;
+	(void)state;
+	read_into(text, true, &f);
+	assert_int_equal(rrun_select(&f, 0, &r), 0);
+	assert_true(r.s[0].v[RS_CACHE_IOPS] == 40);
+	assert_true(r.s[0].v[RS_CACHE_HIT_RATIO] == 0.5);
+	assert_true(isnan(r.s[0].v[RS_BACKING_IOPS])); /* no such tier */
+	assert_true(isnan(r.s[1].v[RS_CACHE_HIT_RATIO]));
+	assert_true(r.s[1].v[RS_READ_IOPS] == 0); /* host series: 0 */
+	assert_int_equal(r.nrebuilds, 2);
+	assert_true(r.rebuilds[0].start == 1 && r.rebuilds[0].end == 3);
+	assert_true(r.rebuilds[1].start == 4 && r.rebuilds[1].end == 5);
+	rrun_free(&r);
+	rfile_free(&f);
+}
+
 static void test_no_baseline(void **state)
 {
 	/* Every sample with I/O has a fault: no baseline, no stalls. */
@@ -294,6 +324,7 @@ int main(void)
 	    cmocka_unit_test(test_stalls),
 	    cmocka_unit_test(test_stall_from_events),
 	    cmocka_unit_test(test_no_baseline),
+	    cmocka_unit_test(test_tiers_and_rebuilds),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -15,6 +15,7 @@
 
 #include <cmocka.h>
 
+#include "common/stats.h"
 #include "tiers/engine.h"
 
 #define US 1000ull
@@ -432,6 +433,28 @@ static void test_seed(void **state)
 #define T_OVERHEAD_NS (100 * US)
 #define T_ROT_NS 4166667ull /* 30e9 / 7200 rpm, rounded */
 
+/* What observability reads: slots taken at an instant (serving or booked
+ * behind), and the histogram percentiles come from. */
+static void test_busy_slots_and_hist(void **state)
+{
+	struct engine *e = t_engine(1);
+	struct engine_resource_conf c = t_fixed(2, 100 * US);
+	int r = t_add(e, &c);
+	struct engine_stage st = {.res = r, .op = ENGINE_OP_READ};
+	(void)state;
+
+	assert_int_equal(engine_resource_slots(e, r), 2);
+	for (int i = 0; i < 3; i++) /* two served now, one queued behind */
+		engine_submit(e, 0, &st, 1);
+	assert_int_equal(engine_resource_busy_slots(e, r, 0), 2);
+	assert_int_equal(engine_resource_busy_slots(e, r, 150 * US), 1);
+	assert_int_equal(engine_resource_busy_slots(e, r, 200 * US), 0);
+	assert_int_equal(latency_hist_count(engine_resource_hist(e, r)), 3);
+	assert_null(engine_resource_hist(e, r + 1));
+	assert_int_equal(engine_resource_busy_slots(e, r + 1, 0), 0);
+	engine_free(e);
+}
+
 static struct engine_resource_conf t_hdd(void)
 {
 	struct engine_resource_conf c = t_fixed(1, 0);
@@ -560,6 +583,7 @@ int main(void)
 	    cmocka_unit_test(test_seed),
 	    cmocka_unit_test(test_hdd_seek_model),
 	    cmocka_unit_test(test_hdd_random_vs_sequential),
+	    cmocka_unit_test(test_busy_slots_and_hist),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# top_array: the array model in `arraysim top`, the samples and the report.
+# A mount of the built-in hybrid at --scale 500 (a backing drive's rebuild
+# takes 6.5 s, its detection window 60 ms) is written by fio (write-back:
+# every block lands in the flash cache), then read at random while a
+# backing drive is pulled. `top --count 1`, once a sample shows the
+# rebuild: the cache tier's row with IOPS, a cache hit ratio of 1.000 (all
+# read blocks were written, nothing evicted), the rebuild between 0 and
+# 100% done with one drive rebuilding. The drive returned and rebuilt:
+# 100% done, 0 GB left. Then `arraysim report` charts the tiers, the hit
+# ratio and the rebuild (its table: one rebuild of about 6.5 s), and
+# headless Chromium renders the page with no console error.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/report_lib.sh"
+t_require_cmd fio python3 chromium
+T_PIDS=()
+A=$ARRAYSIM
+ctl() { "$A" ctl "$MNT" "$@"; }
+
+# wait_sample PYEXPR: poll (bounded, 20 s) until the last sample `s`
+# satisfies PYEXPR.
+wait_sample() {
+	local i
+	for ((i = 0; i < 100; i++)); do
+		python3 - "$STORE/samples.jsonl" "$1" <<-'PY' && return 0
+		import json, sys
+		try:
+		    s = json.loads(open(sys.argv[1]).read().splitlines()[-1])
+		except (ValueError, IndexError):
+		    sys.exit(1)
+		sys.exit(not eval(sys.argv[2]))
+		PY
+		sleep 0.2
+	done
+	t_fail "no sample with $1 in 20 s: $(tail -1 "$STORE/samples.jsonl")"
+}
+
+# field OUT REGEX: the first capture of REGEX in top's output OUT.
+field() { python3 -c 'import re,sys; m=re.search(sys.argv[2], open(sys.argv[1]).read()); print(m.group(1) if m else "none")' "$@"; }
+
+t_setup
+t_mount --profile hybrid --scale 500
+t_fio --name=w --filename="$MNT/f" --size=16M --rw=write --bs=64k --ioengine=psync
+rm -f "$T/ready"
+python3 "$ARRAYSIM_SRC/tests/integration/ioload.py" "$MNT/f" 14 --ready "$T/ready" >"$T/load.json" &
+T_PIDS+=($!)
+for ((i = 0; i < 100; i++)); do
+	[ -e "$T/ready" ] && break
+	sleep 0.05
+done
+[ -e "$T/ready" ] || t_fail "the load did not start in 5 s"
+
+did=$(ctl fault inject drive tier=backing id=3)
+wait_sample 's["drives_rebuilding"] == 1 and s["rebuild_ratio"] > 0.01 and s.get("cache_hit_ratio") is not None and s["read_iops"] > 0'
+"$A" top --count 1 "$MNT" >"$T/top1.out" || t_fail "arraysim top exited $?"
+cat "$T/top1.out" >&2
+iops=$(field "$T/top1.out" '(?m)^cache +([0-9]+) ')
+hit=$(field "$T/top1.out" 'cache hit ratio ([0-9.]+)')
+done_pct=$(field "$T/top1.out" 'rebuild ([0-9.]+)% done')
+rebuilding=$(field "$T/top1.out" 'rebuilding ([0-9]+)')
+python3 -c 'import sys; sys.exit(not int(sys.argv[1]) > 0)' "$iops" || t_fail "cache tier IOPS: $iops"
+t_assert_eq "$hit" "1.000" "cache hit ratio (every read block was written)"
+python3 -c 'import sys; sys.exit(not 0 < float(sys.argv[1]) < 100)' "$done_pct" ||
+	t_fail "rebuild progress mid-rebuild: $done_pct%"
+t_assert_eq "$rebuilding" "1" "drives rebuilding"
+
+ctl fault clear "$did" >/dev/null # back: the rebuild runs to its end
+wait_sample 's["drives_rebuilding"] == 0 and s["rebuild_ratio"] == 1'
+"$A" top --count 1 "$MNT" >"$T/top2.out" || t_fail "arraysim top exited $?"
+grep -q 'rebuild 100.0% done, 0.000 GB left  drives failed 0 rebuilding 0 slow 0' "$T/top2.out" ||
+	t_fail "top after the rebuild: $(cat "$T/top2.out")"
+kill "${T_PIDS[0]}" 2>/dev/null || true
+t_umount
+
+out=$("$A" report "$STORE") || t_fail "arraysim report exited $?"
+PAGE=$STORE/report.html
+for title in "Tier IOPS" "Tier MB/s" "Tier latency (log)" "Hit ratio, rebuild"; do
+	grep -q ">$title</text>" "$PAGE" || t_fail "no chart '$title' in the page"
+done
+grep -q 'class="rebuild"' "$PAGE" || t_fail "no rebuild band in the charts"
+len=$(python3 - "$PAGE" <<-'PY'
+	import re, sys
+	rows = re.findall(r'<table class="rebuilds">.*?</table>', open(sys.argv[1]).read(), re.S)[0]
+	lens = re.findall(r'<td>[0-9.]+ s</td><td>[0-9.]+ s</td><td>([0-9.]+) s</td>', rows)
+	print(lens[0] if len(lens) == 1 else f"{len(lens)} rebuilds")
+	PY
+)
+# 6.5 s modelled; per-second samples: a second either way.
+python3 -c 'import sys; sys.exit(not 5.5 <= float(sys.argv[1]) <= 8.5)' "$len" ||
+	t_fail "rebuild length in the report: $len, expected 6.5 s +- 1 s"
+t_render "$PAGE" "$T/page.png"
+errs=$(t_console_errors)
+[ -z "$errs" ] || t_fail "console errors: $errs"
+[ -s "$T/page.png" ] || t_fail "no screenshot"
+echo "PASS"

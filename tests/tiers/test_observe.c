@@ -1,0 +1,248 @@
+/* What the observability layer reads of the model (tiers/model_state.c,
+ * tiers/array_snapshot.c, tiers/array_metrics.c), in emulated time for
+ * the model and on a real (timed, unmounted) array for the snapshot:
+ * a pulled drive is failed until noticed, rebuilding for exactly
+ * used / rate with its remaining bytes falling linearly, then ok if
+ * returned and failed if not; controllers recover only after
+ * recovery_time; the exposition carries the states the snapshot saw.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "tests/tiers/t_model.h"
+#include "tiers/array_metrics.h"
+#include "tiers/array_samples.h"
+#include "tiers/array_snapshot.h"
+#include "tiers/model_state.h"
+
+/* raid5 of 4 SSDs, 1G each, half full, rebuilt at 100 MB/s. */
+static const char t_text[] =
+    "[controllers]\ncount = 2\nmode = active-active\ncores = 8\n"
+    "failover_time = 10s\nrecovery_time = 2s\n"
+    "[frontend]\nlinks = 2\nspeed = 100GbE\nmultipath_timeout = 5s\n"
+    "[tier flash]\nkind = ssd\ndrives = 4\ncapacity = 1G\nraid = raid5\n"
+    "read_latency = 100us\nwrite_latency = 50us\nslots = 4\n"
+    "fill = 50%\nrebuild_rate = 100M/s\ndetection_window = 1s\n";
+
+/* Set or clear a fault; the drive's rebuild length, when it starts one. */
+static uint64_t t_fault(struct model *m, uint64_t now,
+			enum model_fault_kind kind, unsigned id, bool on)
+{
+	struct model_fault f = {.kind = kind, .id = id, .factor = 3.0};
+	struct model_fault_effect eff;
+
+	assert_int_equal(model_fault(m, now, &f, on, &eff), 0);
+	return eff.rebuild_end_ns - eff.fail_ns;
+}
+
+static enum model_drive_state t_state(struct model *m, unsigned id,
+				      uint64_t now, struct model_drive_view *v)
+{
+	assert_int_equal(model_drive_view(m, PROFILE_TIER_FLASH, id, now, v),
+			 0);
+	return v->state;
+}
+
+static void test_drive_pull_returned(void **state)
+{
+	struct profile *p = t_profile(t_text);
+	struct model *m = t_model(p, 1.0, 1);
+	const struct profile_tier *pt = &p->tier[PROFILE_TIER_FLASH];
+	uint64_t used = (uint64_t)((double)pt->capacity_bytes * 0.5);
+	uint64_t rebuild_ns;
+	struct model_drive_view v;
+	(void)state;
+
+	assert_int_equal(t_state(m, 2, 0, &v), MODEL_DRIVE_OK);
+	assert_int_equal(v.rebuild_bytes, 0);
+	rebuild_ns = t_fault(m, 10 * S, MODEL_FAULT_DRIVE, 2, true);
+	/* used / rate, rate 100M/s = 100 MiB/s */
+	t_assert_within((double)rebuild_ns, (double)used / 1048576e2 * 1e9,
+			1e-9);
+	/* Pulled, not noticed yet: failed, nothing rebuilt. */
+	assert_int_equal(t_state(m, 2, 10 * S + 500 * MS, &v),
+			 MODEL_DRIVE_FAILED);
+	assert_int_equal(v.rebuild_bytes, used);
+	assert_int_equal(v.rebuild_left, used);
+	/* Half way through the rebuild: half left. */
+	assert_int_equal(t_state(m, 2, 11 * S + rebuild_ns / 2, &v),
+			 MODEL_DRIVE_REBUILDING);
+	t_assert_within((double)v.rebuild_left, (double)used / 2, 1e-6);
+	t_fault(m, 11 * S + rebuild_ns / 2, MODEL_FAULT_DRIVE, 2, false);
+	/* Returned: the rebuild runs on to its end, then it is ok. */
+	assert_int_equal(t_state(m, 2, 11 * S + rebuild_ns - 1, &v),
+			 MODEL_DRIVE_REBUILDING);
+	assert_true(v.rebuild_left > 0 && v.rebuild_left < used / 1000);
+	assert_int_equal(t_state(m, 2, 11 * S + rebuild_ns, &v),
+			 MODEL_DRIVE_OK);
+	assert_int_equal(v.rebuild_left, 0);
+	assert_int_equal(t_state(m, 1, 11 * S, &v), MODEL_DRIVE_OK);
+	model_free(m);
+	free(p);
+}
+
+static void test_drive_pull_kept_and_slow(void **state)
+{
+	struct profile *p = t_profile(t_text);
+	struct model *m = t_model(p, 1.0, 1);
+	struct model_drive_view v;
+	(void)state;
+
+	t_fault(m, 0, MODEL_FAULT_DRIVE, 0, true);
+	/* Still out after its rebuild: failed, with nothing left to do. */
+	assert_int_equal(t_state(m, 0, 100 * S, &v), MODEL_DRIVE_FAILED);
+	assert_int_equal(v.rebuild_left, 0);
+	assert_true(v.rebuild_bytes > 0);
+	t_fault(m, 100 * S, MODEL_FAULT_DRIVE_SLOW, 3, true);
+	assert_int_equal(t_state(m, 3, 100 * S, &v), MODEL_DRIVE_SLOW);
+	assert_int_equal(model_drive_view(m, PROFILE_TIER_FLASH, 4, 0, &v),
+			 -EINVAL);
+	assert_int_equal(model_drive_view(m, PROFILE_TIER_CACHE, 0, 0, &v),
+			 -EINVAL);
+	assert_int_equal(model_drive_res(m, PROFILE_TIER_FLASH, 4), -1);
+	model_free(m);
+	free(p);
+}
+
+static void test_controllers_and_paths(void **state)
+{
+	struct profile *p = t_profile(t_text);
+	struct model *m = t_model(p, 1.0, 1);
+	(void)state;
+
+	assert_true(model_ctl_up(m, 1, 0) && model_path_up(m, 1));
+	t_fault(m, S, MODEL_FAULT_CONTROLLER, 1, true);
+	t_fault(m, S, MODEL_FAULT_PATH, 1, true);
+	assert_false(model_ctl_up(m, 1, S));
+	assert_false(model_path_up(m, 1));
+	assert_true(model_ctl_up(m, 0, S) && model_path_up(m, 0));
+	t_fault(m, 5 * S, MODEL_FAULT_CONTROLLER, 1, false);
+	/* Restored: serves again only recovery_time (2 s) later. */
+	assert_false(model_ctl_up(m, 1, 7 * S - 1));
+	assert_true(model_ctl_up(m, 1, 7 * S));
+	assert_false(model_ctl_up(m, 2, 7 * S)); /* no such controller */
+	model_free(m);
+	free(p);
+}
+
+static char *t_exposition(struct array *a, struct array_snapshot *s)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	assert_non_null(f);
+	assert_int_equal(array_snapshot(a, s), 0);
+	array_metrics_write(f, s);
+	fclose(f);
+	return text;
+}
+
+/* The sample members of @a (a hybrid with backing drive 3 just pulled,
+ * nothing read): both tiers, no hit ratio (no lookups), one drive
+ * failed and nothing rebuilt yet. */
+static void t_sample_members(struct array *a)
+{
+	static struct array_sample_prev prev;
+	struct array_snapshot s;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	assert_non_null(f);
+	assert_int_equal(array_snapshot(a, &s), 0);
+	array_sample_write(f, &s, &prev, 1.0);
+	fclose(f);
+	assert_non_null(strstr(text, ",\"tier_cache_iops\":0.0,"));
+	assert_non_null(strstr(text, ",\"tier_backing_qd\":0.000,"));
+	assert_null(strstr(text, "tier_flash"));
+	assert_null(strstr(text, "cache_hit_ratio"));
+	assert_non_null(strstr(text, "\"rebuild_ratio\":0.0000,"));
+	assert_non_null(strstr(text, "\"drives_failed\":1,"
+				     "\"drives_rebuilding\":0,"));
+	assert_non_null(strstr(text, "\"array_up\":1"));
+	array_snapshot_free(&s);
+	free(text);
+}
+
+static void test_snapshot_null(void **state)
+{
+	struct array *a;
+	struct array_snapshot s;
+	char *text;
+	(void)state;
+
+	assert_int_equal(array_new("null", 1.0, 0, &a), 0);
+	text = t_exposition(a, &s);
+	assert_false(s.timed);
+	assert_string_equal(text, ""); /* no array series at all */
+	array_snapshot_free(&s);
+	free(text);
+	array_free(a);
+}
+
+static void test_snapshot_hybrid(void **state)
+{
+	struct model_fault f = {
+	    .kind = MODEL_FAULT_DRIVE, .tier = PROFILE_TIER_BACKING, .id = 3};
+	struct model_fault_effect eff;
+	struct array_snapshot s;
+	struct array *a;
+	uint64_t now;
+	char err[256], *text;
+	(void)state;
+
+	assert_int_equal(array_new("hybrid", 1.0, 0, &a), 0);
+	assert_int_equal(array_fault(a, &f, true, &now, &eff, err, sizeof(err)),
+			 0);
+	text = t_exposition(a, &s);
+	assert_true(s.timed && s.has_cache && !s.down);
+	assert_int_equal(s.nctl, 2);
+	assert_int_equal(s.tier[PROFILE_TIER_BACKING].drives, 12);
+	/* Pulled within its detection window (30 s): failed, all left. */
+	assert_int_equal(
+	    s.tier[PROFILE_TIER_BACKING].in_state[MODEL_DRIVE_FAILED], 1);
+	assert_int_equal(s.tier[PROFILE_TIER_BACKING].in_state[MODEL_DRIVE_OK],
+			 11);
+	assert_int_equal(s.tier[PROFILE_TIER_BACKING].rebuild_left,
+			 eff.rebuild_bytes);
+	assert_false(s.tier[PROFILE_TIER_FLASH].present);
+	assert_non_null(strstr(text, "arraysim_drive_state{tier=\"backing\","
+				     "drive=\"3\",state=\"failed\"} 1\n"));
+	assert_non_null(strstr(text, "arraysim_drive_state{tier=\"backing\","
+				     "drive=\"3\",state=\"ok\"} 0\n"));
+	assert_non_null(strstr(
+	    text, "arraysim_rebuild_progress_ratio{tier=\"backing\"} 0\n"));
+	assert_non_null(strstr(
+	    text, "arraysim_rebuild_progress_ratio{tier=\"cache\"} 1\n"));
+	assert_non_null(
+	    strstr(text, "arraysim_controller_up{controller=\"1\"} 1\n"));
+	assert_non_null(strstr(
+	    text, "arraysim_tier_ops_total{tier=\"cache\",op=\"write\"} 0\n"));
+	assert_null(strstr(text, "tier=\"flash\""));
+	array_snapshot_free(&s);
+	free(text);
+	t_sample_members(a);
+	array_free(a);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_drive_pull_returned),
+	    cmocka_unit_test(test_drive_pull_kept_and_slow),
+	    cmocka_unit_test(test_controllers_and_paths),
+	    cmocka_unit_test(test_snapshot_null),
+	    cmocka_unit_test(test_snapshot_hybrid),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,29 @@
+/* The array model's series in the Prometheus exposition (timed profiles;
+ * none for the null model), after common/metrics.c's:
+ *
+ *   arraysim_array_up                          gauge    0 while shut down
+ *   arraysim_tier_ops_total{tier,op}           counter  drive operations
+ *   arraysim_tier_bytes_total{tier,op}         counter  bytes at the drives
+ *   arraysim_tier_queue_seconds_total{tier}    counter  rate = queue depth
+ *   arraysim_tier_drive_latency_seconds{tier}  histogram drive op times
+ *   arraysim_rebuild_progress_ratio{tier}      gauge    0..1, 1: none
+ *   arraysim_rebuild_remaining_bytes{tier}     gauge
+ *   arraysim_controller_up{controller}         gauge    0/1
+ *   arraysim_path_up{path}                     gauge    0/1
+ *   arraysim_drive_state{tier,drive,state}     gauge    1 for its state
+ *   arraysim_resource_queue_seconds_total{kind,resource}  counter
+ *   arraysim_resource_busy_slots{kind,resource}           gauge
+ *
+ * tier: flash, cache, backing; op: read, write; state: ok, slow,
+ * rebuilding, failed; kind: link, controller, drive.
+ */
+#ifndef ARRAYSIM_TIERS_ARRAY_METRICS_H
+#define ARRAYSIM_TIERS_ARRAY_METRICS_H
+
+#include <stdio.h>
+
+#include "tiers/array_snapshot.h"
+
+void array_metrics_write(FILE *out, const struct array_snapshot *s);
+
+#endif

@@ -1,0 +1,38 @@
+/* The array model's members of a per-second sample (common/samples.h),
+ * from one array_snapshot taken on the sampler's thread (timed profiles
+ * only; nothing for the null model):
+ *
+ *   "tier_<tier>_iops", "tier_<tier>_mbps"   drive operations and MB/s of
+ *                                            the tier in the interval
+ *   "tier_<tier>_p50_us", "tier_<tier>_p99_us"  their times (arrival at
+ *                                            the drive to end)
+ *   "tier_<tier>_qd"                         mean queue depth (Little)
+ *   "cache_hit_ratio"   the interval's read lookups that hit the flash
+ *                       cache (hybrids; absent when there were none)
+ *   "rebuild_ratio"     share of running rebuilds done, 1 when none
+ *   "rebuild_left_bytes", "drives_failed", "drives_rebuilding",
+ *   "drives_slow", "ctls_down", "paths_down", "array_up" (0 or 1)
+ *
+ * <tier> is flash, cache or backing, for the tiers the profile has.
+ */
+#ifndef ARRAYSIM_TIERS_ARRAY_SAMPLES_H
+#define ARRAYSIM_TIERS_ARRAY_SAMPLES_H
+
+#include <stdio.h>
+
+#include "tiers/array_snapshot.h"
+
+/* The previous sample's counters, for the interval's differences. */
+struct array_sample_prev {
+	uint64_t ops[PROFILE_TIER_COUNT], bytes[PROFILE_TIER_COUNT];
+	uint64_t queue_ns[PROFILE_TIER_COUNT];
+	uint64_t hits, lookups;
+	struct latency_hist hist[PROFILE_TIER_COUNT];
+};
+
+/* Append @s's members over the last @interval_s seconds; @prev is
+ * updated. */
+void array_sample_write(FILE *out, const struct array_snapshot *s,
+			struct array_sample_prev *prev, double interval_s);
+
+#endif

@@ -1,0 +1,48 @@
+/* Read-only views of the array model's state for observability (the
+ * Prometheus endpoint, the per-second samples): what each controller,
+ * path and drive is doing at a given moment, and how far rebuilds are.
+ *
+ * Pure reads of the model: they move nothing (a rebuild's progress is
+ * computed from its schedule, which is exact: rebuilds end after
+ * used / rebuild_rate however loaded the drives are). Not thread-safe,
+ * like the rest of the model: tiers/array.c calls them under its lock,
+ * from the scrape and sampler threads, never from a FUSE worker.
+ */
+#ifndef ARRAYSIM_TIERS_MODEL_STATE_H
+#define ARRAYSIM_TIERS_MODEL_STATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "tiers/model.h"
+
+enum model_drive_state {
+	MODEL_DRIVE_OK,
+	MODEL_DRIVE_SLOW,	/* fail-slow: serving, slower */
+	MODEL_DRIVE_REBUILDING, /* noticed out; its data being rebuilt */
+	MODEL_DRIVE_FAILED,	/* pulled: not yet noticed, or rebuilt
+				 * onto spare space and still out */
+	MODEL_DRIVE_STATES,
+};
+
+struct model_drive_view {
+	enum model_drive_state state;
+	/* The rebuild this drive's loss started (0, 0: none running):
+	 * bytes to copy in all, and still to copy at the moment asked. */
+	uint64_t rebuild_bytes, rebuild_left;
+};
+
+/* The profile the model was built from. */
+const struct profile *model_profile(const struct model *m);
+/* Drive @id of tier @tier at @now_ns. 0, or -EINVAL (no such drive). */
+int model_drive_view(const struct model *m, unsigned tier, unsigned id,
+		     uint64_t now_ns, struct model_drive_view *v);
+/* The engine resource of drive @id of tier @tier (-1: none). */
+int model_drive_res(const struct model *m, unsigned tier, unsigned id);
+/* Controller @i serves requests at @now_ns (not failed, not still
+ * recovering). */
+bool model_ctl_up(const struct model *m, unsigned i, uint64_t now_ns);
+/* Front-end path @i is up. */
+bool model_path_up(const struct model *m, unsigned i);
+
+#endif
