@@ -19,7 +19,9 @@
  * (+ dedupe cpu_cost per 4 KiB written when dedupe is on). Transfers
  * are cut-through: data streams between wire and drives, so a large I/O
  * costs the slower of the two, not their sum; except that with
- * write_staging a write is received whole before the controller starts.
+ * write_staging a write is received whole before its back-end work
+ * starts: the front-end work (the protocol stack taking the request in)
+ * runs while the data arrives, the RAID and drive work only after.
  *
  * Which drives (RAID expansion in raid.c):
  *   all-flash     the flash tier
@@ -325,19 +327,26 @@ static void plan_io(struct model *m, const struct model_io *io, struct work *w)
 }
 
 /* CPU, on the controller that takes the request (and its partner for
- * a mirrored write); returns when the controllers are done. */
+ * a mirrored write); returns when the controllers are done. @whole: when
+ * a staged write's data is all in (0: not staged), before which only the
+ * front-end work can run.
+ */
 static uint64_t run_controller(struct model *m, const struct model_io *io,
-			       unsigned ops, uint64_t start)
+			       unsigned ops, uint64_t start, uint64_t whole)
 {
 	const struct profile_controllers *c = &m->p->ctl;
 	unsigned i = faults_pick_ctl(m, &start), partner;
 	struct engine_stage st = {.res = m->ctl[i], .op = io->op};
-	uint64_t t;
+	uint64_t t, back = ops * m->be_op_ns;
 
-	st.work_ns = m->fe_op_ns + ops * m->be_op_ns;
 	if (io->op == ENGINE_OP_WRITE)
-		st.work_ns += (io->length + BLOCK - 1) / BLOCK * m->dedupe_ns;
+		back += (io->length + BLOCK - 1) / BLOCK * m->dedupe_ns;
+	st.work_ns = m->fe_op_ns + (whole ? 0 : back);
 	t = engine_submit(m->e, start, &st, 1);
+	if (whole) {
+		st.work_ns = back;
+		t = engine_submit(m->e, whole > t ? whole : t, &st, 1);
+	}
 	partner = faults_partner(m, i);
 	if (io->op == ENGINE_OP_WRITE &&
 	    c->write_cache == PROFILE_WCACHE_MIRRORED && partner != i) {
@@ -376,6 +385,7 @@ uint64_t model_submit(struct model *m, uint64_t now_ns,
 	unsigned link;
 	uint64_t t, end, wire, bg;
 	struct work w;
+	bool staged;
 
 	if (io->length == 0 || io->length > RAID_IO_MAX)
 		return now_ns;
@@ -387,9 +397,8 @@ uint64_t model_submit(struct model *m, uint64_t now_ns,
 	/* A write's data arrives before the controller works on it; a
 	 * read's leaves once the controller has sent it to the drives. */
 	wire = io->op == ENGINE_OP_WRITE ? run_link(m, io, link, t) : 0;
-	if (m->p->fe.write_staging && wire > t)
-		t = wire; /* received whole first */
-	t = run_controller(m, io, w.ops, t);
+	staged = m->p->fe.write_staging && io->op == ENGINE_OP_WRITE;
+	t = run_controller(m, io, w.ops, t, staged ? wire : 0);
 	if (io->op == ENGINE_OP_READ)
 		wire = run_link(m, io, link, t);
 	if (cached_write) {

@@ -4,8 +4,9 @@
  * depth, block sizes, hit ratios).
  *
  * This is the model alone, no FUSE: it checks the calibration, not the
- * host. End-to-end runs with fio on a mount are bench/'s business. Each
- * row prints "model vs published", so `meson test -v` is the table.
+ * host. The same figures end to end, with fio on a mount, are
+ * tests/integration/profile_figures.sh. Each row prints "model vs
+ * published", so `meson test -v` is the table.
  */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,0 +1,197 @@
+#!/usr/bin/env bash
+# profile_figures PROFILE: the published figures of arrays.md, end to end
+# with fio on a mount (issue 3's acceptance). For each figure:
+#
+#   1. the host's ceiling: the same fio job on the same store under the
+#      `null` profile (measured in this run);
+#   2. the profile at a stated --scale (below, per row) that puts the
+#      figure far under that ceiling (published x scale <= ceiling / 4,
+#      else the test fails saying so) and makes the modelled latencies
+#      tens of milliseconds, so that the host's own path (FUSE, thread
+#      wake-ups: 0.2 to 1 ms a request on this 2-vCPU VM, the more the
+#      busier) is small beside them;
+#   3. measured / scale against the published figure: within 10% (IOPS,
+#      MB/s); the mean latency within 15% of what the figure implies by
+#      Little's law (queue depth / rate) for closed-loop rows.
+#
+# Rows marked "print" are the profile's documented misses: shown, not
+# asserted. Every row prints "measured vs expected" (meson test -v).
+set -euo pipefail
+shopt -s extglob
+. "$(dirname "$0")/lib.sh"
+t_require_cmd fio python3
+
+PROFILE=${1:?usage: profile_figures.sh PROFILE}
+SIZE=80M
+RUN=(--runtime=3 --ramp_time=1)
+
+# Rows: "check|label|metric|published|queue depth|block bytes|scale|fio
+# args". metric: iops or mbs (closed loop), rate (offered IOPS carried,
+# --rate_iops in the args, left out for the ceiling; no latency figure).
+# check: assert or print. Scales make every modelled latency 20 ms or
+# more (QD1 rows lower than the rest).
+WARM=none
+case "$PROFILE" in
+micron-m600)
+	# One SSD: the QD1 4K rows are 179 and 67 us at scale 1, so they run
+	# at 0.002 (90 and 34 ms). Sequential rows at a higher scale: a 3 s
+	# window must hold many of their I/Os (Q32 128K: 150 ms; Q1 1M: 110).
+	ROWS=(
+		"assert|SEQ read Q32T1|mbs|560.129|32|131072|0.05|--rw=read --bs=128k --iodepth=32"
+		"assert|SEQ write Q32T1|mbs|511.183|32|131072|0.05|--rw=write --bs=128k --iodepth=32"
+		"assert|RND4K read Q32T1|iops|87394.0|32|4096|0.01|--rw=randread --bs=4k --iodepth=32"
+		"assert|RND4K write Q32T1|iops|89348.1|32|4096|0.01|--rw=randwrite --bs=4k --iodepth=32"
+		"assert|SEQ read Q1T1|mbs|489.114|1|1048576|0.02|--rw=read --bs=1m --iodepth=1"
+		"assert|SEQ write Q1T1|mbs|473.808|1|1048576|0.02|--rw=write --bs=1m --iodepth=1"
+		"assert|RND4K read Q1T1|iops|5577.6|1|4096|0.002|--rw=randread --bs=4k --iodepth=1"
+		"assert|RND4K write Q1T1|iops|14853.5|1|4096|0.002|--rw=randwrite --bs=4k --iodepth=1"
+	)
+	;;
+tintri-t540)
+	# Every read hits flash (the profile): the file is read once under
+	# the profile first (a read miss promotes; rewriting it would cost
+	# the modelled dedupe CPU, 390 us a 4K block).
+	WARM=read80
+	ROWS=(
+		"assert|OLTP 4K 70/30 QD16|iops|20947.37|16|4096|0.02|--rw=randrw --rwmixread=70 --bs=4k --iodepth=16"
+		"assert|Exchange 8K 55/45 80% rnd QD16|iops|12837.28|16|8192|0.02|--rw=randrw --rwmixread=55 --percentage_random=80 --bs=8k --iodepth=16"
+	)
+	;;
+synology-1813-raid5-1gbe)
+	# Sequential rows at 0.2 (Q32 128K: 183 ms, Q1 1M: 49 ms), random
+	# Q32 at 0.05 (46 and 59 ms), random Q1 at 0.01 (33 and 43 ms).
+	ROWS=(
+		"assert|SEQ read Q32|mbs|114.898|32|131072|0.2|--rw=read --bs=128k --iodepth=32"
+		"assert|SEQ write Q32|mbs|96.743|32|131072|0.2|--rw=write --bs=128k --iodepth=32"
+		"assert|RND4K read Q32|iops|13815.4|32|4096|0.05|--rw=randread --bs=4k --iodepth=32"
+		"assert|RND4K write Q32|iops|10820.1|32|4096|0.05|--rw=randwrite --bs=4k --iodepth=32"
+		"assert|SEQ read Q1|mbs|106.323|1|1048576|0.2|--rw=read --bs=1m --iodepth=1"
+		"assert|SEQ write Q1|mbs|81.581|1|1048576|0.2|--rw=write --bs=1m --iodepth=1"
+		"assert|RND4K read Q1|iops|3054.9|1|4096|0.01|--rw=randread --bs=4k --iodepth=1"
+		"assert|RND4K write Q1|iops|2263.2|1|4096|0.01|--rw=randwrite --bs=4k --iodepth=1"
+	)
+	;;
+xtremio-xbrick)
+	# 250K and 150K IOPS: far above this host; QD128 assumed (profile).
+	ROWS=(
+		"assert|4K random read QD128|iops|250000|128|4096|0.01|--rw=randread --bs=4k --iodepth=128"
+		"assert|4K random 50/50 QD128|iops|150000|128|4096|0.01|--rw=randrw --rwmixread=50 --bs=4k --iodepth=128"
+	)
+	;;
+infinidat-6303)
+	# 150K IOPS offered, 8K, random, 50/50 (the fault tests' background
+	# load), carried by 3 controllers. The data sits in the flash cache:
+	# it is rewritten under the profile first (write-back).
+	WARM=rewrite
+	ROWS=(
+		# 750 + 750 IOPS = 150K x 0.01
+		"assert|150K 8K 50/50 offered|rate|150000|256|8192|0.01|--rw=randrw --rwmixread=50 --bs=8k --iodepth=256 --rate_iops=750,750"
+	)
+	;;
+traditional-san)
+	# The profile assumes 40% of OLTP's reads hit the flash read cache:
+	# the first 40% of the file is read into it first.
+	WARM=read32
+	ROWS=(
+		"assert|OLTP 4K 70/30 QD16|iops|8355.75|16|4096|0.05|--rw=randrw --rwmixread=70 --bs=4k --iodepth=16"
+		"print|Exchange 8K 55/45 80% rnd QD16|iops|3338.28|16|8192|0.05|--rw=randrw --rwmixread=55 --percentage_random=80 --bs=8k --iodepth=16"
+	)
+	;;
+*) t_fail "no published figures for profile '$PROFILE'" ;;
+esac
+
+# measure JOB FIOARGS...: run one row's job; prints "iops mbs lat_us"
+# (read and write together; latency the mean over all I/Os).
+measure() {
+	local job=$1
+	shift
+	t_fio --name="$job" --filename="$MNT/f" --size=$SIZE --ioengine=libaio \
+		--direct=1 --time_based --refill_buffers --randrepeat=0 \
+		"${RUN[@]}" --output-format=json "$@"
+	python3 - "$T/fio.$T_FIO_N.out" <<'EOF'
+import json, sys
+j = json.load(open(sys.argv[1]))["jobs"][0]
+r, w = j["read"], j["write"]
+n = r["total_ios"] + w["total_ios"]
+lat = (r["lat_ns"]["mean"] * r["total_ios"] + w["lat_ns"]["mean"] * w["total_ios"]) / max(n, 1)
+print("%.1f %.3f %.0f" % (r["iops"] + w["iops"], (r["bw_bytes"] + w["bw_bytes"]) / 1e6, lat / 1e3))
+EOF
+}
+
+t_setup
+t_mount
+t_fio --name=fill --filename="$MNT/f" --rw=write --bs=1M --size=$SIZE \
+	--ioengine=psync --refill_buffers
+declare -a CEIL
+for i in "${!ROWS[@]}"; do
+	IFS='|' read -r _ label metric _ _ _ _ args <<<"${ROWS[$i]}"
+	read -r iops mbs _ < <(measure "null$i" ${args/--rate_iops=*([0-9,])/})
+	CEIL[$i]=$([ "$metric" = mbs ] && echo "$mbs" || echo "$iops")
+done
+t_umount
+
+# check I IOPS MBS LAT: row I's figure against its measurement.
+check() {
+	local i=$1 chk label metric pub qd bs scale args
+	IFS='|' read -r chk label metric pub qd bs scale args <<<"${ROWS[$i]}"
+	python3 - "$PROFILE" "$label" "$metric" "$pub" "$qd" "$bs" "$scale" \
+		"${CEIL[$i]}" "$2" "$3" "$4" "$chk" <<'EOF'
+import sys
+prof, label, metric, pub, qd, bs, scale, ceil, iops, mbs, lat, check = sys.argv[1:]
+pub, qd, bs, scale, ceil = float(pub), int(qd), int(bs), float(scale), float(ceil)
+iops, mbs, lat = float(iops), float(mbs), float(lat)
+got = (mbs if metric == "mbs" else iops) / scale
+unit = "MB/s" if metric == "mbs" else "IOPS"
+err = (got - pub) / pub * 100
+# Little's law: the latency a closed loop of qd needs for the figure.
+rate = pub * 1e6 / bs if metric == "mbs" else pub
+want_lat = qd / rate * 1e6 / scale
+lat_err = (lat - want_lat) / want_lat * 100
+line = "%s %s: %.1f %s at --scale %g = %.1f at scale 1, published %.1f (%+.1f%%)" % (
+    prof, label, mbs if metric == "mbs" else iops, unit, scale, got, pub, err)
+if metric != "rate":
+    line += "; mean latency %.0f us, implied %.0f us (%+.1f%%)" % (lat, want_lat, lat_err)
+line += "; null ceiling %.1f %s" % (ceil, unit)
+print("--- " + line + ("" if check == "assert" else "  [not fitted: printed only]"), file=sys.stderr)
+if check != "assert":
+    sys.exit(0)
+if pub * scale > ceil / 4:
+    sys.exit("FAIL: %s %s: %.1f x %g is not under a quarter of the host's ceiling %.1f: lower its scale"
+             % (prof, label, pub, scale, ceil))
+if abs(err) > 10 or (metric != "rate" and abs(lat_err) > 15):
+    sys.exit("FAIL: %s %s off the published figure (10%% rate, 15%% latency)" % (prof, label))
+EOF
+}
+
+# warm: put the data where the profile assumes it (see WARM above).
+warm() {
+	case $WARM in
+	rewrite)
+		t_fio --name=rewrite --filename="$MNT/f" --rw=write --bs=1M \
+			--size=$SIZE --ioengine=psync --refill_buffers
+		;;
+	read*)
+		t_fio --name=warm --filename="$MNT/f" --rw=read --bs=1M \
+			--size=${WARM#read}M --ioengine=psync
+		;;
+	esac
+}
+
+# One mount per scale, its rows in table order.
+fails=0
+scales=$(printf '%s\n' "${ROWS[@]}" | cut -d'|' -f7 | awk '!seen[$0]++')
+for scale in $scales; do
+	t_mount --profile "$PROFILE" --scale "$scale"
+	warm
+	for i in "${!ROWS[@]}"; do
+		IFS='|' read -r _ _ _ _ _ _ s args <<<"${ROWS[$i]}"
+		[ "$s" = "$scale" ] || continue
+		read -r iops mbs lat < <(measure "row$i" $args)
+		check "$i" "$iops" "$mbs" "$lat" || fails=$((fails + 1))
+	done
+	t_umount
+	grep -h "requests timed" "$STORE/arraysim.log" | tail -n 1 |
+		sed 's/^/--- /' >&2 || true
+done
+[ "$fails" -eq 0 ] || t_fail "$fails of ${#ROWS[@]} figures of $PROFILE missed (lines above)"
+t_fsck
