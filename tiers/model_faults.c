@@ -38,7 +38,9 @@
  *                      store's physical placement (placement.h): the
  *                      stripes a rebuild had reached already survive.
  *                      The loss is recorded as it stands at that moment
- *                      (model_block_lost); nothing brings it back.
+ *                      (model_block_lost); nothing brings it back. raid0
+ *                      has nothing to rebuild from: a pull loses its
+ *                      drive's units and starts no rebuild.
  *   drive slow         its service times are multiplied by the factor.
  *
  * Requests already booked when a fault begins keep their times: a stall
@@ -458,8 +460,11 @@ static void drive_pull(struct model *m, unsigned tier, struct drive_fault *d,
 		       uint64_t now, struct model_fault_effect *eff)
 {
 	const struct profile_tier *pt = &m->p->tier[tier];
+	/* raid0 has nothing to rebuild from: its units are simply lost. */
 	uint64_t used =
-	    (uint64_t)((double)pt->capacity_bytes * pt->fill_pct / 100.0);
+	    pt->raid == PROFILE_RAID0
+		? 0
+		: (uint64_t)((double)pt->capacity_bytes * pt->fill_pct / 100.0);
 	double secs = (double)used / (double)m->f.rebuild_rate[tier];
 
 	d->pulled_ns = now;
@@ -536,8 +541,8 @@ static bool unavailable(void *ctx, unsigned drive, double pos)
 
 	if (fail == NEVER)
 		return false;
-	if (ev->at < fail)
-		return true; /* pulled, not yet noticed */
+	if (ev->at <= fail)
+		return true; /* pulled, not yet noticed or rebuilding */
 	return (double)(ev->at - fail) < pos * (double)(ev->end[drive] - fail);
 }
 

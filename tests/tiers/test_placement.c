@@ -238,6 +238,31 @@ static void model_loss_events(void **state)
 	(void)state;
 }
 
+/* raid0: a pull loses its drive's units at once and starts no
+ * rebuild (there is nothing to rebuild from). */
+static void model_raid0_loss(void **state)
+{
+	static const char text[] =
+	    "[controllers]\ncount = 1\n[frontend]\nlinks = 1\n"
+	    "speed = 10GbE\n[tier flash]\nkind = ssd\ndrives = 4\n"
+	    "capacity = 1G\nraid = raid0\nread_latency = 100us\n"
+	    "write_latency = 50us\nfill = 50%\ndetection_window = 0\n";
+	struct profile *p = t_profile(text);
+	struct model *m = t_model(p, 1.0, 9);
+	struct model_fault f = {.kind = MODEL_FAULT_DRIVE, .id = 1};
+	struct model_fault_effect e;
+
+	assert_int_equal(model_fault(m, 1 * S, &f, true, &e), 0);
+	assert_int_equal(e.loss, 1);
+	assert_int_equal(e.rebuild_bytes, 0);
+	for (uint64_t b = 1; b <= BLOCKS; b++)
+		assert_int_equal(model_block_lost(m, e.loss, b),
+				 b / 16 % 4 == 1);
+	model_free(m);
+	free(p);
+	(void)state;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -246,6 +271,7 @@ int main(void)
 	    cmocka_unit_test(declustered_counts),
 	    cmocka_unit_test(rebuilt_stripes_survive),
 	    cmocka_unit_test(model_loss_events),
+	    cmocka_unit_test(model_raid0_loss),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
