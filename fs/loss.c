@@ -59,6 +59,8 @@ static int cmp_lost(const void *a, const void *b)
 /* Add @n blocks (sorted) to the set; those already in it stay once. */
 static int set_add(struct loss_set *s, const struct lost_block *b, size_t n)
 {
+	if (!n)
+		return 0; /* b may be NULL; nothing to sort */
 	pthread_mutex_lock(&s->lock);
 	if (s->n + n > s->cap) {
 		size_t cap = s->n + n + 64;
@@ -220,7 +222,8 @@ int loss_cache_device(struct fs *fs, FILE *out, char *err, size_t errlen)
 		r = held(fs, txn, dirty, ndirty, &lost, &n, &cap);
 	free(dirty);
 	if (!r) {
-		qsort(lost, n, sizeof(*lost), cmp_lost);
+		if (n)
+			qsort(lost, n, sizeof(*lost), cmp_lost);
 		events_emit(fs->events, "cache_device",
 			    "\"dirty\":%zu,\"mirrored\":false", ndirty);
 	}

@@ -410,12 +410,6 @@ static void fault_error(const struct array *a, const struct model_fault *f,
 	else if (rc == -ENOTSUP && !a->profile->tier[f->tier].present)
 		snprintf(err, errlen, "profile %s has no %s tier",
 			 a->profile->name, tiers[f->tier]);
-	else if (rc == -ENOTSUP)
-		snprintf(err, errlen,
-			 "drive %u of tier %s: losing it too is beyond what "
-			 "the cache tier of %s survives; inject cache-device "
-			 "to lose the cache",
-			 f->id, tiers[f->tier], a->profile->name);
 	else
 		snprintf(err, errlen, "%s %u is %s already (see: fault list)",
 			 what[f->kind], f->id,
@@ -492,11 +486,22 @@ size_t array_lost_filter(struct array *a, unsigned loss, uint64_t *pblk,
 {
 	size_t kept = 0;
 
+	bool cache;
+
 	if (!a->model)
 		return 0;
 	pthread_mutex_lock(&a->lock);
+	/* The cache tier holds copies, except for dirty blocks: only those
+	 * can be lost with it, and not when a mirror holds them too. */
+	cache = model_loss_tier(a->model, loss) == PROFILE_TIER_CACHE;
+	if (cache && (!a->cache || a->profile->cache.mirrored))
+		n = 0;
 	for (size_t i = 0; i < n; i++)
-		if (model_block_lost(a->model, loss, pblk[i]))
+		if ((!cache ||
+		     cache_is_dirty(
+			 a->cache,
+			 (struct cache_key){.ino = 0, .block = pblk[i]})) &&
+		    model_block_lost(a->model, loss, pblk[i]))
 			pblk[kept++] = pblk[i];
 	pthread_mutex_unlock(&a->lock);
 	return kept;

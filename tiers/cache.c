@@ -339,6 +339,13 @@ void cache_stats(const struct cache *c, struct cache_stats *st)
 	*st = c->st;
 }
 
+bool cache_is_dirty(const struct cache *c, struct cache_key k)
+{
+	uint32_t slot = hash_slot(c, k);
+
+	return c->hash[slot] && c->e[c->hash[slot] - 1].dirty;
+}
+
 size_t cache_dirty_keys(const struct cache *c, struct cache_key *out,
 			size_t max)
 {

@@ -48,6 +48,8 @@ bool cache_insert(struct cache *c, struct cache_key k, bool dirty,
 /* The oldest dirty block into *@k, now clean: true, or false if none. */
 bool cache_destage_next(struct cache *c, struct cache_key *k);
 void cache_stats(const struct cache *c, struct cache_stats *st);
+/* Whether @k is resident and dirty (not counted as a lookup). */
+bool cache_is_dirty(const struct cache *c, struct cache_key k);
 /* Up to @max of the dirty blocks (not yet destaged), oldest first, into
  * @out; how many. */
 size_t cache_dirty_keys(const struct cache *c, struct cache_key *out,

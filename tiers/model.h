@@ -91,10 +91,10 @@ struct model_fault_effect {
 
 /* Set (@on) or clear fault @f at @now_ns (not before the last
  * submission). 0; -EINVAL: no such controller, path or drive, or a bad
- * factor; -ENOTSUP: the profile lacks that tier, or a cache-tier failure
- * beyond what its RAID level survives (see fault cache-device);
- * -EALREADY: already so. @eff says what it did. A data-tier drive
- * failure beyond the tolerance is taken: eff->loss names the loss. */
+ * factor; -ENOTSUP: the profile lacks that tier; -EALREADY: already so.
+ * @eff says what it did. A drive failure beyond the tolerance is taken:
+ * eff->loss names the loss (on the cache tier only dirty blocks can be
+ * lost: tiers/array.c filters). */
 int model_fault(struct model *m, uint64_t now_ns, const struct model_fault *f,
 		bool on, struct model_fault_effect *eff);
 /* What a scheduled transition of fault @f was: its stall's end, a
@@ -112,6 +112,8 @@ bool model_fault_current(const struct model *m, const struct model_fault *f,
  * The loss stays, whatever comes back later: the array would have lost
  * it. */
 bool model_block_lost(const struct model *m, unsigned loss, uint64_t pblk);
+/* The tier (enum profile_tier_id) of loss event @loss. */
+unsigned model_loss_tier(const struct model *m, unsigned loss);
 /* Whether the array is shut down: more controllers failed than its mode
  * survives (single: its one; active-standby: all; active-active: a
  * majority), or every front-end path lost. */

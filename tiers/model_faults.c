@@ -40,7 +40,8 @@
  *                      The loss is recorded as it stands at that moment
  *                      (model_block_lost); nothing brings it back. raid0
  *                      has nothing to rebuild from: a pull loses its
- *                      drive's units and starts no rebuild.
+ *                      drive's units and starts no rebuild. On the cache
+ *                      tier only dirty blocks can be lost (array.c).
  *   drive slow         its service times are multiplied by the factor.
  *
  * Requests already booked when a fault begins keep their times: a stall
@@ -430,32 +431,6 @@ static bool drive_out(const struct model *m, unsigned tier, unsigned j,
 	       (d->pulled_ns != NEVER || t < d->rebuild_end_ns);
 }
 
-/* Would losing @drive too lose data? */
-static bool beyond_tolerance(const struct model *m, unsigned tier,
-			     unsigned drive, uint64_t t)
-{
-	const struct profile_tier *pt = &m->p->tier[tier];
-	unsigned out = 0, first = 0, span = pt->drives, tolerate;
-
-	switch (pt->raid) {
-	case PROFILE_RAID0:
-		return true;
-	case PROFILE_RAID10:
-		return (drive ^ 1u) < pt->drives &&
-		       drive_out(m, tier, drive ^ 1u, t);
-	case PROFILE_RAID1:
-		tolerate = pt->drives - 1;
-		break;
-	default:
-		span = pt->stripe_width;
-		first = drive / span * span;
-		tolerate = pt->raid == PROFILE_RAID6 ? 2 : 1;
-	}
-	for (unsigned j = first; j < first + span && j < pt->drives; j++)
-		out += j != drive && drive_out(m, tier, j, t);
-	return out + 1 > tolerate;
-}
-
 static void drive_pull(struct model *m, unsigned tier, struct drive_fault *d,
 		       uint64_t now, struct model_fault_effect *eff)
 {
@@ -556,6 +531,13 @@ bool model_block_lost(const struct model *m, unsigned loss, uint64_t pblk)
 	return placement_lost(&m->f.place[ev->tier], pblk, unavailable, ev);
 }
 
+unsigned model_loss_tier(const struct model *m, unsigned loss)
+{
+	if (loss == 0 || loss > m->f.n_loss)
+		return PROFILE_TIER_COUNT;
+	return m->f.loss[loss - 1].tier;
+}
+
 static int fault_drive(struct model *m, uint64_t now, unsigned tier,
 		       unsigned id, bool on, struct model_fault_effect *eff)
 {
@@ -577,12 +559,8 @@ static int fault_drive(struct model *m, uint64_t now, unsigned tier,
 	}
 	if (d->fail_ns != NEVER)
 		return -EALREADY;
-	/* The cache tier's loss is the cache device's (dirty blocks), not
-	 * placed blocks. */
-	if (tier == PROFILE_TIER_CACHE && beyond_tolerance(m, tier, id, now))
-		return -ENOTSUP;
 	drive_pull(m, tier, d, now, eff);
-	if (tier != PROFILE_TIER_CACHE && may_lose(m, tier, id, now))
+	if (may_lose(m, tier, id, now))
 		eff->loss = loss_record(m, tier, now);
 	return 0;
 }

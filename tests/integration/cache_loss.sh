@@ -3,7 +3,9 @@
 # Write-back: the blocks written but not yet destaged to the backing tier
 # are only on the cache. Not mirrored: exactly those are lost (EIO on the
 # reported file offsets, the old bytes everywhere else, as many as the
-# cache said were dirty). Mirrored: none are. fsck is clean after both.
+# cache said were dirty); losing both drives of one raid10 pair of the
+# cache tier loses the dirty blocks placed on that pair. Mirrored: none
+# are. fsck is clean after each.
 #
 # The cache is 4 MiB (1024 blocks) and destages from 50% dirty down to
 # 25%, so of 2048 blocks written some are on the backing tier (destaged
@@ -80,12 +82,32 @@ t_assert_eq "$(dirty)" 0 "dirty blocks after the failure"
 t_umount
 t_fsck
 
+t_log "both drives of one raid10 pair of the cache tier: its dirty blocks"
+t_mount --profile "$T/plain.ini" --scale 10 --seed 2
+rm "$MNT"/a*
+fill c
+ndirty=$(dirty)
+ctl fault inject drive tier=cache id=0 >"$T/inj3"
+grep -q '^lost ' "$T/inj3" && t_fail "one cache drive out lost data"
+ctl fault inject drive tier=cache id=1 >"$T/inj3"
+npair=$(reported_of "$T/inj3" "$T/reported3")
+t_log "pair 0 of 2 lost $npair of the $ndirty dirty blocks"
+[ "$npair" -gt 0 ] && [ "$npair" -lt "$ndirty" ] ||
+	t_fail "lost $npair of $ndirty dirty blocks on one pair of two"
+check_exact "$T/before.c" "$T/reported3"
+t_umount
+t_fsck
+
 t_log "the same, mirrored: nothing is lost"
 t_mount --profile "$T/mirrored.ini" --scale 10 --seed 2
-rm "$MNT"/a*
+rm "$MNT"/c*
 fill b
 ndirty=$(dirty)
 [ "$ndirty" -gt 0 ] || t_fail "no dirty blocks to keep"
+ctl fault inject drive tier=cache id=2 >/dev/null
+ctl fault inject drive tier=cache id=3 >"$T/pair2"
+grep -q '^lost 0 blocks referenced 0 times$' "$T/pair2" ||
+	t_fail "mirrored cache lost blocks with a pair: $(cat "$T/pair2")"
 ctl fault inject cache-device >"$T/inj2"
 grep -q "^cache device failed: $ndirty dirty blocks kept" "$T/inj2" ||
 	t_fail "mirrored report: $(cat "$T/inj2")"
