@@ -127,6 +127,9 @@ static void dedupe_counters(FILE *out, const struct dedupe_stats *d)
 	counter(out, "arraysim_blocks_freed_total",
 		"Stored blocks whose last reference was dropped.",
 		&d->blocks_freed);
+	counter(out, "arraysim_lost_reads_total",
+		"Reads that failed on a block the array model lost.",
+		&d->lost_reads);
 }
 
 static void gauges(FILE *out, const struct metrics_state *st)

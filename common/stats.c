@@ -180,6 +180,7 @@ void stats_reset(struct stats *s)
 	atomic_store_explicit(&s->dedupe.verify_mismatches, 0, RELAXED);
 	atomic_store_explicit(&s->dedupe.checksum_errors, 0, RELAXED);
 	atomic_store_explicit(&s->dedupe.blocks_freed, 0, RELAXED);
+	atomic_store_explicit(&s->dedupe.lost_reads, 0, RELAXED);
 }
 
 uint64_t stats_now_ns(void)
@@ -210,7 +211,7 @@ struct stats_counter_row {
 	uint64_t value;
 };
 
-#define DEDUPE_ROWS 8
+#define DEDUPE_ROWS 9
 
 static void stats_dedupe_rows(const struct dedupe_stats *d,
 			      struct stats_counter_row rows[DEDUPE_ROWS])
@@ -231,6 +232,8 @@ static void stats_dedupe_rows(const struct dedupe_stats *d,
 					     stats_load(&d->checksum_errors)};
 	rows[7] = (struct stats_counter_row){"blocks_freed",
 					     stats_load(&d->blocks_freed)};
+	rows[8] = (struct stats_counter_row){"lost_reads",
+					     stats_load(&d->lost_reads)};
 }
 
 static void stats_print_json(FILE *out, const struct stats *s,
@@ -266,6 +269,7 @@ static void stats_print_json(FILE *out, const struct stats *s,
 		stats_load(&d->checksum_errors));
 	fprintf(out, ",\"blocks_freed\":%" PRIu64,
 		stats_load(&d->blocks_freed));
+	fprintf(out, ",\"lost_reads\":%" PRIu64, stats_load(&d->lost_reads));
 
 	fputs(",\"ops\":{", out);
 	for (unsigned i = 0; i < STATS_OP_COUNT; i++) {

@@ -65,6 +65,7 @@ struct dedupe_stats {
 	_Atomic uint64_t verify_mismatches;	/* same SHA-1, other bytes */
 	_Atomic uint64_t checksum_errors;	/* XXH3 mismatch on read */
 	_Atomic uint64_t blocks_freed;		/* refcount reached zero */
+	_Atomic uint64_t lost_reads; /* reads of blocks the array lost */
 };
 
 struct stats {

@@ -11,11 +11,17 @@
 #include "common/units.h"
 
 static const char *const kind_names[FAULT_KIND_COUNT] = {
-    [FAULT_ERROR] = "error",	       [FAULT_LATENCY] = "latency",
-    [FAULT_TORN_WRITE] = "torn-write", [FAULT_THIN] = "thin",
-    [FAULT_BITROT] = "bitrot",	       [FAULT_POWER_LOSS] = "power-loss",
-    [FAULT_CONTROLLER] = "controller", [FAULT_PATH] = "path",
-    [FAULT_DRIVE] = "drive",	       [FAULT_DRIVE_SLOW] = "drive-slow",
+    [FAULT_ERROR] = "error",
+    [FAULT_LATENCY] = "latency",
+    [FAULT_TORN_WRITE] = "torn-write",
+    [FAULT_THIN] = "thin",
+    [FAULT_BITROT] = "bitrot",
+    [FAULT_POWER_LOSS] = "power-loss",
+    [FAULT_CONTROLLER] = "controller",
+    [FAULT_PATH] = "path",
+    [FAULT_DRIVE] = "drive",
+    [FAULT_DRIVE_SLOW] = "drive-slow",
+    [FAULT_CACHE_DEVICE] = "cache-device",
 };
 
 /* By enum profile_tier_id (tiers/profile.h). */
@@ -65,6 +71,7 @@ static const unsigned kind_keys[FAULT_KIND_COUNT] = {
     [FAULT_PATH] = K_ID,
     [FAULT_DRIVE] = K_ID | K_TIER,
     [FAULT_DRIVE_SLOW] = K_ID | K_TIER | K_FACTOR,
+    [FAULT_CACHE_DEVICE] = 0,
 };
 
 bool fault_rule_is_array(const struct fault_rule *r)
@@ -298,19 +305,21 @@ int fault_rule_parse(const char *args, struct fault_rule *out, char *err,
 	strcpy(buf, args);
 	char *save = NULL, *word = strtok_r(buf, " \t", &save);
 	if (!word)
-		return fail(err, errlen,
-			    "fault inject needs a kind (error, latency, "
-			    "torn-write, thin, bitrot, power-loss, "
-			    "controller, path, drive, drive-slow)");
+		return fail(
+		    err, errlen,
+		    "fault inject needs a kind (error, latency, "
+		    "torn-write, thin, bitrot, power-loss, "
+		    "controller, path, drive, drive-slow, cache-device)");
 	unsigned k = 0;
 	while (k < FAULT_KIND_COUNT && strcmp(word, kind_names[k]))
 		k++;
 	if (k == FAULT_KIND_COUNT)
-		return fail(err, errlen,
-			    "unknown fault kind '%.32s' (error, latency, "
-			    "torn-write, thin, bitrot, power-loss, "
-			    "controller, path, drive, drive-slow)",
-			    word);
+		return fail(
+		    err, errlen,
+		    "unknown fault kind '%.32s' (error, latency, "
+		    "torn-write, thin, bitrot, power-loss, "
+		    "controller, path, drive, drive-slow, cache-device)",
+		    word);
 	struct fault_rule r;
 	set_defaults(&r, k);
 	unsigned seen = 0;

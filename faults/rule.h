@@ -19,9 +19,12 @@
  *               flash, else backing]: that drive is pulled
  *   drive-slow  id=N (required)  tier=... [as drive]  factor=F (required,
  *               > 1, <= 1000): that drive serves F times slower
+ *   cache-device (no keys): a hybrid's cache device fails now: its dirty
+ *               blocks are lost unless the profile mirrors the cache
  *
- * The last four are array faults: the timed profile's model
- * (tiers/model_faults.c) runs them until `fault clear` restores.
+ * controller, path, drive and drive-slow are array faults: the timed
+ * profile's model (tiers/model_faults.c) runs them until `fault clear`
+ * restores. bitrot, power-loss and cache-device act at once.
  *
  * op LIST: comma-separated of read, write, fsync, open, create, mkdir,
  * unlink, rmdir, rename, setattr, readdir, any. GLOB is an fnmatch(3)
@@ -46,6 +49,7 @@ enum fault_kind {
 	FAULT_PATH,
 	FAULT_DRIVE,
 	FAULT_DRIVE_SLOW,
+	FAULT_CACHE_DEVICE,
 	FAULT_KIND_COUNT
 };
 

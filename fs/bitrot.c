@@ -193,9 +193,29 @@ static void path_of(const struct names *nm, uint64_t ino, char *buf, size_t len)
 	snprintf(buf, len, "%s", tmp[0] ? tmp : "/");
 }
 
-static void report_extent(struct fs *fs, const MDB_val *k, const MDB_val *v,
-			  const uint64_t *bad, unsigned nbad,
-			  const struct names *nm, FILE *out, uint64_t *refs)
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* Is @pblk one of the @n sorted @bad? */
+static bool is_bad(const uint64_t *bad, size_t n, uint64_t pblk)
+{
+	return bsearch(&pblk, bad, n, sizeof(*bad), cmp_u64) != NULL;
+}
+
+struct report {
+	struct fs *fs;
+	const uint64_t *bad; /* sorted */
+	size_t nbad;
+	const char *cause;
+	const struct names *nm;
+	FILE *out;
+	uint64_t refs;
+};
+
+static void report_extent(struct report *rp, const MDB_val *k, const MDB_val *v)
 {
 	if (k->mv_size != 16 || v->mv_size != MS_BMAP_VALUE_LEN)
 		return;
@@ -204,44 +224,45 @@ static void report_extent(struct fs *fs, const MDB_val *k, const MDB_val *v,
 	uint64_t pblk[BMAP_EXTENT_BLOCKS];
 	ms_bmap_decode(v->mv_data, pblk);
 	for (unsigned i = 0; i < BMAP_EXTENT_BLOCKS; i++) {
-		if (!pblk[i] || !chosen(bad, nbad, pblk[i]))
+		if (!pblk[i] || !is_bad(rp->bad, rp->nbad, pblk[i]))
 			continue;
 		char path[FAULT_PATH_MAX];
-		path_of(nm, ino, path, sizeof(path));
+		path_of(rp->nm, ino, path, sizeof(path));
 		uint64_t off = (idx * BMAP_EXTENT_BLOCKS + i) * BS;
-		fprintf(out, "lost %s offset %llu length %u block %llu\n", path,
-			(unsigned long long)off, BS,
+		fprintf(rp->out, "lost %s offset %llu length %u block %llu\n",
+			path, (unsigned long long)off, BS,
 			(unsigned long long)pblk[i]);
 		char esc[2 * FAULT_PATH_MAX];
-		events_emit(fs->events, "block_lost",
+		if (rp->cause)
+			events_emit(
+			    rp->fs->events, "block_lost",
 			    "\"path\":\"%s\",\"ino\":%llu,\"offset\":%llu,"
-			    "\"length\":%u,\"block\":%llu",
+			    "\"length\":%u,\"block\":%llu,\"cause\":\"%s\"",
 			    events_json_escape(path, esc, sizeof(esc)),
 			    (unsigned long long)ino, (unsigned long long)off,
-			    BS, (unsigned long long)pblk[i]);
-		(*refs)++;
+			    BS, (unsigned long long)pblk[i], rp->cause);
+		rp->refs++;
 	}
 }
 
-static int report_losses(struct fs *fs, MDB_txn *txn, const uint64_t *bad,
-			 unsigned nbad, FILE *out)
+int bitrot_report(struct fs *fs, MDB_txn *txn, uint64_t *bad, size_t nbad,
+		  const char *cause, FILE *out, uint64_t *refs)
 {
+	qsort(bad, nbad, sizeof(*bad), cmp_u64);
 	struct names nm = {0};
+	struct report rp = {fs, bad, nbad, cause, &nm, out, 0};
 	int r = names_load(fs, txn, &nm);
 	MDB_cursor *cur = NULL;
 	if (!r)
 		r = metastore_errno(
 		    mdb_cursor_open(txn, metastore_dbi(fs->ms, MS_BMAP), &cur));
-	uint64_t refs = 0;
 	MDB_val k, v;
 	while (!r && mdb_cursor_get(cur, &k, &v, MDB_NEXT) == 0)
-		report_extent(fs, &k, &v, bad, nbad, &nm, out, &refs);
+		report_extent(&rp, &k, &v);
 	if (cur)
 		mdb_cursor_close(cur);
 	names_free(&nm);
-	if (!r)
-		fprintf(out, "corrupted %u blocks referenced %llu times\n",
-			nbad, (unsigned long long)refs);
+	*refs = rp.refs;
 	return r;
 }
 
@@ -264,8 +285,12 @@ int bitrot_inject(struct fs *fs, const struct fault_rule *rule, uint64_t *rng,
 		r = pick_random(fs, txn, rng, want, bad, &n);
 	for (unsigned i = 0; !r && i < n; i++)
 		r = corrupt_block(fs, bad[i]);
+	uint64_t refs = 0;
 	if (!r)
-		r = report_losses(fs, txn, bad, n, out);
+		r = bitrot_report(fs, txn, bad, n, "bitrot", out, &refs);
+	if (!r)
+		fprintf(out, "corrupted %u blocks referenced %llu times\n", n,
+			(unsigned long long)refs);
 	metastore_txn_abort(txn);
 	free(bad);
 	if (r && !err[0])

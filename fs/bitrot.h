@@ -17,4 +17,13 @@
 int bitrot_inject(struct fs *fs, const struct fault_rule *rule, uint64_t *rng,
 		  FILE *out, char *err, size_t errlen);
 
+/* The loss report of the @nbad stored blocks @bad (sorted here): a line
+ * "lost PATH offset OFF length 4096 block N" on @out for every file and
+ * offset that references one, as of @txn, and, when @cause is not NULL,
+ * a block_lost event with that cause for each; *refs is how many. Scans
+ * every block map and directory entry: for stores the size of a test or
+ * a rehearsal. 0 or -errno. */
+int bitrot_report(struct fs *fs, MDB_txn *txn, uint64_t *bad, size_t nbad,
+		  const char *cause, FILE *out, uint64_t *refs);
+
 #endif

@@ -27,6 +27,7 @@
 #include "fs/channel.h"
 #include "faults/control.h"
 #include "fs/fault_gate.h"
+#include "fs/loss.h"
 #include "fs/metrics_http.h"
 #include "fs/scenario_run.h"
 #include "fs/ops.h"
@@ -221,7 +222,7 @@ static int ctl_handle(void *ctx, const char *line, FILE *out, char *err,
 					 errlen);
 	case CONTROL_FAULT_LIST:
 		faults_list(d->fs.faults, out);
-		return 0;
+		return loss_list(&d->fs, out);
 	case CONTROL_FAULT_CLEAR:
 		return fault_gate_clear(&d->fs, c.id, err, errlen);
 	case CONTROL_SCENARIO_RUN:

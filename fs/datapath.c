@@ -23,6 +23,7 @@
 #include "dedupe/fingerprint.h"
 #include "dedupe/index.h"
 #include "fs/fault_gate.h"
+#include "fs/loss.h"
 #include "fs/namespace.h"
 
 #define BS MS_BLOCK_SIZE
@@ -328,6 +329,8 @@ static int load_blocks(struct fs *fs, MDB_txn *txn, uint64_t ino,
 		r = dedupe_block_get(fs->ms, txn, pblk, &b);
 		if (r == -ENOENT)
 			r = -EIO; /* a map pointing at a free block */
+		if (!r && loss_has(fs, pblk, b.xxh3))
+			r = -ENODATA; /* the array lost it: counted, EIO */
 		if (r)
 			break;
 		io[nio] = (struct backing_io){pblk, dst};
@@ -343,6 +346,19 @@ static int load_blocks(struct fs *fs, MDB_txn *txn, uint64_t ino,
 		free(sum);
 	}
 	return r;
+}
+
+/* A block that cannot be read, counted by why: a checksum failure or a
+ * block the array lost; both are EIO to the client. */
+static int read_error(struct fs *fs, int r)
+{
+	_Atomic uint64_t *c = r == -EBADMSG ? &fs->stats.dedupe.checksum_errors
+			      : r == -ENODATA ? &fs->stats.dedupe.lost_reads
+					      : NULL;
+	if (!c)
+		return r;
+	atomic_fetch_add_explicit(c, 1, memory_order_relaxed);
+	return -EIO;
 }
 
 /* Load with a fresh snapshot each try; a checksum failure that persists
@@ -363,17 +379,13 @@ static int load_blocks_retry(struct fs *fs, uint64_t ino, uint64_t first,
 			r = load_blocks(fs, txn, ino, first, n, buf, pblks);
 		metastore_txn_abort(txn);
 	}
-	if (r == -EBADMSG) {
-		atomic_fetch_add_explicit(&fs->stats.dedupe.checksum_errors, 1,
-					  memory_order_relaxed);
+	if (r == -EBADMSG)
 		log_error("datapath",
 			  "inode %llu blocks %llu..%llu: stored block fails "
 			  "its checksum",
 			  (unsigned long long)ino, (unsigned long long)first,
 			  (unsigned long long)(first + n - 1));
-		r = -EIO;
-	}
-	return r;
+	return read_error(fs, r);
 }
 
 int datapath_read(struct fs *fs, uint64_t ino, uint64_t off, size_t len,
@@ -779,12 +791,8 @@ static int zero_in_block(struct dp_txn *t, uint64_t ino, struct ms_inode *in,
 {
 	int r = ext_store(t); /* load_blocks reads the map from the txn */
 	if (!r)
-		r = load_blocks(t->fs, t->txn, ino, lblk, 1, keep, NULL);
-	if (r == -EBADMSG) {
-		atomic_fetch_add_explicit(&t->fs->stats.dedupe.checksum_errors,
-					  1, memory_order_relaxed);
-		r = -EIO;
-	}
+		r = read_error(t->fs, load_blocks(t->fs, t->txn, ino, lblk, 1,
+						  keep, NULL));
 	if (r)
 		return r;
 	memset(keep + from, 0, to - from);

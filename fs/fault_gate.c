@@ -11,6 +11,7 @@
 #include "faults/events.h"
 #include "fs/bitrot.h"
 #include "fs/inode_table.h"
+#include "fs/loss.h"
 #include "tiers/completer.h"
 
 int fault_gate_open(struct fs *fs, char *err, size_t errlen)
@@ -22,6 +23,8 @@ int fault_gate_open(struct fs *fs, char *err, size_t errlen)
 		r = events_open(path, &fs->events);
 	if (!r)
 		r = completer_new(&fs->fault_delay);
+	if (!r)
+		r = loss_open(fs);
 	if (r) {
 		snprintf(err, errlen, "fault injection: %s: %s", path,
 			 strerror(-r));
@@ -45,6 +48,7 @@ void fault_gate_close(struct fs *fs)
 	fs->events = NULL;
 	faults_free(fs->faults);
 	fs->faults = NULL;
+	loss_close(fs);
 }
 
 /* ---- decisions --------------------------------------------------------- */
@@ -313,9 +317,10 @@ static void emit_effects(struct fs *fs, uint64_t id, uint64_t now,
 			    (unsigned long long)id);
 }
 
-/* Set or clear array fault @r (rule @id; 0 before it has one). */
+/* Set or clear array fault @r (rule @id; 0 before it has one); *loss:
+ * the loss event it caused (0: none). */
 static int array_change(struct fs *fs, const struct fault_rule *r, uint64_t id,
-			bool on, char *err, size_t errlen)
+			bool on, unsigned *loss, char *err, size_t errlen)
 {
 	struct model_fault f = model_fault_of(r);
 	struct model_fault_effect e;
@@ -326,6 +331,7 @@ static int array_change(struct fs *fs, const struct fault_rule *r, uint64_t id,
 		emit_effects(fs, id, now, &e);
 		mark_effects(fs, id, &f, &e);
 	}
+	*loss = rc ? 0 : e.loss;
 	return rc;
 }
 
@@ -338,6 +344,11 @@ int fault_gate_inject(struct fs *fs, const struct fault_rule *rule, FILE *out,
 	*idp = 0;
 	if (rule->kind == FAULT_POWER_LOSS)
 		return power_loss(fs, esc, out, err, errlen);
+	if (rule->kind == FAULT_CACHE_DEVICE) {
+		events_emit(fs->events, "inject", "\"id\":0,\"rule\":\"%s\"",
+			    esc);
+		return loss_cache_device(fs, out, err, errlen);
+	}
 	if (rule->kind == FAULT_BITROT) {
 		/* Done at once; nothing stays active. */
 		events_emit(fs->events, "inject", "\"id\":0,\"rule\":\"%s\"",
@@ -351,7 +362,8 @@ int fault_gate_inject(struct fs *fs, const struct fault_rule *rule, FILE *out,
 		/* Listed first, so the effects' events name its id. */
 		events_emit(fs->events, "inject", "\"id\":%llu,\"rule\":\"%s\"",
 			    (unsigned long long)id, esc);
-		int a = array_change(fs, rule, id, true, err, errlen);
+		unsigned loss;
+		int a = array_change(fs, rule, id, true, &loss, err, errlen);
 		if (a) {
 			faults_clear(fs->faults, id);
 			events_emit(fs->events, "refused",
@@ -363,7 +375,8 @@ int fault_gate_inject(struct fs *fs, const struct fault_rule *rule, FILE *out,
 			 text);
 		fprintf(out, "%llu\n", (unsigned long long)id);
 		*idp = id;
-		return 0;
+		/* The fault stands; only its report can fail. */
+		return loss ? loss_record(fs, loss, out, err, errlen) : 0;
 	}
 	if (r == -EEXIST)
 		snprintf(err, errlen,
@@ -394,7 +407,8 @@ static void array_restore(struct fs *fs, uint64_t id)
 		return;
 	events_emit(fs->events, "restore", "\"id\":%llu",
 		    (unsigned long long)id);
-	if (array_change(fs, &r, id, false, err, sizeof(err)))
+	unsigned loss;
+	if (array_change(fs, &r, id, false, &loss, err, sizeof(err)))
 		log_warn("faults", "restoring %llu: %s", (unsigned long long)id,
 			 err);
 }

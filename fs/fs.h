@@ -25,6 +25,7 @@ struct faults;
 struct events;
 struct completer;
 struct scenario_runner;
+struct loss_set;
 
 struct fs_config {
 	const char *store;	   /* store directory (absolute) */
@@ -64,6 +65,7 @@ struct fs {
 	struct completer *fault_delay;
 	uint64_t bitrot_rng;
 	struct scenario_runner *scenario; /* the last one started, or NULL */
+	struct loss_set *lost; /* blocks the array lost (fs/loss.c) */
 	atomic_bool thin_full_logged;
 	/* A power loss was injected: everything fails until the unmount, and
 	 * the next mount starts from the state of the last sync. */

@@ -410,11 +410,6 @@ static void fault_error(const struct array *a, const struct model_fault *f,
 	else if (rc == -ENOTSUP && !a->profile->tier[f->tier].present)
 		snprintf(err, errlen, "profile %s has no %s tier",
 			 a->profile->name, tiers[f->tier]);
-	else if (rc == -ENOTSUP)
-		snprintf(err, errlen,
-			 "drive %u of tier %s: losing it too is beyond what "
-			 "%s survives; data loss is not modelled (yet)",
-			 f->id, tiers[f->tier], a->profile->name);
 	else
 		snprintf(err, errlen, "%s %u is %s already (see: fault list)",
 			 what[f->kind], f->id,
@@ -496,4 +491,65 @@ bool array_fault_current(struct array *a, const struct model_fault *f,
 	cur = model_fault_current(a->model, &mf, mark, key_ns);
 	pthread_mutex_unlock(&a->lock);
 	return cur;
+}
+
+size_t array_lost_filter(struct array *a, unsigned loss, uint64_t *pblk,
+			 size_t n)
+{
+	size_t kept = 0;
+
+	bool cache;
+
+	if (!a->model)
+		return 0;
+	pthread_mutex_lock(&a->lock);
+	/* The cache tier holds copies, except for dirty blocks: only those
+	 * can be lost with it, and not when a mirror holds them too. */
+	cache = model_loss_tier(a->model, loss) == PROFILE_TIER_CACHE;
+	if (cache && (!a->cache || a->profile->cache.mirrored))
+		n = 0;
+	for (size_t i = 0; i < n; i++)
+		if ((!cache ||
+		     cache_is_dirty(
+			 a->cache,
+			 (struct cache_key){.ino = 0, .block = pblk[i]})) &&
+		    model_block_lost(a->model, loss, pblk[i]))
+			pblk[kept++] = pblk[i];
+	pthread_mutex_unlock(&a->lock);
+	return kept;
+}
+
+int array_cache_fail(struct array *a, uint64_t **pblk, size_t *n,
+		     bool *mirrored)
+{
+	struct cache_stats st;
+	struct cache_key *keys;
+	size_t k;
+
+	*pblk = NULL;
+	*n = 0;
+	if (!a->cache)
+		return -ENOTSUP;
+	*mirrored = a->profile->cache.mirrored;
+	pthread_mutex_lock(&a->lock);
+	cache_stats(a->cache, &st);
+	keys = malloc((st.dirty ? st.dirty : 1) * sizeof(*keys));
+	*pblk = malloc((st.dirty ? st.dirty : 1) * sizeof(**pblk));
+	if (!keys || !*pblk) {
+		pthread_mutex_unlock(&a->lock);
+		free(keys);
+		free(*pblk);
+		*pblk = NULL;
+		return -ENOMEM;
+	}
+	k = cache_dirty_keys(a->cache, keys, st.dirty);
+	cache_clear(a->cache);
+	pthread_mutex_unlock(&a->lock);
+	/* Keys are physical blocks when the data path gives them (ino 0),
+	 * as it always does for a hybrid. */
+	for (size_t i = 0; i < k; i++)
+		if (!keys[i].ino)
+			(*pblk)[(*n)++] = keys[i].block;
+	free(keys);
+	return 0;
 }

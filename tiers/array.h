@@ -99,6 +99,17 @@ void array_submit(struct array *a, struct array_io *io);
 int array_fault(struct array *a, const struct model_fault *f, bool on,
 		uint64_t *now_ns, struct model_fault_effect *eff, char *err,
 		size_t errlen);
+/* Keep, of the @n stored blocks @pblk, those lost by loss event @loss
+ * (model_block_lost; eff->loss of the fault that caused it), in order, in
+ * place; how many. */
+size_t array_lost_filter(struct array *a, unsigned loss, uint64_t *pblk,
+			 size_t n);
+/* The flash cache device fails: nothing stays resident (a spare takes
+ * over, empty). *pblk (malloc'd, *n of them) gets the physical blocks that
+ * were dirty, not yet destaged: lost with it unless *mirrored (the
+ * profile's [cache] mirrored). 0, -ENOTSUP (no flash cache) or -ENOMEM. */
+int array_cache_fail(struct array *a, uint64_t **pblk, size_t *n,
+		     bool *mirrored);
 /* model_fault_current() of the array's model (false: the null model). */
 bool array_fault_current(struct array *a, const struct model_fault *f,
 			 enum model_fault_mark mark, uint64_t key_ns);

@@ -338,3 +338,32 @@ void cache_stats(const struct cache *c, struct cache_stats *st)
 {
 	*st = c->st;
 }
+
+bool cache_is_dirty(const struct cache *c, struct cache_key k)
+{
+	uint32_t slot = hash_slot(c, k);
+
+	return c->hash[slot] && c->e[c->hash[slot] - 1].dirty;
+}
+
+size_t cache_dirty_keys(const struct cache *c, struct cache_key *out,
+			size_t max)
+{
+	size_t n = 0;
+
+	for (uint32_t i = c->dtail; i != NIL && n < max; i = c->e[i].dprev)
+		out[n++] = c->e[i].key;
+	return n;
+}
+
+void cache_clear(struct cache *c)
+{
+	c->n = 0;
+	memset(c->hash, 0, c->hash_size * sizeof(*c->hash));
+	for (int s = 0; s < SEGMENTS; s++) {
+		c->head[s] = c->tail[s] = NIL;
+		c->count[s] = 0;
+	}
+	c->dhead = c->dtail = NIL;
+	c->st.resident = c->st.dirty = 0;
+}

@@ -10,6 +10,7 @@
 #define ARRAYSIM_TIERS_CACHE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct cache;
@@ -47,5 +48,14 @@ bool cache_insert(struct cache *c, struct cache_key k, bool dirty,
 /* The oldest dirty block into *@k, now clean: true, or false if none. */
 bool cache_destage_next(struct cache *c, struct cache_key *k);
 void cache_stats(const struct cache *c, struct cache_stats *st);
+/* Whether @k is resident and dirty (not counted as a lookup). */
+bool cache_is_dirty(const struct cache *c, struct cache_key k);
+/* Up to @max of the dirty blocks (not yet destaged), oldest first, into
+ * @out; how many. */
+size_t cache_dirty_keys(const struct cache *c, struct cache_key *out,
+			size_t max);
+/* Nothing resident any more (a new, empty cache device); the counters of
+ * lookups, evictions and destaging stay. */
+void cache_clear(struct cache *c);
 
 #endif

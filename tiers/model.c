@@ -195,6 +195,7 @@ int model_new(const struct profile *p, double scale, uint64_t seed,
 		return -ENOMEM;
 	m->p = p;
 	m->scale = scale;
+	m->seed = seed;
 	m->plan[0] = malloc(sizeof(*m->plan[0]));
 	m->plan[1] = malloc(sizeof(*m->plan[1]));
 	rc = engine_new(seed, &m->e);

@@ -84,13 +84,17 @@ struct model_fault_effect {
 	uint64_t rebuild_end_ns;
 	uint64_t rebuild_bytes;
 	bool unnoticed; /* drive back within the detection window */
+	/* Drive: failures now exceed what some stripes of its tier survive;
+	 * the loss event's number for model_block_lost (from 1; 0: none). */
+	unsigned loss;
 };
 
 /* Set (@on) or clear fault @f at @now_ns (not before the last
  * submission). 0; -EINVAL: no such controller, path or drive, or a bad
- * factor; -ENOTSUP: the profile lacks that tier, or the failure is beyond
- * what the RAID level survives (data loss is not modelled); -EALREADY:
- * already so. @eff says what it did. */
+ * factor; -ENOTSUP: the profile lacks that tier; -EALREADY: already so.
+ * @eff says what it did. A drive failure beyond the tolerance is taken:
+ * eff->loss names the loss (on the cache tier only dirty blocks can be
+ * lost: tiers/array.c filters). */
 int model_fault(struct model *m, uint64_t now_ns, const struct model_fault *f,
 		bool on, struct model_fault_effect *eff);
 /* What a scheduled transition of fault @f was: its stall's end, a
@@ -102,6 +106,14 @@ enum model_fault_mark { MODEL_MARK_STALL, MODEL_MARK_SERVES, MODEL_MARK_DRIVE };
  * moved or cancelled it. */
 bool model_fault_current(const struct model *m, const struct model_fault *f,
 			 enum model_fault_mark mark, uint64_t key_ns);
+/* Is stored block @pblk (the store's physical block number) lost by loss
+ * event @loss (eff->loss of the change that caused it): its drive and
+ * more than its stripe survives were unavailable then (placement.h)?
+ * The loss stays, whatever comes back later: the array would have lost
+ * it. */
+bool model_block_lost(const struct model *m, unsigned loss, uint64_t pblk);
+/* The tier (enum profile_tier_id) of loss event @loss. */
+unsigned model_loss_tier(const struct model *m, unsigned loss);
 /* Whether the array is shut down: more controllers failed than its mode
  * survives (single: its one; active-standby: all; active-active: a
  * majority), or every front-end path lost. */

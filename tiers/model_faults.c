@@ -31,9 +31,17 @@
  *                      (the array throttles the foreground, not the
  *                      rebuild). A drive returned after it was noticed
  *                      changes nothing: the rebuild completes onto spare
- *                      space. A second failure beyond the level's
- *                      tolerance is refused (-ENOTSUP): data loss is not
- *                      modelled yet.
+ *                      space. A failure beyond the level's tolerance
+ *                      (raid0: any; raid5: a second; raid6: a third;
+ *                      raid10: both of a pair) loses the blocks whose
+ *                      stripes then have too few members left, on the
+ *                      store's physical placement (placement.h): the
+ *                      stripes a rebuild had reached already survive.
+ *                      The loss is recorded as it stands at that moment
+ *                      (model_block_lost); nothing brings it back. raid0
+ *                      has nothing to rebuild from: a pull loses its
+ *                      drive's units and starts no rebuild. On the cache
+ *                      tier only dirty blocks can be lost (array.c).
  *   drive slow         its service times are multiplied by the factor.
  *
  * Requests already booked when a fault begins keep their times: a stall
@@ -69,6 +77,7 @@ int faults_init(struct model *m)
 		    model_scale_rate(m, pt->rebuild_bytes_per_s);
 		if (!f->rebuild_rate[t])
 			f->rebuild_rate[t] = 1;
+		placement_init(&f->place[t], pt, m->seed);
 		f->drive[t] = calloc(pt->drives, sizeof(*f->drive[t]));
 		if (!f->drive[t])
 			return -ENOMEM;
@@ -86,6 +95,11 @@ void faults_fini(struct model *m)
 {
 	for (unsigned t = 0; t < PROFILE_TIER_COUNT; t++)
 		free(m->f.drive[t]);
+	for (unsigned i = 0; i < m->f.n_loss; i++) {
+		free(m->f.loss[i].fail);
+		free(m->f.loss[i].end);
+	}
+	free(m->f.loss);
 }
 
 /* ---- shutdown and stalls ------------------------------------------------ */
@@ -417,38 +431,15 @@ static bool drive_out(const struct model *m, unsigned tier, unsigned j,
 	       (d->pulled_ns != NEVER || t < d->rebuild_end_ns);
 }
 
-/* Would losing @drive too lose data? */
-static bool beyond_tolerance(const struct model *m, unsigned tier,
-			     unsigned drive, uint64_t t)
-{
-	const struct profile_tier *pt = &m->p->tier[tier];
-	unsigned out = 0, first = 0, span = pt->drives, tolerate;
-
-	switch (pt->raid) {
-	case PROFILE_RAID0:
-		return true;
-	case PROFILE_RAID10:
-		return (drive ^ 1u) < pt->drives &&
-		       drive_out(m, tier, drive ^ 1u, t);
-	case PROFILE_RAID1:
-		tolerate = pt->drives - 1;
-		break;
-	default:
-		span = pt->stripe_width;
-		first = drive / span * span;
-		tolerate = pt->raid == PROFILE_RAID6 ? 2 : 1;
-	}
-	for (unsigned j = first; j < first + span && j < pt->drives; j++)
-		out += j != drive && drive_out(m, tier, j, t);
-	return out + 1 > tolerate;
-}
-
 static void drive_pull(struct model *m, unsigned tier, struct drive_fault *d,
 		       uint64_t now, struct model_fault_effect *eff)
 {
 	const struct profile_tier *pt = &m->p->tier[tier];
+	/* raid0 has nothing to rebuild from: its units are simply lost. */
 	uint64_t used =
-	    (uint64_t)((double)pt->capacity_bytes * pt->fill_pct / 100.0);
+	    pt->raid == PROFILE_RAID0
+		? 0
+		: (uint64_t)((double)pt->capacity_bytes * pt->fill_pct / 100.0);
 	double secs = (double)used / (double)m->f.rebuild_rate[tier];
 
 	d->pulled_ns = now;
@@ -462,6 +453,89 @@ static void drive_pull(struct model *m, unsigned tier, struct drive_fault *d,
 	eff->fail_ns = d->fail_ns;
 	eff->rebuild_end_ns = d->rebuild_end_ns;
 	eff->rebuild_bytes = used;
+}
+
+/* ---- data loss ------------------------------------------------------------
+ */
+
+/* Can the drives out of @tier at @t lose data (some stripe has more out
+ * than it survives)? Exact for raid0/1/10; for declustered raid5/6, more
+ * drives out than the parity count: then some stripes hold them all. */
+static bool may_lose(const struct model *m, unsigned tier, unsigned drive,
+		     uint64_t t)
+{
+	const struct profile_tier *pt = &m->p->tier[tier];
+	unsigned out = 0;
+
+	if (pt->raid == PROFILE_RAID0)
+		return true;
+	if (pt->raid == PROFILE_RAID10)
+		return (drive ^ 1u) < pt->drives &&
+		       drive_out(m, tier, drive ^ 1u, t);
+	for (unsigned j = 0; j < pt->drives; j++)
+		out += drive_out(m, tier, j, t);
+	return out > m->f.place[tier].tolerance;
+}
+
+/* Record the state of @tier's drives at @t as a loss event; its number
+ * (from 1), or 0 without memory (nothing is then reported lost). */
+static unsigned loss_record(struct model *m, unsigned tier, uint64_t t)
+{
+	struct model_faults *f = &m->f;
+	unsigned n = m->p->tier[tier].drives;
+	struct loss_event *grown, *ev;
+
+	grown = realloc(f->loss, (f->n_loss + 1) * sizeof(*f->loss));
+	if (!grown)
+		return 0;
+	f->loss = grown;
+	ev = &f->loss[f->n_loss];
+	*ev = (struct loss_event){.tier = tier, .at = t};
+	ev->fail = malloc(n * sizeof(*ev->fail));
+	ev->end = malloc(n * sizeof(*ev->end));
+	if (!ev->fail || !ev->end) {
+		free(ev->fail);
+		free(ev->end);
+		return 0;
+	}
+	for (unsigned j = 0; j < n; j++) {
+		const struct drive_fault *d = &f->drive[tier][j];
+
+		ev->fail[j] = drive_out(m, tier, j, t) ? d->fail_ns : NEVER;
+		ev->end[j] = d->rebuild_end_ns;
+	}
+	return ++f->n_loss;
+}
+
+/* Was @drive unavailable, at the loss event @ctx, for a stripe at
+ * rebuild position @pos: out and its rebuild not yet there? */
+static bool unavailable(void *ctx, unsigned drive, double pos)
+{
+	const struct loss_event *ev = ctx;
+	uint64_t fail = ev->fail[drive];
+
+	if (fail == NEVER)
+		return false;
+	if (ev->at <= fail)
+		return true; /* pulled, not yet noticed or rebuilding */
+	return (double)(ev->at - fail) < pos * (double)(ev->end[drive] - fail);
+}
+
+bool model_block_lost(const struct model *m, unsigned loss, uint64_t pblk)
+{
+	struct loss_event *ev;
+
+	if (loss == 0 || loss > m->f.n_loss)
+		return false;
+	ev = &m->f.loss[loss - 1];
+	return placement_lost(&m->f.place[ev->tier], pblk, unavailable, ev);
+}
+
+unsigned model_loss_tier(const struct model *m, unsigned loss)
+{
+	if (loss == 0 || loss > m->f.n_loss)
+		return PROFILE_TIER_COUNT;
+	return m->f.loss[loss - 1].tier;
 }
 
 static int fault_drive(struct model *m, uint64_t now, unsigned tier,
@@ -485,9 +559,9 @@ static int fault_drive(struct model *m, uint64_t now, unsigned tier,
 	}
 	if (d->fail_ns != NEVER)
 		return -EALREADY;
-	if (beyond_tolerance(m, tier, id, now))
-		return -ENOTSUP;
 	drive_pull(m, tier, d, now, eff);
+	if (may_lose(m, tier, id, now))
+		eff->loss = loss_record(m, tier, now);
 	return 0;
 }
 

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "tiers/model.h"
+#include "tiers/placement.h"
 #include "tiers/raid.h"
 
 #define MODEL_MAX_LINKS 64
@@ -24,6 +25,14 @@ struct drive_fault {
 	uint64_t done_fail_ns;	 /* fail_ns of the last finished rebuild */
 };
 
+/* A moment failures went beyond a tier's tolerance: each drive's
+ * (fail_ns, rebuild_end_ns) then, to tell which stripes it cost. */
+struct loss_event {
+	unsigned tier;
+	uint64_t at;
+	uint64_t *fail, *end; /* per drive; fail UINT64_MAX: in place */
+};
+
 struct model_faults {
 	uint64_t stall_from, stall_until; /* [from, until): I/O waits */
 	bool ctl_down[MODEL_MAX_CTLS];
@@ -33,6 +42,9 @@ struct model_faults {
 	unsigned links_down;
 	struct drive_fault *drive[PROFILE_TIER_COUNT]; /* per drive */
 	unsigned drives_out; /* pulled or rebuilding */
+	struct placement place[PROFILE_TIER_COUNT];
+	struct loss_event *loss; /* every loss so far, in order */
+	unsigned n_loss;
 	/* Scaled durations and rates of the profile. */
 	uint64_t failover_ns, recovery_ns, multipath_ns;
 	uint64_t detection_ns[PROFILE_TIER_COUNT];
@@ -42,6 +54,7 @@ struct model_faults {
 struct model {
 	const struct profile *p;
 	double scale;
+	uint64_t seed;
 	struct engine *e;
 	int link_in[MODEL_MAX_LINKS], link_out[MODEL_MAX_LINKS];
 	int ctl[MODEL_MAX_CTLS];

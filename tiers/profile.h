@@ -134,6 +134,7 @@ struct profile_cache {
 	uint64_t size_bytes;
 	enum profile_eviction eviction;
 	bool promote_on_read_miss;
+	bool mirrored; /* dirty blocks survive a cache device failure */
 	double destage_start_pct; /* dirty share that starts destaging */
 	double destage_stop_pct;  /* ... and that stops it */
 	uint64_t destage_bytes_per_s;

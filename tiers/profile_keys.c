@@ -116,6 +116,9 @@ const struct pkey pkeys[] = {
 	.names = evict_names, .what = "eviction"),
     KEY(PSEC_CACHE, "promote_on_read_miss", PK_BOOL,
 	P(cache.promote_on_read_miss), "yes"),
+    KEY(PSEC_CACHE, "mirrored", PK_BOOL, P(cache.mirrored), "no",
+	.help = "dirty blocks kept on a second device: survive a cache "
+		"device failure"),
     KEY(PSEC_CACHE, "destage_start", PK_PERCENT, P(cache.destage_start_pct),
 	"60%", .help = "dirty share of the cache that starts destaging"),
     KEY(PSEC_CACHE, "destage_stop", PK_PERCENT, P(cache.destage_stop_pct),

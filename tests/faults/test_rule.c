@@ -98,6 +98,10 @@ static void test_array_kinds(void **state)
 	assert_true(r.factor == 2.5);
 	assert_false(
 	    fault_rule_is_array(&(struct fault_rule){.kind = FAULT_THIN}));
+	r = parse_ok("cache-device");
+	assert_int_equal(r.kind, FAULT_CACHE_DEVICE);
+	assert_false(fault_rule_is_array(&r));
+	expect_error("cache-device id=1", "cache-device takes no key 'id'");
 	expect_error("controller", "controller needs id=N");
 	expect_error("controller id=-1", "not a number from 0 to 1023");
 	expect_error("controller id=1024", "not a number from 0 to 1023");

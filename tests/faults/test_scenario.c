@@ -71,7 +71,7 @@ static void test_errors(void **state)
 	    "[at 1s]\ninject = melt\n",
 	    "b.ini:2: inject: unknown fault kind 'melt' (error, "
 	    "latency, torn-write, thin, bitrot, power-loss, controller, "
-	    "path, drive, drive-slow)");
+	    "path, drive, drive-slow, cache-device)");
 	expect_error("[at soon]\ninject = error\n",
 		     "b.ini:2: section [at soon]: not [scenario] or [at TIME] "
 		     "(TIME like 30s, 5m)");

@@ -65,6 +65,7 @@ static struct model_io t_next_io(struct t_workload *w, unsigned client)
 /* Tally one I/O into @r's running sums. */
 struct t_tally {
 	uint64_t end_ns, lat_sum, reads, bytes, n;
+	uint64_t read_lat_sum;
 };
 
 static void t_tally_add(struct t_tally *t, const struct model_io *io,
@@ -72,6 +73,8 @@ static void t_tally_add(struct t_tally *t, const struct model_io *io,
 {
 	assert_true(done >= start);
 	t->lat_sum += done - start;
+	if (io->op == ENGINE_OP_READ)
+		t->read_lat_sum += done - start;
 	t->reads += io->op == ENGINE_OP_READ;
 	t->bytes += io->length;
 	t->end_ns = done > t->end_ns ? done : t->end_ns;
@@ -88,6 +91,11 @@ static struct t_result t_tally_result(const struct t_tally *t)
 	r.write_iops = r.iops - r.read_iops;
 	r.mb_s = (double)t->bytes / 1e6 / secs;
 	r.mean_lat_us = (double)t->lat_sum / (double)t->n / US;
+	if (t->reads)
+		r.read_lat_us = (double)t->read_lat_sum / (double)t->reads / US;
+	if (t->n > t->reads)
+		r.write_lat_us = (double)(t->lat_sum - t->read_lat_sum) /
+				 (double)(t->n - t->reads) / US;
 	r.reads = (unsigned)t->reads;
 	r.writes = (unsigned)(t->n - t->reads);
 	return r;

@@ -37,6 +37,7 @@ struct t_result {
 	double iops, read_iops, write_iops;
 	double mb_s;	    /* decimal MB/s, as the reports give */
 	double mean_lat_us; /* mean over all I/Os */
+	double read_lat_us, write_lat_us; /* means by kind */
 	unsigned reads, writes;
 };
 

@@ -103,6 +103,37 @@ static double t_hit_ratio(uint64_t cap, uint64_t working_set)
 	return (double)st.hits / (double)(st.hits + st.misses);
 }
 
+/* A failed cache device: its dirty blocks, oldest first (the destager's
+ * order); then nothing resident, counters kept, and it fills again. */
+static void test_dirty_keys_and_clear(void **state)
+{
+	struct cache *c = t_cache(8);
+	struct cache_key v, keys[8];
+	struct cache_stats st;
+
+	for (uint64_t b = 0; b < 6; b++)
+		cache_insert(c, t_key(b), b % 2 == 1, &v);
+	cache_insert(c, t_key(1), true, &v); /* dirty already: stays 2nd */
+	assert_true(cache_destage_next(c, &v));
+	assert_int_equal(v.block, 1);
+	assert_int_equal(cache_dirty_keys(c, keys, 8), 2);
+	assert_int_equal(keys[0].block, 3);
+	assert_int_equal(keys[1].block, 5);
+	assert_int_equal(cache_dirty_keys(c, keys, 1), 1);
+	cache_clear(c);
+	cache_stats(c, &st);
+	assert_int_equal(st.resident, 0);
+	assert_int_equal(st.dirty, 0);
+	assert_int_equal(st.destaged, 1);
+	assert_int_equal(cache_dirty_keys(c, keys, 8), 0);
+	assert_false(cache_lookup(c, t_key(3)));
+	cache_insert(c, t_key(9), true, &v);
+	assert_true(cache_lookup(c, t_key(9)));
+	assert_int_equal(cache_dirty_keys(c, keys, 8), 1);
+	cache_free(c);
+	(void)state;
+}
+
 static void test_working_set(void **state)
 {
 	double small = t_hit_ratio(10000, 8000);
@@ -185,6 +216,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_lru_order),
 	    cmocka_unit_test(test_dirty),
+	    cmocka_unit_test(test_dirty_keys_and_clear),
 	    cmocka_unit_test(test_working_set),
 	    cmocka_unit_test(test_against_reference),
 	    cmocka_unit_test(test_segmented_resists_scans),

@@ -1,0 +1,254 @@
+/* The blocks the array model lost, and their report; see fs/loss.h.
+ *
+ * The model knows where blocks are (placement) and which drives were gone
+ * when; the store knows which blocks hold data and who references them.
+ * A loss event is resolved here once, at the fault: every stored block
+ * is asked of the model, and those lost are kept with their XXH3, so a
+ * read can refuse them without asking the model again.
+ */
+#include "fs/loss.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dedupe/index.h"
+#include "faults/events.h"
+#include "fs/bitrot.h"
+
+#define BATCH 4096
+
+struct lost_block {
+	uint64_t pblk, xxh3;
+};
+
+struct loss_set {
+	pthread_mutex_t lock;
+	struct lost_block *v; /* sorted by pblk */
+	size_t n, cap;
+	atomic_size_t count; /* n, read without the lock */
+};
+
+int loss_open(struct fs *fs)
+{
+	fs->lost = calloc(1, sizeof(*fs->lost));
+	if (!fs->lost)
+		return -ENOMEM;
+	pthread_mutex_init(&fs->lost->lock, NULL);
+	return 0;
+}
+
+void loss_close(struct fs *fs)
+{
+	if (!fs->lost)
+		return;
+	pthread_mutex_destroy(&fs->lost->lock);
+	free(fs->lost->v);
+	free(fs->lost);
+	fs->lost = NULL;
+}
+
+static int cmp_lost(const void *a, const void *b)
+{
+	const struct lost_block *x = a, *y = b;
+	return (x->pblk > y->pblk) - (x->pblk < y->pblk);
+}
+
+/* Add @n blocks (sorted) to the set; those already in it stay once. */
+static int set_add(struct loss_set *s, const struct lost_block *b, size_t n)
+{
+	if (!n)
+		return 0; /* b may be NULL; nothing to sort */
+	pthread_mutex_lock(&s->lock);
+	if (s->n + n > s->cap) {
+		size_t cap = s->n + n + 64;
+		void *g = realloc(s->v, cap * sizeof(*s->v));
+		if (!g) {
+			pthread_mutex_unlock(&s->lock);
+			return -ENOMEM;
+		}
+		s->v = g;
+		s->cap = cap;
+	}
+	size_t had = s->n;
+	for (size_t i = 0; i < n; i++) {
+		struct lost_block *old =
+		    bsearch(&b[i], s->v, had, sizeof(*s->v), cmp_lost);
+		if (old)
+			*old = b[i];
+		else
+			s->v[s->n++] = b[i];
+	}
+	qsort(s->v, s->n, sizeof(*s->v), cmp_lost);
+	atomic_store(&s->count, s->n);
+	pthread_mutex_unlock(&s->lock);
+	return 0;
+}
+
+bool loss_has(struct fs *fs, uint64_t pblk, uint64_t xxh3)
+{
+	struct loss_set *s = fs->lost;
+	if (!s || !atomic_load_explicit(&s->count, memory_order_acquire))
+		return false;
+	struct lost_block key = {pblk, 0};
+	pthread_mutex_lock(&s->lock);
+	const struct lost_block *b =
+	    bsearch(&key, s->v, s->n, sizeof(*s->v), cmp_lost);
+	bool lost = b && b->xxh3 == xxh3;
+	pthread_mutex_unlock(&s->lock);
+	return lost;
+}
+
+/* Append to @out (growing it) those of the @n blocks @p that hold data,
+ * with their XXH3. */
+static int held(struct fs *fs, MDB_txn *txn, const uint64_t *p, size_t n,
+		struct lost_block **out, size_t *nout, size_t *cap)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct ms_block b;
+		if (dedupe_block_get(fs->ms, txn, p[i], &b) || !b.refs)
+			continue; /* freed since */
+		if (*nout == *cap) {
+			size_t c = *cap ? 2 * *cap : 256;
+			void *g = realloc(*out, c * sizeof(**out));
+			if (!g)
+				return -ENOMEM;
+			*out = g;
+			*cap = c;
+		}
+		(*out)[(*nout)++] = (struct lost_block){p[i], b.xxh3};
+	}
+	return 0;
+}
+
+/* Append to @out (growing it) the stored blocks among [first, first+n)
+ * that loss event @loss lost. */
+static int scan_batch(struct fs *fs, MDB_txn *txn, unsigned loss,
+		      uint64_t first, size_t n, struct lost_block **out,
+		      size_t *nout, size_t *cap)
+{
+	uint64_t p[BATCH];
+	for (size_t i = 0; i < n; i++)
+		p[i] = first + i;
+	size_t k = array_lost_filter(fs->array, loss, p, n);
+	return held(fs, txn, p, k, out, nout, cap);
+}
+
+/* Report @n lost blocks @b as of @txn; events with @cause unless NULL. */
+static int report(struct fs *fs, MDB_txn *txn, const struct lost_block *b,
+		  size_t n, const char *cause, FILE *out)
+{
+	uint64_t *p = malloc((n ? n : 1) * sizeof(*p)), refs = 0;
+	if (!p)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		p[i] = b[i].pblk;
+	int r = bitrot_report(fs, txn, p, n, cause, out, &refs);
+	free(p);
+	if (!r)
+		fprintf(out, "lost %zu blocks referenced %llu times\n", n,
+			(unsigned long long)refs);
+	if (!r && cause)
+		events_emit(fs->events, "data_loss",
+			    "\"blocks\":%zu,\"refs\":%llu,\"cause\":\"%s\"", n,
+			    (unsigned long long)refs, cause);
+	return r;
+}
+
+/* After @r (0 so far): add the @n lost blocks @lost (sorted) to the set
+ * and report them with @cause; end @txn, free @lost. */
+static int take(struct fs *fs, MDB_txn *txn, int r, struct lost_block *lost,
+		size_t n, const char *cause, FILE *out, char *err,
+		size_t errlen)
+{
+	if (!r)
+		r = set_add(fs->lost, lost, n);
+	if (!r)
+		r = report(fs, txn, lost, n, cause, out);
+	if (txn)
+		metastore_txn_abort(txn);
+	free(lost);
+	if (r)
+		snprintf(err, errlen, "data loss report: %s", strerror(-r));
+	return r;
+}
+
+int loss_record(struct fs *fs, unsigned loss, FILE *out, char *err,
+		size_t errlen)
+{
+	MDB_txn *txn = NULL;
+	struct ms_counters c = {0};
+	struct lost_block *lost = NULL;
+	size_t n = 0, cap = 0;
+	int r = metastore_txn_begin(fs->ms, false, &txn);
+	if (!r)
+		r = metastore_counters_get(fs->ms, txn, &c);
+	for (uint64_t p = 1; !r && p < c.next_pblk; p += BATCH) {
+		size_t k = c.next_pblk - p < BATCH ? c.next_pblk - p : BATCH;
+		r = scan_batch(fs, txn, loss, p, k, &lost, &n, &cap);
+	}
+	return take(fs, txn, r, lost, n, "drives", out, err, errlen);
+}
+
+int loss_cache_device(struct fs *fs, FILE *out, char *err, size_t errlen)
+{
+	uint64_t *dirty;
+	size_t ndirty, n = 0, cap = 0;
+	bool mirrored;
+	int r = array_cache_fail(fs->array, &dirty, &ndirty, &mirrored);
+	if (r == -ENOTSUP) {
+		snprintf(err, errlen,
+			 "cache-device: this mount has no flash cache (a "
+			 "hybrid --profile with a cache tier)");
+		return r;
+	}
+	if (!r && mirrored) {
+		fprintf(out,
+			"cache device failed: %zu dirty blocks kept (the "
+			"cache is mirrored); the cache restarts empty\n",
+			ndirty);
+		events_emit(fs->events, "cache_device",
+			    "\"dirty\":%zu,\"mirrored\":true", ndirty);
+		free(dirty);
+		return 0;
+	}
+	MDB_txn *txn = NULL;
+	struct lost_block *lost = NULL;
+	if (!r)
+		r = metastore_txn_begin(fs->ms, false, &txn);
+	if (!r)
+		r = held(fs, txn, dirty, ndirty, &lost, &n, &cap);
+	free(dirty);
+	if (!r) {
+		if (n)
+			qsort(lost, n, sizeof(*lost), cmp_lost);
+		events_emit(fs->events, "cache_device",
+			    "\"dirty\":%zu,\"mirrored\":false", ndirty);
+	}
+	return take(fs, txn, r, lost, n, "cache-device", out, err, errlen);
+}
+
+int loss_list(struct fs *fs, FILE *out)
+{
+	struct loss_set *s = fs->lost;
+	if (!s || !atomic_load(&s->count))
+		return 0;
+	pthread_mutex_lock(&s->lock);
+	size_t n = s->n;
+	struct lost_block *copy = malloc(n * sizeof(*copy));
+	if (copy)
+		memcpy(copy, s->v, n * sizeof(*copy));
+	pthread_mutex_unlock(&s->lock);
+	if (!copy)
+		return -ENOMEM;
+	MDB_txn *txn;
+	int r = metastore_txn_begin(fs->ms, false, &txn);
+	if (!r) {
+		r = report(fs, txn, copy, n, NULL, out);
+		metastore_txn_abort(txn);
+	}
+	free(copy);
+	return r;
+}

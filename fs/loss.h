@@ -1,0 +1,35 @@
+/* Blocks the array model lost: a drive failure beyond what the RAID
+ * level survives (tiers/placement.h) makes exactly the stored blocks on
+ * the stripes it broke unreadable, for the rest of the mount; so does an
+ * unmirrored cache device failure for the dirty blocks it held. */
+#ifndef ARRAYSIM_FS_LOSS_H
+#define ARRAYSIM_FS_LOSS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "fs/fs.h"
+
+/* The (empty) set of lost blocks. 0 or -ENOMEM. */
+int loss_open(struct fs *fs);
+void loss_close(struct fs *fs);
+/* Loss event @loss of the array (model_fault_effect.loss): find the
+ * stored blocks it lost, add them to the set, and report them on @out
+ * and in the event log (every file and offset that references one, then
+ * "lost N blocks referenced M times"). 0, or -errno with a reason. */
+int loss_record(struct fs *fs, unsigned loss, FILE *out, char *err,
+		size_t errlen);
+/* The hybrid's cache device fails (fault inject cache-device): its dirty
+ * blocks are lost (added and reported as above, cause "cache-device")
+ * unless the profile mirrors the cache; either way the cache restarts
+ * empty. 0, or -errno with a reason (-ENOTSUP: no flash cache). */
+int loss_cache_device(struct fs *fs, FILE *out, char *err, size_t errlen);
+/* Is @pblk, holding bytes of XXH3 @xxh3, lost? (A lost block freed and
+ * reused for other bytes is not.) Cheap while nothing is lost. */
+bool loss_has(struct fs *fs, uint64_t pblk, uint64_t xxh3);
+/* The report of every block lost so far, as loss_record wrote it,
+ * without events; nothing when none is. */
+int loss_list(struct fs *fs, FILE *out);
+
+#endif

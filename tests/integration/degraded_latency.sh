@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# degraded_latency: infinidat-6303 rebuilding a pulled drive, measured
+# through FUSE, against the report's 1.37 ms average read latency during
+# the rebuild (../shared/reference/arrays.md).
+#
+# The report's background load: 150K IOPS, 8 KiB, random, 50/50. At
+# --scale 0.02 that is 3000 IOPS, under this host's ceiling, and every
+# latency is 50 times the array's. Reads hit the flash cache 90% of the
+# time, as the profile assumes (tests/tiers/test_profiles.c runs the same
+# in emulated time): 1350 reads/s of a file read once before (resident),
+# 150 reads/s of a file never read (each block once: misses on the
+# rebuilding HDD tier), 1500 writes/s. The drive is noticed at once
+# (detection_window 0 in a copy of the profile; at scale 0.02 the real
+# 30 s would be 25 minutes), the rebuild then lasts 50 hours.
+#
+# Checked: the mean read latency, scaled back, within 15% of 1.37 ms.
+# Writes are printed, not checked: the model's 0.43 ms is not the
+# report's 1.63 ms (faults/README.md, "Not done yet").
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+t_require_cmd fio python3
+
+t_setup
+A=$ARRAYSIM
+SCALE=0.02
+"$A" profile show infinidat-6303 |
+	sed 's/^detection_window = 30s/detection_window = 0/' >"$T/inf.ini"
+t_mount
+head -c 8M /dev/urandom >"$MNT/hot"
+head -c 48M /dev/urandom >"$MNT/cold"
+t_umount
+t_mount --profile "$T/inf.ini" --scale "$SCALE" --seed 1
+cat "$MNT/hot" >/dev/null # resident in the flash cache from now on
+"$A" ctl "$MNT" fault inject drive id=0 >/dev/null
+grep -q '"event":"rebuild"' "$STORE/events.jsonl" || t_fail "no rebuild started"
+
+cat >"$T/load.fio" <<-JOB
+	[global]
+	ioengine=libaio
+	direct=1
+	bs=8k
+	runtime=8
+	time_based
+	rate_process=poisson
+	[hit]
+	filename=$MNT/hot
+	rw=randread
+	rate_iops=1350
+	iodepth=64
+	[miss]
+	filename=$MNT/cold
+	rw=randread
+	rate_iops=150
+	iodepth=128
+	[write]
+	filename=$MNT/hot
+	rw=randwrite
+	rate_iops=1500
+	iodepth=64
+JOB
+t_fio --output-format=json "$T/load.fio"
+python3 - "$T/fio.$T_FIO_N.out" "$SCALE" <<-'PY' || t_fail "read latency off the report's"
+	import json, sys
+	jobs = {j["jobname"]: j for j in json.load(open(sys.argv[1]))["jobs"]}
+	scale = float(sys.argv[2])
+	def side(job, kind):
+	    x = jobs[job][kind]
+	    return x["total_ios"], x["lat_ns"]["mean"] / 1e6 * scale
+	(nh, lh), (nm, lm), (nw, lw) = side("hit", "read"), side("miss", "read"), side("write", "write")
+	read = (nh * lh + nm * lm) / (nh + nm)
+	print("--- rebuilding at scale %s: reads %.3f ms (report 1.37; hits %.3f, "
+	      "misses %.3f, %.0f%% hits), writes %.3f ms (report 1.63, not "
+	      "reproduced)" % (sys.argv[2], read, lh, lm, 100.0 * nh / (nh + nm), lw),
+	      file=sys.stderr)
+	sys.exit(abs(read - 1.37) > 0.15 * 1.37)
+PY
+t_umount
+t_fsck
