@@ -61,7 +61,7 @@ static void bucket(FILE *out, const char *name, const char *labels,
 void metrics_histogram(FILE *out, const char *name, const char *labels,
 		       const struct latency_hist *h)
 {
-	uint64_t cum = 0, total_ns = 0;
+	uint64_t cum = 0;
 	unsigned b = 0;
 	char le[32];
 	for (unsigned i = 0; i < LATENCY_HIST_BUCKETS; i++) {
@@ -75,7 +75,6 @@ void metrics_histogram(FILE *out, const char *name, const char *labels,
 			bucket(out, name, labels, le, cum);
 		}
 		cum += n;
-		total_ns += n * latency_hist_bucket_mid(i);
 	}
 	for (; b < NBOUNDS; b++) {
 		snprintf(le, sizeof(le), "%g", bounds[b]);
@@ -83,7 +82,8 @@ void metrics_histogram(FILE *out, const char *name, const char *labels,
 	}
 	bucket(out, name, labels, "+Inf", cum);
 	fprintf(out, "%s_sum{%s} %.9f\n%s_count{%s} %llu\n", name, labels,
-		(double)total_ns / 1e9, name, labels, (unsigned long long)cum);
+		(double)load(&h->sum_ns) / 1e9, name, labels,
+		(unsigned long long)cum);
 }
 
 static void counter_u64(FILE *out, const char *name, const char *help,

@@ -44,6 +44,10 @@ void sample_interval_hist(const struct latency_hist *now,
 		atomic_store_explicit(&prev->bucket[i], n,
 				      memory_order_relaxed);
 	}
+	uint64_t s = load(&now->sum_ns), p = load(&prev->sum_ns);
+	atomic_store_explicit(&out->sum_ns, s >= p ? s - p : s,
+			      memory_order_relaxed);
+	atomic_store_explicit(&prev->sum_ns, s, memory_order_relaxed);
 }
 
 static uint64_t delta(uint64_t now, uint64_t *prev)

@@ -98,6 +98,14 @@ uint64_t latency_hist_bucket_end(unsigned idx)
 void latency_hist_add(struct latency_hist *h, uint64_t ns)
 {
 	stats_add(&h->bucket[latency_hist_index(ns)], 1);
+	stats_add(&h->sum_ns, ns);
+}
+
+uint64_t latency_hist_mean(const struct latency_hist *h)
+{
+	uint64_t n = latency_hist_count(h);
+
+	return n ? stats_load(&h->sum_ns) / n : 0;
 }
 
 uint64_t latency_hist_count(const struct latency_hist *h)
@@ -170,6 +178,7 @@ void stats_reset(struct stats *s)
 		for (unsigned b = 0; b < LATENCY_HIST_BUCKETS; b++)
 			atomic_store_explicit(&o->latency.bucket[b], 0,
 					      RELAXED);
+		atomic_store_explicit(&o->latency.sum_ns, 0, RELAXED);
 	}
 	atomic_store_explicit(&s->dedupe.logical_bytes_written, 0, RELAXED);
 	atomic_store_explicit(&s->dedupe.blocks_written, 0, RELAXED);
@@ -277,10 +286,11 @@ static void stats_print_json(FILE *out, const struct stats *s,
 
 		fprintf(out,
 			"%s\"%s\":{\"count\":%" PRIu64 ",\"errors\":%" PRIu64
-			",\"bytes\":%" PRIu64 ",\"latency_us\":{\"p50\":%.3f"
-			",\"p99\":%.3f,\"p999\":%.3f}}",
+			",\"bytes\":%" PRIu64 ",\"latency_us\":{\"mean\":%.3f"
+			",\"p50\":%.3f,\"p99\":%.3f,\"p999\":%.3f}}",
 			i ? "," : "", stats_op_name(i), stats_load(&o->count),
 			stats_load(&o->errors), stats_load(&o->bytes),
+			ns_to_us(latency_hist_mean(&o->latency)),
 			ns_to_us(latency_hist_percentile(&o->latency, 50)),
 			ns_to_us(latency_hist_percentile(&o->latency, 99)),
 			ns_to_us(latency_hist_percentile(&o->latency, 99.9)));

@@ -45,6 +45,9 @@ enum stats_op {
 
 struct latency_hist {
 	_Atomic uint64_t bucket[LATENCY_HIST_BUCKETS]; /* counts by latency */
+	/* Exact: a mean from bucket midpoints is off by up to a bucket's
+	 * width (9%), too coarse to tell a model's latency from the host's. */
+	_Atomic uint64_t sum_ns;
 };
 
 struct op_stats {
@@ -83,6 +86,8 @@ void latency_hist_add(struct latency_hist *h, uint64_t ns);
 /* The @p-th percentile (0 < p <= 100) in ns; 0 if the histogram is empty. */
 uint64_t latency_hist_percentile(const struct latency_hist *h, double p);
 uint64_t latency_hist_count(const struct latency_hist *h);
+/* Mean latency (ns) of what @h recorded; 0 when empty. */
+uint64_t latency_hist_mean(const struct latency_hist *h);
 /* Bucket @idx holds latencies in [previous end, end): its end (ns) and the
  * value it stands for (its midpoint), for exporting the histogram. */
 uint64_t latency_hist_bucket_end(unsigned idx);

@@ -32,6 +32,11 @@ static void hist_add(struct latency_hist *sum, const struct latency_hist *h)
 			atomic_fetch_add_explicit(&sum->bucket[i], n,
 						  memory_order_relaxed);
 	}
+	if (h)
+		atomic_fetch_add_explicit(
+		    &sum->sum_ns,
+		    atomic_load_explicit(&h->sum_ns, memory_order_relaxed),
+		    memory_order_relaxed);
 }
 
 /* Resource @id of @e into @r: queueing, and which link, controller or

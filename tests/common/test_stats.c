@@ -206,7 +206,7 @@ static void test_print_json(void **state)
 	    "\"lost_reads\":0,",
 	    "\"ops\":{",
 	    ("\"write\":{\"count\":2,\"errors\":1,\"bytes\":8192,"
-	     "\"latency_us\":{\"p50\":"),
+	     "\"latency_us\":{\"mean\":125.000,\"p50\":"),
 	    "\"other\":{\"count\":0,",
 	};
 	struct stats *s = calloc(1, sizeof(*s));
@@ -225,7 +225,7 @@ static void test_print_json(void **state)
 
 	assert_non_null(s);
 	stats_op_record(s, STATS_OP_WRITE, 100000, 0, 4096);
-	stats_op_record(s, STATS_OP_WRITE, 100000, 5, 4096);
+	stats_op_record(s, STATS_OP_WRITE, 150000, 5, 4096); /* mean 125 us */
 	atomic_store(&s->dedupe.logical_bytes_written, 8192);
 	atomic_store(&s->dedupe.blocks_written, 11);
 	atomic_store(&s->dedupe.unique_writes, 4);
