@@ -182,6 +182,17 @@ bool array_timed(const struct array *a)
 	return a->model != NULL;
 }
 
+unsigned array_in_flight(struct array *a)
+{
+	unsigned held = 0;
+
+	pthread_mutex_lock(&a->lock);
+	for (const struct held *h = a->held; h; h = h->next)
+		held++;
+	pthread_mutex_unlock(&a->lock);
+	return held + (a->completer ? completer_pending(a->completer) : 0);
+}
+
 int array_cache_stats(const struct array *a, struct cache_stats *st)
 {
 	if (!a->cache)

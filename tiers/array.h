@@ -58,6 +58,10 @@ void array_free(struct array *a);
 bool array_wants_blocks(const struct array *a);
 /* Whether requests are timed (false: the null model). */
 bool array_timed(const struct array *a);
+/* Requests the array holds now: arrived, not yet replied to (waiting for
+ * their modelled time, or held while the array is shut down). The host's
+ * queue depth at the array. */
+unsigned array_in_flight(struct array *a);
 struct completer_lateness;
 /* How many timed requests the host replied to late (tiers/completer.h):
  * the run's honest limit, also logged at unmount. 0, or -ENOENT (null

@@ -164,6 +164,10 @@ void array_metrics_write(FILE *out, const struct array_snapshot *s)
 		       "0 while the array is shut down (controllers or paths "
 		       "beyond what it survives), else 1.");
 	fprintf(out, "arraysim_array_up %d\n", s->down ? 0 : 1);
+	metrics_header(out, "arraysim_requests_in_flight", "gauge",
+		       "Requests the array holds: arrived and not yet replied "
+		       "to (the hosts' queue depth at the array).");
+	fprintf(out, "arraysim_requests_in_flight %u\n", s->in_flight);
 	tier_counters(out, s);
 	tier_latency(out, s);
 	rebuild(out, s);

@@ -132,6 +132,7 @@ int array_snapshot(struct array *a, struct array_snapshot *s)
 	}
 	s->timed = true;
 	array_with_model(a, fill, s);
+	s->in_flight = array_in_flight(a);
 	return 0;
 }
 

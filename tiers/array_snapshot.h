@@ -43,8 +43,9 @@ struct array_snap_res {
 };
 
 struct array_snapshot {
-	bool timed; /* false: the null model, nothing else is set */
-	bool down;  /* shut down (model_down) */
+	bool timed;	    /* false: the null model, nothing else is set */
+	bool down;	    /* shut down (model_down) */
+	unsigned in_flight; /* array_in_flight */
 	uint64_t now_ns;
 	struct array_snap_tier tier[PROFILE_TIER_COUNT];
 	bool has_cache;

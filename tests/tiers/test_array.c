@@ -293,6 +293,7 @@ static void test_faults_shutdown(void **state)
 	/* Held: nothing completes it until a controller returns, not even
 	 * 200 times its modelled latency later. */
 	t_assert_not_done(&w, 20);
+	assert_int_equal(array_in_flight(a), 1);
 	assert_int_equal(
 	    array_fault(a, &c1, false, &now, &eff, err, sizeof(err)), 0);
 	assert_true(eff.down_changed);
@@ -302,6 +303,7 @@ static void test_faults_shutdown(void **state)
 	pthread_mutex_unlock(&w.lock);
 	assert_int_equal(w.io.result, 0);
 	assert_true(w.done_ns >= now);
+	assert_int_equal(array_in_flight(a), 0);
 	/* Down again, and freed with the request still held: EIO. */
 	assert_int_equal(
 	    array_fault(a, &c1, true, &now, &eff, err, sizeof(err)), 0);

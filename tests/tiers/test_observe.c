@@ -228,6 +228,7 @@ static void test_snapshot_hybrid(void **state)
 	assert_non_null(strstr(
 	    text, "arraysim_tier_ops_total{tier=\"cache\",op=\"write\"} 0\n"));
 	assert_null(strstr(text, "tier=\"flash\""));
+	assert_non_null(strstr(text, "arraysim_requests_in_flight 0\n"));
 	array_snapshot_free(&s);
 	free(text);
 	t_sample_members(a);
