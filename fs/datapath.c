@@ -571,6 +571,25 @@ static bool block_partial(const struct dp_write *w, unsigned i)
 	       (i == w->n - 1 && (w->off + w->len) % BS);
 }
 
+/* The bounce block that partial edge block @i of @w is built in: the
+ * head first, the tail second. */
+static uint8_t *edge_buf(const struct dp_write *w, unsigned i)
+{
+	return w->bounce + (i == 0 ? 0 : BS);
+}
+
+/* The bytes block @i of @w stores: whole blocks straight from the
+ * caller's buffer, partial edge blocks from their bounce block, so an
+ * unaligned 1 MiB write copies 8 KiB, not 1 MiB (the kernel splits large
+ * writes from unaligned user buffers at page counts, so unaligned large
+ * writes are common). */
+static const uint8_t *dp_block(const struct dp_write *w, unsigned i)
+{
+	if (!block_partial(w, i))
+		return w->buf + ((w->off / BS + i) * BS - w->off);
+	return edge_buf(w, i);
+}
+
 int datapath_write_prep(struct dp_write *w, uint64_t off, const void *buf,
 			size_t len)
 {
@@ -584,12 +603,10 @@ int datapath_write_prep(struct dp_write *w, uint64_t off, const void *buf,
 	if (!w->fp)
 		return -ENOMEM;
 	/* Whole blocks depend on the caller's bytes alone. */
-	const uint8_t *b = buf;
 	for (unsigned i = 0; i < w->n; i++) {
 		if (block_partial(w, i))
 			continue;
-		size_t at = (size_t)((off / BS + i) * BS - off);
-		int r = fingerprint_block(b + at, &w->fp[i]);
+		int r = fingerprint_block(dp_block(w, i), &w->fp[i]);
 		if (r)
 			return r;
 	}
@@ -604,24 +621,12 @@ void datapath_write_free(struct dp_write *w)
 	w->fp = NULL;
 }
 
-/* The bytes block @i of @w stores: whole blocks straight from the
- * caller's buffer, partial edge blocks from their bounce block (head
- * first, tail second), so an unaligned 1 MiB write copies 8 KiB, not 1 MiB
- * (the kernel splits large writes from unaligned user buffers at page
- * counts, so unaligned large writes are common). */
-static const uint8_t *dp_block(const struct dp_write *w, unsigned i)
-{
-	if (!block_partial(w, i))
-		return w->buf + ((w->off / BS + i) * BS - w->off);
-	return w->bounce + (i == 0 ? 0 : BS);
-}
-
 /* Build partial edge block @i: its current bytes overlaid with the
  * caller's, then fingerprinted. */
 static int complete_edge(struct fs *fs, uint64_t ino, struct dp_write *w,
 			 unsigned i)
 {
-	uint8_t *b = (uint8_t *)dp_block(w, i);
+	uint8_t *b = edge_buf(w, i);
 	uint64_t lblk = w->off / BS + i, start = lblk * BS;
 	int r = load_blocks_retry(fs, ino, lblk, 1, b, NULL, NULL);
 	if (r)
