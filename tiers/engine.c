@@ -8,9 +8,10 @@
  *                                                                     │
  *   the next stage arrives at the end of this one  <──────────────────┘
  *
- *   slots      P parallel service units; a stage takes a slot free at its
- *              arrival (the one freed last), else the one that frees
- *              first, and holds it through service and transfer;
+ *   slots      P parallel service units; a stage takes the slot where
+ *              it can start first (of those free at its arrival, the
+ *              one freed last) and holds it through service and
+ *              transfer;
  *   service    per op kind: fixed, or sampled from percentile points
  *              (inverse CDF, one seeded splitmix64 stream per resource),
  *              or, for an HDD, overhead + seek(distance) + half a rotation;
@@ -18,25 +19,27 @@
  *   ops/s cap  a gate spacing operation starts 1/cap apart (all slots);
  *   bandwidth  one wire per resource shared by all slots: transfers are
  *              serialised on it and take bytes / bandwidth.
- *   The gate and the wire keep a calendar of booked intervals: a stage
- *   takes the first gap that fits at or after its arrival, so bookings
- *   made ahead (a RAID write's second phase) do not hold up stages that
- *   arrive before them.
+ *   Each slot, the gate and the wire keep a calendar of booked
+ *   intervals: a stage takes the first gap that fits at or after its
+ *   arrival, so bookings made ahead (a RAID write's second phase, which
+ *   waits for reads on other drives) do not hold up stages that arrive
+ *   before them, and a drive is not left idle in front of one.
  *
  * What is not. No preemption or priorities; no reordering (NCQ, elevator):
  * stages are granted slots, the gate and the wire in submission order,
  * so FIFO holds when requests are submitted in non-decreasing arrival
  * time (the data path does; a later stage of an earlier request may
- * still be granted before an earlier stage of a later one). A slot
- * booked ahead is not lent out for the gap before it (the gate and the
- * wire are). Reads and writes share one wire: a full-duplex link is two
- * resources (tiers/model.c). Caches, RAID and
+ * still be granted before an earlier stage of a later one). A stage the
+ * gate or the wire holds up past the gap its slot had may overlap the
+ * slot's next booking (the slot calendar merges them). Reads and writes
+ * share one wire: a full-duplex link is two resources (tiers/model.c).
+ * Caches, RAID and
  * tier residency are the callers' business: they choose the stages.
  *
  * Why closed form per request instead of an event loop. Because grants
  * follow submission order, a request's completion time depends only on
- * state that is final when it is submitted (each slot's free time, the
- * wire's and the gate's calendars, the head position). So engine_submit() can
+ * state that is final when it is submitted (the slots', the wire's and
+ * the gate's calendars, the head position). So engine_submit() can
  * return the completion time at once, in O(stages x slots), and the caller
  * hands it to the completer thread: no event queue, no simulated clock to
  * advance, no thread of its own, and results are a pure function of the
@@ -54,29 +57,32 @@
 
 #define NS_PER_S 1000000000ull
 
-/* Busy intervals of a serial resource (a wire, the ops/s gate), sorted
- * and disjoint. A stage books the first gap that fits at or after its
- * arrival, so a transfer booked ahead of time (the second phase of a
- * RAID write, a background destage) leaves the time before it to
- * stages that arrive earlier. At CAL_MAX intervals the two earliest
- * merge: the gap between them is lost, which only delays (never
- * overlaps) a later booking. */
+/* Busy intervals of a serial resource (a slot, a wire, the ops/s gate),
+ * sorted and disjoint. A stage books the first gap that fits at or
+ * after its arrival, so work booked ahead of time (the second phase of
+ * a RAID write, a background destage) leaves the time before it to
+ * stages that arrive earlier. At cap intervals the two earliest merge:
+ * the gap between them is lost, which only delays (never overlaps) a
+ * later booking. A slot keeps fewer than a wire: one drive rarely has
+ * many bookings ahead, and a resource may have a thousand slots. */
 #define CAL_MAX 32
+#define SLOT_CAL_MAX 8
 
 struct calendar {
-	unsigned n;
-	uint64_t start[CAL_MAX], end[CAL_MAX];
+	unsigned n, cap;
+	uint64_t *start, *end; /* cap each */
 };
 
 struct resource {
 	struct engine_resource_conf conf; /* conf.name points at name */
 	char *name;
-	uint64_t *slot_free_ns; /* when each slot is next free */
-	struct calendar wire;	/* transfers booked on the wire */
-	struct calendar gate;	/* operation starts, 1/cap apart */
-	uint64_t head_bytes;	/* HDD: where the previous operation ended */
-	struct engine_rng rng;	/* this resource's service-time stream */
-	double slow;		/* service-time multiplier (fail-slow) */
+	struct calendar *slot; /* conf.slots of them */
+	uint64_t *cal_mem;     /* the intervals of all the calendars */
+	struct calendar wire;  /* transfers booked on the wire */
+	struct calendar gate;  /* operation starts, 1/cap apart */
+	uint64_t head_bytes;   /* HDD: where the previous operation ended */
+	struct engine_rng rng; /* this resource's service-time stream */
+	double slow;	       /* service-time multiplier (fail-slow) */
 	struct engine_resource_stats stats;
 	struct latency_hist latency; /* arrival to end, per operation */
 };
@@ -171,7 +177,8 @@ void engine_free(struct engine *e)
 		return;
 	for (unsigned i = 0; i < e->n_res; i++) {
 		free(e->res[i].name);
-		free(e->res[i].slot_free_ns);
+		free(e->res[i].slot);
+		free(e->res[i].cal_mem);
 	}
 	free(e->res);
 	free(e);
@@ -187,6 +194,34 @@ static int conf_check(const struct engine_resource_conf *c)
 	if (c->hdd.rpm != 0 && (c->hdd.span_bytes == 0 ||
 				c->hdd.full_seek_ns < c->hdd.track_seek_ns))
 		return -EINVAL;
+	return 0;
+}
+
+/* Point @c at @n intervals of @mem; returns the memory after them. */
+static uint64_t *cal_init(struct calendar *c, unsigned cap, uint64_t *mem)
+{
+	c->n = 0;
+	c->cap = cap;
+	c->start = mem;
+	c->end = mem + cap;
+	return mem + 2 * cap;
+}
+
+static int calendars_new(struct resource *r)
+{
+	unsigned slots = r->conf.slots;
+	uint64_t *mem;
+
+	r->slot = calloc(slots, sizeof(*r->slot));
+	r->cal_mem =
+	    calloc(2 * (2 * (size_t)CAL_MAX + (size_t)slots * SLOT_CAL_MAX),
+		   sizeof(*r->cal_mem));
+	if (!r->slot || !r->cal_mem)
+		return -ENOMEM;
+	mem = cal_init(&r->wire, CAL_MAX, r->cal_mem);
+	mem = cal_init(&r->gate, CAL_MAX, mem);
+	for (unsigned i = 0; i < slots; i++)
+		mem = cal_init(&r->slot[i], SLOT_CAL_MAX, mem);
 	return 0;
 }
 
@@ -208,8 +243,7 @@ int engine_add_resource(struct engine *e,
 	memset(r, 0, sizeof(*r));
 	r->conf = *conf;
 	r->name = strdup(conf->name ? conf->name : "");
-	r->slot_free_ns = calloc(conf->slots, sizeof(*r->slot_free_ns));
-	if (!r->name || !r->slot_free_ns)
+	if (!r->name || calendars_new(r))
 		goto out_free_res;
 	r->conf.name = r->name;
 	r->slow = 1.0;
@@ -222,7 +256,8 @@ int engine_add_resource(struct engine *e,
 
 out_free_res:
 	free(r->name);
-	free(r->slot_free_ns);
+	free(r->slot);
+	free(r->cal_mem);
 	return -ENOMEM;
 }
 
@@ -275,21 +310,20 @@ static uint64_t hdd_service_ns(struct resource *r, const struct engine_stage *s)
 /* Make room: the two earliest intervals become one (struct calendar). */
 static void cal_merge_first(struct calendar *c)
 {
-	c->end[0] = c->end[1];
-	memmove(&c->start[1], &c->start[2],
-		(CAL_MAX - 2) * sizeof(c->start[0]));
-	memmove(&c->end[1], &c->end[2], (CAL_MAX - 2) * sizeof(c->end[0]));
+	c->end[0] = c->end[1] > c->end[0] ? c->end[1] : c->end[0];
+	memmove(&c->start[1], &c->start[2], (c->cap - 2) * sizeof(c->start[0]));
+	memmove(&c->end[1], &c->end[2], (c->cap - 2) * sizeof(c->end[0]));
 	c->n--;
 }
 
-/* Book @dur_ns on @c at the first gap at or after @at_ns; its start. */
-static uint64_t cal_book(struct calendar *c, uint64_t at_ns, uint64_t dur_ns)
+/* The first gap of @c at or after @at_ns that holds @dur_ns: its start,
+ * and in @*index the interval it comes before. */
+static uint64_t cal_fit(const struct calendar *c, uint64_t at_ns,
+			uint64_t dur_ns, unsigned *index)
 {
 	uint64_t t = at_ns;
 	unsigned i;
 
-	if (c->n == CAL_MAX)
-		cal_merge_first(c);
 	for (i = 0; i < c->n; i++) {
 		if (c->end[i] <= t)
 			continue; /* wholly before */
@@ -297,33 +331,82 @@ static uint64_t cal_book(struct calendar *c, uint64_t at_ns, uint64_t dur_ns)
 			break; /* fits in the gap before interval i */
 		t = c->end[i];
 	}
-	/* Intervals before i end by t; those from i start after t + dur. */
-	memmove(&c->start[i + 1], &c->start[i],
-		(c->n - i) * sizeof(c->start[0]));
-	memmove(&c->end[i + 1], &c->end[i], (c->n - i) * sizeof(c->end[0]));
-	c->start[i] = t;
-	c->end[i] = t + dur_ns;
-	c->n++;
+	*index = i;
 	return t;
 }
 
-/* The slot for a stage arriving at @arrive_ns: of those already free
- * then, the one freed last (best fit: a slot free since long ago stays
- * for a stage that arrives earlier but is submitted later, as a RAID
- * write's first phase is after its second was booked); if none is free,
- * the one that frees first. */
-static unsigned slot_pick(const struct resource *r, uint64_t arrive_ns)
+/* Put [start, end) into @c before interval @i; should it run into the
+ * intervals after (a stage held up past its gap), they become one. */
+static void cal_insert(struct calendar *c, unsigned i, uint64_t start,
+		       uint64_t end)
 {
-	const uint64_t *f = r->slot_free_ns;
-	unsigned first = 0, fit = UINT_MAX;
+	unsigned last = i;
 
-	for (unsigned i = 0; i < r->conf.slots; i++) {
-		if (f[i] < f[first])
-			first = i;
-		if (f[i] <= arrive_ns && (fit == UINT_MAX || f[i] > f[fit]))
-			fit = i;
+	while (last < c->n && c->start[last] < end) {
+		if (c->end[last] > end)
+			end = c->end[last];
+		last++;
 	}
-	return fit != UINT_MAX ? fit : first;
+	/* Intervals i .. last-1 are swallowed; one takes their place. */
+	memmove(&c->start[i + 1], &c->start[last],
+		(c->n - last) * sizeof(c->start[0]));
+	memmove(&c->end[i + 1], &c->end[last],
+		(c->n - last) * sizeof(c->end[0]));
+	c->n = c->n - (last - i) + 1;
+	c->start[i] = start;
+	c->end[i] = end;
+}
+
+/* Book @dur_ns on @c at the first gap at or after @at_ns; its start. */
+static uint64_t cal_book(struct calendar *c, uint64_t at_ns, uint64_t dur_ns)
+{
+	unsigned i;
+	uint64_t t;
+
+	if (c->n == c->cap)
+		cal_merge_first(c);
+	t = cal_fit(c, at_ns, dur_ns, &i);
+	cal_insert(c, i, t, t + dur_ns);
+	return t;
+}
+
+/* When @c is next free after its last booking. */
+static uint64_t cal_free_ns(const struct calendar *c)
+{
+	return c->n ? c->end[c->n - 1] : 0;
+}
+
+/* The slot for a stage arriving at @arrive_ns that holds it @dur_ns:
+ * the one whose calendar fits it first; of those fitting it on arrival,
+ * the one whose previous booking ended last (best fit: a gap open
+ * since long ago stays for a stage that arrives earlier but is
+ * submitted later). Its start in @*start_ns, the interval it goes
+ * before in @*index. */
+static unsigned slot_pick(struct resource *r, uint64_t arrive_ns,
+			  uint64_t dur_ns, uint64_t *start_ns, unsigned *index)
+{
+	unsigned best = 0;
+	uint64_t best_prev = 0;
+
+	*start_ns = UINT64_MAX;
+	*index = 0;
+	for (unsigned s = 0; s < r->conf.slots; s++) {
+		struct calendar *c = &r->slot[s];
+		uint64_t t, prev;
+		unsigned i;
+
+		if (c->n == c->cap)
+			cal_merge_first(c);
+		t = cal_fit(c, arrive_ns, dur_ns, &i);
+		prev = i ? c->end[i - 1] : 0;
+		if (t < *start_ns || (t == *start_ns && prev > best_prev)) {
+			best = s;
+			best_prev = prev;
+			*start_ns = t;
+			*index = i;
+		}
+	}
+	return best;
 }
 
 /* One stage arriving at @arrive_ns; returns when it ends. */
@@ -331,32 +414,32 @@ static uint64_t stage_run(struct resource *r, const struct engine_stage *s,
 			  uint64_t arrive_ns)
 {
 	const struct engine_resource_conf *c = &r->conf;
-	uint64_t start_ns, end_ns, service_ns, bw, cap;
-	unsigned slot = slot_pick(r, arrive_ns);
+	uint64_t start_ns, slot_ns, end_ns, service_ns, xfer_ns = 0, cap;
+	uint64_t bw = c->bandwidth_bytes_per_s[s->op];
+	unsigned slot, index;
 
-	start_ns = r->slot_free_ns[slot] > arrive_ns ? r->slot_free_ns[slot]
-						     : arrive_ns;
-	cap = c->max_ops_per_s[s->op];
-	if (cap) /* starts 1/cap apart: each books 1/cap of the gate */
-		start_ns =
-		    cal_book(&r->gate, start_ns, (NS_PER_S + cap / 2) / cap);
+	/* The whole hold is known before a slot is picked, so the pick
+	 * can tell which gaps hold it. */
 	service_ns = c->hdd.rpm
 			 ? hdd_service_ns(r, s)
 			 : engine_dist_sample(&c->service[s->op], &r->rng);
 	if (r->slow != 1.0) /* sampled all the same: the stream stays */
 		service_ns = (uint64_t)((double)service_ns * r->slow + 0.5);
 	service_ns += s->work_ns;
+	if (bw && s->bytes)
+		xfer_ns = (uint64_t)(((unsigned __int128)s->bytes * NS_PER_S +
+				      bw - 1) /
+				     bw);
+	slot = slot_pick(r, arrive_ns, service_ns + xfer_ns, &slot_ns, &index);
+	start_ns = slot_ns;
+	cap = c->max_ops_per_s[s->op];
+	if (cap) /* starts 1/cap apart: each books 1/cap of the gate */
+		start_ns =
+		    cal_book(&r->gate, start_ns, (NS_PER_S + cap / 2) / cap);
 	end_ns = start_ns + service_ns;
-	bw = c->bandwidth_bytes_per_s[s->op];
-	if (bw && s->bytes) {
-		uint64_t xfer_ns =
-		    (uint64_t)(((unsigned __int128)s->bytes * NS_PER_S + bw -
-				1) /
-			       bw);
-
+	if (xfer_ns)
 		end_ns = cal_book(&r->wire, end_ns, xfer_ns) + xfer_ns;
-	}
-	r->slot_free_ns[slot] = end_ns;
+	cal_insert(&r->slot[slot], index, slot_ns, end_ns);
 
 	r->stats.ops[s->op]++;
 	r->stats.bytes[s->op] += s->bytes;
@@ -419,7 +502,7 @@ unsigned engine_resource_busy_slots(const struct engine *e, int res,
 	unsigned n = 0;
 
 	for (unsigned i = 0; i < engine_resource_slots(e, res); i++)
-		n += e->res[res].slot_free_ns[i] > now_ns;
+		n += cal_free_ns(&e->res[res].slot[i]) > now_ns;
 	return n;
 }
 

@@ -170,6 +170,49 @@ static void test_booked_ahead(void **state)
 	assert_int_equal(engine_submit(e, 1000, &st, 1), 1100);
 	assert_int_equal(engine_submit(e, 0, &st, 1), 100);
 	engine_free(e);
+
+	/* One slot: a stage booked ahead leaves the gap before it to those
+	 * that fit (a drive is not idle in front of a RAID write's second
+	 * phase); one that does not fit goes after it. */
+	e = t_engine(1);
+	c = t_fixed(1, 100);
+	st.res = t_add(e, &c);
+	assert_int_equal(engine_submit(e, 1000, &st, 1), 1100);
+	assert_int_equal(engine_submit(e, 0, &st, 1), 100);
+	assert_int_equal(engine_submit(e, 950, &st, 1), 1200);
+	assert_int_equal(engine_submit(e, 0, &st, 1), 200);
+	assert_int_equal(engine_resource_busy_slots(e, st.res, 1150), 1);
+	assert_int_equal(engine_resource_busy_slots(e, st.res, 1200), 0);
+	engine_free(e);
+}
+
+/* A stage the wire holds up past its slot's gap runs into the booking
+ * after it; the slot is taken until both are done. */
+static void test_slot_overrun(void **state)
+{
+	struct engine *e = t_engine(1);
+	struct engine_resource_conf c = t_fixed(2, 100);
+	struct engine_stage st = {.op = ENGINE_OP_READ};
+
+	c.bandwidth_bytes_per_s[ENGINE_OP_READ] = 1000000000; /* 1 B/ns */
+	st.res = t_add(e, &c);
+	/* Both slots booked ahead at [1000, 1100). */
+	assert_int_equal(engine_submit(e, 1000, &st, 1), 1100);
+	assert_int_equal(engine_submit(e, 1000, &st, 1), 1100);
+	/* Slot A [0, 900), the wire [100, 900). */
+	st.bytes = 800;
+	assert_int_equal(engine_submit(e, 0, &st, 1), 900);
+	/* Slot B's gap holds 250 ns, but the wire is free only from 900:
+	 * the transfer ends at 1050, inside B's booking at 1000. */
+	st.bytes = 150;
+	assert_int_equal(engine_submit(e, 0, &st, 1), 1050);
+	/* What is left before 1100 is A's [900, 1000); then both are taken
+	 * until 1100. */
+	st.bytes = 0;
+	assert_int_equal(engine_submit(e, 0, &st, 1), 1000);
+	assert_int_equal(engine_submit(e, 0, &st, 1), 1200);
+	assert_int_equal(engine_resource_busy_slots(e, st.res, 1099), 2);
+	engine_free(e);
 }
 
 static void test_queueing_wait(void **state)
@@ -575,6 +618,7 @@ int main(void)
 	    cmocka_unit_test(test_queueing_wait),
 	    cmocka_unit_test(test_stage_work),
 	    cmocka_unit_test(test_booked_ahead),
+	    cmocka_unit_test(test_slot_overrun),
 	    cmocka_unit_test(test_bandwidth_cap),
 	    cmocka_unit_test(test_ops_cap),
 	    cmocka_unit_test(test_two_stages),
