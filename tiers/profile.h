@@ -114,6 +114,10 @@ struct profile_tier {
 	enum profile_raid raid;
 	unsigned stripe_width;	    /* drives per RAID set (raid5/6) */
 	uint64_t stripe_unit_bytes; /* contiguous bytes per member */
+	/* Write-anywhere layout: each piece of this many bytes of a host
+	 * I/O lies at its own place in the tier (0: host offsets map
+	 * straight onto the RAID layout). */
+	uint64_t scatter_bytes;
 	struct engine_dist latency[ENGINE_OP_COUNT]; /* per drive */
 	unsigned slots; /* commands a drive runs in parallel */
 	uint64_t bandwidth_bytes_per_s[ENGINE_OP_COUNT]; /* 0: no cap */

@@ -14,6 +14,7 @@
  *                    [cache] [dedupe]
  */
 #include "tiers/profile_i.h"
+#include "tiers/raid.h"
 
 #include <errno.h>
 #include <string.h>
@@ -148,6 +149,14 @@ static int check_raid(struct pstate *st, unsigned slot)
 	if (t->stripe_unit_bytes < 4096 || t->stripe_unit_bytes % 4096)
 		FAIL(st, PSEC_TIER, slot, "stripe_unit",
 		     "must be a multiple of 4K");
+	if (t->scatter_bytes % 4096)
+		FAIL(st, PSEC_TIER, slot, "scatter",
+		     "must be 0 or a multiple of 4K");
+	if (t->scatter_bytes && raid_scatter_max_ops(t) > RAID_PLAN_MAX)
+		FAIL(st, PSEC_TIER, slot, "scatter",
+		     "too fine for this layout: a 1M I/O could take more "
+		     "than %u drive operations",
+		     RAID_PLAN_MAX);
 	return 0;
 }
 

@@ -91,6 +91,8 @@ const struct pkey pkeys[] = {
 	.max = PROFILE_MAX_WIDTH,
 	.help = "drives per RAID set (raid5/6; 0: all)"),
     KEY(PSEC_TIER, "stripe_unit", PK_SIZE, T(stripe_unit_bytes), "64K"),
+    KEY(PSEC_TIER, "scatter", PK_SIZE, T(scatter_bytes), "0",
+	.help = "write-anywhere: each piece of this size lies apart (0: off)"),
     KEY(PSEC_TIER, "read_latency", PK_DIST, T(latency[R]), NULL),
     KEY(PSEC_TIER, "write_latency", PK_DIST, T(latency[W]), NULL),
     KEY(PSEC_TIER, "slots", PK_UINT, T(slots), "1", .min = 1, .max = 1024,

@@ -23,6 +23,10 @@
  * tie, as md does: a 4K write to raid5 is 2 reads + 2 writes, to raid6
  * of 5 or more members 3 + 3 (a 4-member raid6 reconstructs: 2 + 3).
  * Reads touch only the data units they cover (no degraded mode yet).
+ *
+ * scatter > 0 (a write-anywhere layout) cuts the I/O into pieces of
+ * that size first and lays each out on its own, at a place fixed by
+ * the piece's number: plan_scattered().
  */
 #include "tiers/raid.h"
 
@@ -227,19 +231,9 @@ static void plan_parity(const struct profile_tier *t, enum engine_op op,
 		write_stripe(t, cur_g, &w, plan);
 }
 
-int raid_plan(const struct profile_tier *t, enum engine_op op, uint64_t off,
-	      uint64_t len, struct raid_plan *plan)
+static void plan_layout(const struct profile_tier *t, enum engine_op op,
+			uint64_t off, uint64_t len, struct raid_plan *plan)
 {
-	uint64_t usable = profile_tier_usable_bytes(t);
-
-	plan->n = plan->reads = plan->writes = plan->phases = 0;
-	if (len == 0 || len > RAID_IO_MAX || !usable ||
-	    t->drives > PROFILE_MAX_DRIVES ||
-	    ((t->raid == PROFILE_RAID5 || t->raid == PROFILE_RAID6) &&
-	     t->stripe_width > PROFILE_MAX_WIDTH))
-		return -EINVAL;
-	/* Wrap into the tier: the model places blocks, not a file system. */
-	off %= usable;
 	switch (t->raid) {
 	case PROFILE_RAID0:
 		plan_raid0(t, op, off, len, plan);
@@ -255,5 +249,77 @@ int raid_plan(const struct profile_tier *t, enum engine_op op, uint64_t off,
 		plan_parity(t, op, off, len, plan);
 		break;
 	}
+}
+
+uint64_t raid_scatter_max_ops(const struct profile_tier *t)
+{
+	uint64_t piece = t->scatter_bytes, unit = t->stripe_unit_bytes;
+	uint64_t pieces = RAID_IO_MAX / piece + 1, units, per_unit;
+
+	if (piece % unit == 0)
+		units = piece / unit;
+	else if (unit % piece == 0)
+		units = 1;
+	else
+		units = piece / unit + 2;
+	switch (t->raid) {
+	case PROFILE_RAID0:
+		per_unit = 1;
+		break;
+	case PROFILE_RAID1:
+		per_unit = t->drives;
+		break;
+	case PROFILE_RAID10:
+		per_unit = 2;
+		break;
+	default:
+		per_unit = 2 * (1 + (t->raid == PROFILE_RAID6 ? 2 : 1));
+		break;
+	}
+	return pieces * units * per_unit;
+}
+
+/* A write-anywhere layout (scatter > 0): the array put each piece where
+ * it was writing when the piece was last written, so pieces adjacent
+ * in the host's address space are unrelated on the drives. The place
+ * is a fixed function of the piece, so a re-read finds it where it was
+ * written; the pieces of one I/O run in parallel, each with the full
+ * cost the RAID layout gives it (a 4K piece on raid5: 2 reads, then 2
+ * writes). */
+static void plan_scattered(const struct profile_tier *t, enum engine_op op,
+			   uint64_t off, uint64_t len, uint64_t usable,
+			   struct raid_plan *plan)
+{
+	uint64_t piece = t->scatter_bytes, places = usable / piece;
+
+	for (uint64_t pos = off; pos < off + len;) {
+		struct piece p = piece_at(pos, off + len, piece);
+		struct engine_rng r;
+
+		engine_rng_seed(&r, p.unit);
+		plan_layout(t, op,
+			    engine_rng_next(&r) % places * piece + p.start,
+			    p.bytes, plan);
+		pos += p.bytes;
+	}
+}
+
+int raid_plan(const struct profile_tier *t, enum engine_op op, uint64_t off,
+	      uint64_t len, struct raid_plan *plan)
+{
+	uint64_t usable = profile_tier_usable_bytes(t);
+
+	plan->n = plan->reads = plan->writes = plan->phases = 0;
+	if (len == 0 || len > RAID_IO_MAX || !usable ||
+	    t->drives > PROFILE_MAX_DRIVES ||
+	    ((t->raid == PROFILE_RAID5 || t->raid == PROFILE_RAID6) &&
+	     t->stripe_width > PROFILE_MAX_WIDTH))
+		return -EINVAL;
+	/* Wrap into the tier: the model places blocks, not a file system. */
+	off %= usable;
+	if (t->scatter_bytes && usable / t->scatter_bytes)
+		plan_scattered(t, op, off, len, usable, plan);
+	else
+		plan_layout(t, op, off, len, plan);
 	return 0;
 }

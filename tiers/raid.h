@@ -32,6 +32,11 @@ struct raid_plan {
 	struct raid_op ops[RAID_PLAN_MAX];
 };
 
+/* The most drive operations a scattered I/O of RAID_IO_MAX bytes can
+ * plan on @t: each piece touches at most the units it spans, each unit
+ * at most its RMW's reads and writes, or every raid1 member. */
+uint64_t raid_scatter_max_ops(const struct profile_tier *t);
+
 /* Fill @plan with the member operations of a host @op of @len bytes at
  * tier offset @off (taken modulo the tier's usable capacity). @len is at
  * most RAID_IO_MAX. 0, or -EINVAL (len 0 or too long). */

@@ -173,6 +173,42 @@ static void test_raid0_spread(void **state)
 			 -EINVAL);
 }
 
+/* A write-anywhere layout (scatter): each 4K piece of an I/O lies at
+ * its own place, with the whole cost of a small write; a piece is found
+ * where it was put before. */
+static void test_raid_scatter(void **state)
+{
+	struct profile_tier t = t_tier(PROFILE_RAID5, 20, 5);
+	struct raid_op before[8];
+	struct raid_plan *p;
+	bool used[20] = {false};
+	unsigned drives = 0;
+
+	/* Straight: 8K inside one 64K unit is one read-modify-write. */
+	t_assert_counts(t_plan(&t, ENGINE_OP_WRITE, 64 * KIB, 8192), 2, 2, 2);
+	t.scatter_bytes = 4096;
+	p = t_plan(&t, ENGINE_OP_WRITE, 64 * KIB, 8192);
+	t_assert_counts(p, 4, 4, 2);
+	memcpy(before, p->ops, sizeof(before));
+	p = t_plan(&t, ENGINE_OP_WRITE, 64 * KIB, 8192);
+	for (unsigned k = 0; k < 8; k++) {
+		assert_int_equal(p->ops[k].drive, before[k].drive);
+		assert_int_equal(p->ops[k].offset, before[k].offset);
+	}
+	t_assert_counts(t_plan(&t, ENGINE_OP_READ, 64 * KIB, 8192), 2, 0, 1);
+	/* A 1 MiB read is 256 reads, spread over the drives rather than
+	 * down one stripe's members. */
+	p = t_plan(&t, ENGINE_OP_READ, 0, MIB);
+	t_assert_counts(p, 256, 0, 1);
+	for (unsigned k = 0; k < p->n; k++) {
+		drives += !used[p->ops[k].drive];
+		used[p->ops[k].drive] = true;
+	}
+	assert_int_equal(drives, 20);
+	/* Pieces are cut at multiples of their size: 6K at 2K is two. */
+	t_assert_counts(t_plan(&t, ENGINE_OP_READ, 2048, 6144), 2, 0, 1);
+}
+
 /* ---- the model: profiles for the acceptance points ---------------------- */
 
 /* One SSD of latency @lat_us with @slots slots behind a 100GbE link and
@@ -523,6 +559,7 @@ int main(void)
 	    cmocka_unit_test(test_raid5_two_stripes),
 	    cmocka_unit_test(test_raid5_parity_rotates),
 	    cmocka_unit_test(test_raid0_spread),
+	    cmocka_unit_test(test_raid_scatter),
 	    cmocka_unit_test(test_fixed_latency_qd),
 	    cmocka_unit_test(test_bandwidth_cap),
 	    cmocka_unit_test(test_link_cap),

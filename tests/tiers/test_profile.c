@@ -74,6 +74,12 @@ static const struct t_case cases[] = {
     {"read_latency = 100us", "read_latency = p99:90us p50:100us",
      "test.ini:8: [tier flash] read_latency: percentiles out of order in "
      "'p99:90us p50:100us' (percentiles and latencies must both ascend)"},
+    {"raid = raid5", "raid = raid5\nscatter = 6K",
+     "test.ini:8: [tier flash] scatter: must be 0 or a multiple of 4K"},
+    {"drives = 4\ncapacity = 1T\nraid = raid5",
+     "drives = 8\ncapacity = 1T\nraid = raid1\nscatter = 4K",
+     "test.ini:8: [tier flash] scatter: too fine for this layout: a 1M I/O "
+     "could take more than 2048 drive operations"},
     {"read_latency = 100us", "read_latency = 0",
      "test.ini:8: [tier flash] read_latency: must be above 0"},
     {"[frontend]\n", "[frontends]\n",
