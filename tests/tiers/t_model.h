@@ -15,7 +15,7 @@
 #define KIB 1024ull
 #define MIB (1024ull * 1024)
 
-#define T_MAX_CLIENTS 256
+#define T_MAX_CLIENTS 1024
 
 /* A workload: the next I/O of client @client (its @n-th). */
 struct t_workload {
