@@ -530,6 +530,18 @@ size_t array_lost_filter(struct array *a, unsigned loss, uint64_t *pblk,
 	return kept;
 }
 
+bool array_block_repairable(struct array *a, uint64_t pblk)
+{
+	bool ok;
+
+	if (!a->model)
+		return false;
+	pthread_mutex_lock(&a->lock);
+	ok = model_block_repairable(a->model, stats_now_ns(), pblk);
+	pthread_mutex_unlock(&a->lock);
+	return ok;
+}
+
 int array_cache_fail(struct array *a, uint64_t **pblk, size_t *n,
 		     bool *mirrored)
 {

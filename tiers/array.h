@@ -108,6 +108,8 @@ int array_fault(struct array *a, const struct model_fault *f, bool on,
  * place; how many. */
 size_t array_lost_filter(struct array *a, unsigned loss, uint64_t *pblk,
 			 size_t n);
+/* model_block_repairable() now; false with the null model. */
+bool array_block_repairable(struct array *a, uint64_t pblk);
 /* The flash cache device fails: nothing stays resident (a spare takes
  * over, empty). *pblk (malloc'd, *n of them) gets the physical blocks that
  * were dirty, not yet destaged: lost with it unless *mirrored (the

@@ -112,6 +112,12 @@ bool model_fault_current(const struct model *m, const struct model_fault *f,
  * The loss stays, whatever comes back later: the array would have lost
  * it. */
 bool model_block_lost(const struct model *m, unsigned loss, uint64_t pblk);
+/* Can the array rebuild stored block @pblk from its redundancy at
+ * @now_ns, should its copy on the data tier (flash, else backing) read
+ * back wrong: does its stripe survive that copy's drive and those out
+ * now (placement.h)? Never on raid0. */
+bool model_block_repairable(const struct model *m, uint64_t now_ns,
+			    uint64_t pblk);
 /* The tier (enum profile_tier_id) of loss event @loss. */
 unsigned model_loss_tier(const struct model *m, unsigned loss);
 /* Whether the array is shut down: more controllers failed than its mode

@@ -531,6 +531,44 @@ bool model_block_lost(const struct model *m, unsigned loss, uint64_t pblk)
 	return placement_lost(&m->f.place[ev->tier], pblk, unavailable, ev);
 }
 
+/* A drive out at ctx's moment for a stripe at rebuild position @pos, or
+ * the one whose copy of the block went bad. */
+struct rot_ctx {
+	const struct model *m;
+	unsigned tier, own;
+	uint64_t now;
+};
+
+static bool out_or_rotted(void *ctx, unsigned drive, double pos)
+{
+	const struct rot_ctx *c = ctx;
+	const struct drive_fault *d = &c->m->f.drive[c->tier][drive];
+
+	if (drive == c->own)
+		return true;
+	if (!drive_out(c->m, c->tier, drive, c->now))
+		return false;
+	if (c->now <= d->fail_ns)
+		return true; /* pulled, not yet noticed or rebuilding */
+	return (double)(c->now - d->fail_ns) <
+	       pos * (double)(d->rebuild_end_ns - d->fail_ns);
+}
+
+bool model_block_repairable(const struct model *m, uint64_t now_ns,
+			    uint64_t pblk)
+{
+	unsigned tier = m->p->tier[PROFILE_TIER_FLASH].present
+			    ? PROFILE_TIER_FLASH
+			    : PROFILE_TIER_BACKING;
+	const struct placement *pl = &m->f.place[tier];
+	struct rot_ctx c = {.m = m, .tier = tier, .now = now_ns};
+
+	if (!m->p->tier[tier].present || pl->tolerance == 0)
+		return false;
+	c.own = placement_drive(pl, pblk);
+	return !placement_lost(pl, pblk, out_or_rotted, &c);
+}
+
 unsigned model_loss_tier(const struct model *m, unsigned loss)
 {
 	if (loss == 0 || loss > m->f.n_loss)

@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "tests/tiers/t_model.h"
+#include "tiers/placement.h"
 #include "tiers/raid.h"
 
 /* 3 active-active controllers, 2 links, raid5 of 4 SSDs; fixed 100 us
@@ -272,6 +273,45 @@ static void rebuild_duration(void **state)
 	(void)state;
 }
 
+/* A block whose copy reads back wrong is rebuilt from the rest of its
+ * stripe while the stripe can spare that copy: on raid5 not with another
+ * member out, on raid6 yes; on raid0 never. */
+static void rotted_block_repairable(void **state)
+{
+	static const char *const raids[] = {"raid5", "raid6", "raid0"};
+
+	for (unsigned k = 0; k < 3; k++) {
+		struct profile *p = t_flash_profile(4, raids[k], 4, "0");
+		struct model *m = t_model(p, 1.0, 7);
+		struct model_fault f = {.kind = MODEL_FAULT_DRIVE};
+		struct model_fault_effect eff;
+		struct placement pl;
+		uint64_t pblk = 100;
+
+		placement_init(&pl, &p->tier[PROFILE_TIER_FLASH], 7);
+		f.id = (placement_drive(&pl, pblk) + 1) % 4;
+		assert_int_equal(model_block_repairable(m, 1 * S, pblk), k < 2);
+		assert_int_equal(model_fault(m, 1 * S, &f, true, &eff), 0);
+		/* Another member out: raid6 still has a parity to spare. */
+		assert_int_equal(model_block_repairable(m, 2 * S, pblk),
+				 k == 1);
+		assert_int_equal(model_fault(m, 2 * S, &f, false, &eff), 0);
+		/* Rebuilt: whole again. */
+		assert_int_equal(
+		    model_block_repairable(m, eff.rebuild_end_ns, pblk), k < 2);
+		/* Its own drive out: the other members rebuild it anyway. */
+		f.id = placement_drive(&pl, pblk);
+		assert_int_equal(
+		    model_fault(m, eff.rebuild_end_ns, &f, true, &eff), 0);
+		assert_int_equal(
+		    model_block_repairable(m, eff.fail_ns + 1 * S, pblk),
+		    k < 2);
+		model_free(m);
+		free(p);
+	}
+	(void)state;
+}
+
 /* Pulled and back within the detection window: nothing at all. */
 static void quick_pull_unnoticed(void **state)
 {
@@ -464,6 +504,7 @@ int main(void)
 	    cmocka_unit_test(same_seed_same_result),
 	    cmocka_unit_test(controller_loss_under_load),
 	    cmocka_unit_test(rebuild_loads_foreground),
+	    cmocka_unit_test(rotted_block_repairable),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
