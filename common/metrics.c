@@ -130,6 +130,10 @@ static void dedupe_counters(FILE *out, const struct dedupe_stats *d)
 	counter(out, "arraysim_lost_reads_total",
 		"Reads that failed on a block the array model lost.",
 		&d->lost_reads);
+	counter(out, "arraysim_repaired_reads_total",
+		"Blocks that failed their checksum and were rebuilt from the "
+		"array's redundancy.",
+		&d->repaired_reads);
 }
 
 static void gauges(FILE *out, const struct metrics_state *st)

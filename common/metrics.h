@@ -8,7 +8,8 @@
  *   arraysim_logical_written_bytes_total, arraysim_duplicate_blocks_total,
  *   arraysim_unique_block_writes_total, arraysim_zero_blocks_total,
  *   arraysim_verify_mismatches_total, arraysim_checksum_errors_total,
- *   arraysim_blocks_freed_total, arraysim_lost_reads_total
+ *   arraysim_blocks_freed_total, arraysim_lost_reads_total,
+ *   arraysim_repaired_reads_total
  *                                      counters of the data path
  *   arraysim_dedupe_ratio, arraysim_unique_blocks, arraysim_live_blocks,
  *   arraysim_logical_bytes, arraysim_physical_bytes,

@@ -190,6 +190,7 @@ void stats_reset(struct stats *s)
 	atomic_store_explicit(&s->dedupe.checksum_errors, 0, RELAXED);
 	atomic_store_explicit(&s->dedupe.blocks_freed, 0, RELAXED);
 	atomic_store_explicit(&s->dedupe.lost_reads, 0, RELAXED);
+	atomic_store_explicit(&s->dedupe.repaired_reads, 0, RELAXED);
 }
 
 uint64_t stats_now_ns(void)
@@ -220,7 +221,7 @@ struct stats_counter_row {
 	uint64_t value;
 };
 
-#define DEDUPE_ROWS 9
+#define DEDUPE_ROWS 10
 
 static void stats_dedupe_rows(const struct dedupe_stats *d,
 			      struct stats_counter_row rows[DEDUPE_ROWS])
@@ -243,6 +244,8 @@ static void stats_dedupe_rows(const struct dedupe_stats *d,
 					     stats_load(&d->blocks_freed)};
 	rows[8] = (struct stats_counter_row){"lost_reads",
 					     stats_load(&d->lost_reads)};
+	rows[9] = (struct stats_counter_row){"repaired_reads",
+					     stats_load(&d->repaired_reads)};
 }
 
 static void stats_print_json(FILE *out, const struct stats *s,
@@ -279,6 +282,8 @@ static void stats_print_json(FILE *out, const struct stats *s,
 	fprintf(out, ",\"blocks_freed\":%" PRIu64,
 		stats_load(&d->blocks_freed));
 	fprintf(out, ",\"lost_reads\":%" PRIu64, stats_load(&d->lost_reads));
+	fprintf(out, ",\"repaired_reads\":%" PRIu64,
+		stats_load(&d->repaired_reads));
 
 	fputs(",\"ops\":{", out);
 	for (unsigned i = 0; i < STATS_OP_COUNT; i++) {

@@ -69,6 +69,9 @@ struct dedupe_stats {
 	_Atomic uint64_t checksum_errors;	/* XXH3 mismatch on read */
 	_Atomic uint64_t blocks_freed;		/* refcount reached zero */
 	_Atomic uint64_t lost_reads; /* reads of blocks the array lost */
+	/* Blocks that failed their checksum and were rebuilt from the
+	 * array's redundancy for the read (fs/bitrot.c). */
+	_Atomic uint64_t repaired_reads;
 };
 
 struct stats {

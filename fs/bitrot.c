@@ -1,9 +1,19 @@
 /* Bit rot on purpose: corrupt stored blocks in place, as a failing medium
- * would, leaving their recorded checksums alone so that reads detect it
- * (EIO and the checksum_errors counter; no array profile gives redundancy
- * to repair from yet). Then report the loss the way dedupe makes it: every
- * file and offset that references a corrupted block, which can be many
- * files for one block.
+ * would, leaving their recorded checksums alone so that reads detect it.
+ * Then report the loss the way dedupe makes it: every file and offset
+ * that references a corrupted block, which can be many files for one
+ * block.
+ *
+ * Where the array profile keeps redundancy for a block (a mirror or
+ * parity of its stripe still standing: model_block_repairable), the array
+ * rebuilds it for each read (counted in repaired_reads) and nothing is
+ * lost; otherwise a read of it is EIO, counted in checksum_errors. The
+ * parity itself is not stored: what it would rebuild is the block as it
+ * was, and the fault knows the damage it did (the first byte inverted),
+ * so the rebuild undoes that and must then match the block's recorded
+ * checksum. A block damaged any other way is never "repaired" into wrong
+ * bytes. The stored copy stays damaged (there is no scrub), so fsck still
+ * reports it.
  *
  * The loss report scans the block maps and the directory entries; it is
  * meant for stores the size of a test or a rehearsal, not for a scan of a
@@ -15,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dedupe/fingerprint.h"
 #include "dedupe/index.h"
 #include "faults/faults.h"
 #include "fs/datapath.h"
@@ -22,6 +33,8 @@
 
 #define BS MS_BLOCK_SIZE
 #define MAX_BLOCKS 4096 /* one injection corrupts at most this many */
+
+#define ROT_MASK 0xff /* what corrupt_block() does to byte 0 */
 
 /* Flip every bit of the block's first byte: any checksum notices. */
 static int corrupt_block(struct fs *fs, uint64_t pblk)
@@ -32,11 +45,25 @@ static int corrupt_block(struct fs *fs, uint64_t pblk)
 	struct backing_io io = {pblk, buf};
 	int r = fs->dev.ops->read(fs->dev.ctx, &io, 1);
 	if (!r) {
-		buf[0] ^= 0xff;
+		buf[0] ^= ROT_MASK;
 		r = fs->dev.ops->write(fs->dev.ctx, &io, 1);
 	}
 	free(buf);
 	return r;
+}
+
+bool bitrot_rebuild(struct fs *fs, uint64_t pblk, uint8_t *buf, uint64_t xxh3)
+{
+	if (!fs->array || !array_block_repairable(fs->array, pblk))
+		return false;
+	buf[0] ^= ROT_MASK;
+	if (fingerprint_xxh3(buf) == xxh3) {
+		atomic_fetch_add_explicit(&fs->stats.dedupe.repaired_reads, 1,
+					  memory_order_relaxed);
+		return true;
+	}
+	buf[0] ^= ROT_MASK;
+	return false;
 }
 
 static bool chosen(const uint64_t *p, unsigned n, uint64_t pblk)
@@ -266,6 +293,28 @@ int bitrot_report(struct fs *fs, MDB_txn *txn, uint64_t *bad, size_t nbad,
 	return r;
 }
 
+/* Keep, first in @bad, the blocks the array cannot rebuild now; how many.
+ * The others get a line each on @out and a block_rotted event. */
+static unsigned keep_lost(struct fs *fs, uint64_t *bad, unsigned n, FILE *out)
+{
+	unsigned lost = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t pblk = bad[i];
+
+		if (!fs->array || !array_block_repairable(fs->array, pblk)) {
+			bad[lost++] = pblk;
+			continue;
+		}
+		fprintf(out, "repairable block %llu\n",
+			(unsigned long long)pblk);
+		events_emit(fs->events, "block_rotted",
+			    "\"block\":%llu,\"repairable\":true",
+			    (unsigned long long)pblk);
+	}
+	return lost;
+}
+
 int bitrot_inject(struct fs *fs, const struct fault_rule *rule, uint64_t *rng,
 		  FILE *out, char *err, size_t errlen)
 {
@@ -286,11 +335,17 @@ int bitrot_inject(struct fs *fs, const struct fault_rule *rule, uint64_t *rng,
 	for (unsigned i = 0; !r && i < n; i++)
 		r = corrupt_block(fs, bad[i]);
 	uint64_t refs = 0;
+	unsigned lost = r ? 0 : keep_lost(fs, bad, n, out);
 	if (!r)
-		r = bitrot_report(fs, txn, bad, n, "bitrot", out, &refs);
+		r = bitrot_report(fs, txn, bad, lost, "bitrot", out, &refs);
 	if (!r)
 		fprintf(out, "corrupted %u blocks referenced %llu times\n", n,
 			(unsigned long long)refs);
+	if (!r && lost < n)
+		fprintf(out,
+			"repairable %u of them: the array rebuilds them from "
+			"redundancy on read\n",
+			n - lost);
 	metastore_txn_abort(txn);
 	free(bad);
 	if (r && !err[0])

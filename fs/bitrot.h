@@ -2,6 +2,7 @@
 #ifndef ARRAYSIM_FS_BITROT_H
 #define ARRAYSIM_FS_BITROT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -11,9 +12,12 @@
 
 /* Corrupt the blocks @rule names (rule->blocks random blocks in use, drawn
  * from @rng, or the block under rule->path at rule->offset), then write the
- * loss report to @out: a line "lost PATH offset OFF length 4096 block N"
- * per reference, then "corrupted N blocks referenced M times". Each loss
- * also goes to the event log. 0, or -errno with a reason in @err. */
+ * report to @out: "repairable block N" for each block the array can
+ * rebuild from redundancy now, a line "lost PATH offset OFF length 4096
+ * block N" per reference to each other one, then "corrupted N blocks
+ * referenced M times" (M: the lost references), and "repairable K of
+ * them: ..." when K > 0. Each goes to the event log too (block_rotted,
+ * block_lost). 0, or -errno with a reason in @err. */
 int bitrot_inject(struct fs *fs, const struct fault_rule *rule, uint64_t *rng,
 		  FILE *out, char *err, size_t errlen);
 
@@ -25,5 +29,11 @@ int bitrot_inject(struct fs *fs, const struct fault_rule *rule, uint64_t *rng,
  * a rehearsal. 0 or -errno. */
 int bitrot_report(struct fs *fs, MDB_txn *txn, uint64_t *bad, size_t nbad,
 		  const char *cause, FILE *out, uint64_t *refs);
+
+/* @buf holds stored block @pblk, which failed its checksum @xxh3: if the
+ * array can rebuild it from redundancy now, put the rebuilt bytes in @buf,
+ * count a repaired read and return true; else leave @buf and return
+ * false. */
+bool bitrot_rebuild(struct fs *fs, uint64_t pblk, uint8_t *buf, uint64_t xxh3);
 
 #endif

@@ -22,6 +22,7 @@
 #include "dedupe/chunker.h"
 #include "dedupe/fingerprint.h"
 #include "dedupe/index.h"
+#include "fs/bitrot.h"
 #include "fs/fault_gate.h"
 #include "fs/loss.h"
 #include "fs/namespace.h"
@@ -339,7 +340,8 @@ static int load_blocks(struct fs *fs, MDB_txn *txn, uint64_t ino,
 	if (!r && nio)
 		r = fs->dev.ops->read(fs->dev.ctx, io, nio);
 	for (unsigned i = 0; i < nio && !r; i++)
-		if (fingerprint_xxh3(io[i].buf) != sum[i])
+		if (fingerprint_xxh3(io[i].buf) != sum[i] &&
+		    !bitrot_rebuild(fs, io[i].pblk, io[i].buf, sum[i]))
 			r = -EBADMSG;
 	if (io != stack_io) {
 		free(io);

@@ -204,6 +204,7 @@ static void test_print_json(void **state)
 	    "\"checksum_errors\":2,",
 	    "\"blocks_freed\":0,",
 	    "\"lost_reads\":0,",
+	    "\"repaired_reads\":0,",
 	    "\"ops\":{",
 	    ("\"write\":{\"count\":2,\"errors\":1,\"bytes\":8192,"
 	     "\"latency_us\":{\"mean\":125.000,\"p50\":"),
