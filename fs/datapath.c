@@ -231,9 +231,11 @@ static void dp_release(struct dp_txn *t)
 	}
 	free(t->wb);
 	free(t->ext);
+	free(t->freed);
 	t->wb = NULL;
 	t->ext = NULL;
 	t->txn = NULL;
+	t->freed = NULL;
 }
 
 void dp_abort(struct dp_txn *t)
@@ -272,6 +274,7 @@ int dp_commit(struct dp_txn *t)
 	}
 	r = metastore_txn_commit(t->txn);
 	if (!r) {
+		loss_forget(fs, t->freed, t->nfreed);
 		publish(&fs->stats, &t->delta);
 		uint64_t n = atomic_fetch_add_explicit(&fs->commits, 1,
 						       memory_order_relaxed);
@@ -509,6 +512,20 @@ static int resolve_block(struct dp_txn *t, const void *data,
 	return r;
 }
 
+static int note_freed(struct dp_txn *t, uint64_t pblk)
+{
+	if (t->nfreed == t->capfreed) {
+		size_t cap = t->capfreed ? 2 * t->capfreed : 64;
+		void *g = realloc(t->freed, cap * sizeof(*t->freed));
+		if (!g)
+			return -ENOMEM;
+		t->freed = g;
+		t->capfreed = cap;
+	}
+	t->freed[t->nfreed++] = pblk;
+	return 0;
+}
+
 /* Point logical block @lblk of @ino at @pblk (0: hole), dropping the ref
  * of what it pointed at. *delta: change in non-hole blocks (-1, 0, 1). */
 static int map_block(struct dp_txn *t, uint64_t ino, uint64_t lblk,
@@ -527,6 +544,8 @@ static int map_block(struct dp_txn *t, uint64_t ino, uint64_t lblk,
 	if (old) {
 		bool freed;
 		r = dedupe_block_unref(t->fs->ms, t->txn, &t->c, old, &freed);
+		if (!r && freed && loss_any(t->fs))
+			r = note_freed(t, old);
 		if (r)
 			return r;
 		t->delta.blocks_freed += freed;

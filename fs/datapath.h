@@ -37,6 +37,10 @@ struct dp_txn {
 	struct dp_extent *ext;
 	struct dedupe_stats delta; /* published to fs->stats on commit */
 	uint64_t trim_ino;	   /* blocks left to drop after commit */
+	/* Blocks freed here while the array has lost some: the loss set
+	 * forgets them once this commits (fs/loss.h). */
+	uint64_t *freed;
+	size_t nfreed, capfreed;
 };
 
 int dp_begin(struct fs *fs, struct dp_txn *t);

@@ -23,11 +23,15 @@ int fault_gate_open(struct fs *fs, char *err, size_t errlen)
 		r = events_open(path, &fs->events);
 	if (!r)
 		r = completer_new(&fs->fault_delay);
-	if (!r)
-		r = loss_open(fs);
 	if (r) {
 		snprintf(err, errlen, "fault injection: %s: %s", path,
 			 strerror(-r));
+		fault_gate_close(fs);
+		return r;
+	}
+	snprintf(path, sizeof(path), "%s/lost.blocks", fs->store);
+	r = loss_open(fs, path, err, errlen);
+	if (r) {
 		fault_gate_close(fs);
 		return r;
 	}

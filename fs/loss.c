@@ -5,20 +5,36 @@
  * A loss event is resolved here once, at the fault: every stored block
  * is asked of the model, and those lost are kept with their XXH3, so a
  * read can refuse them without asking the model again.
+ *
+ * The set outlives the mount, as the loss would on the array: it is
+ * logged to STORE/lost.blocks before it is reported, and read back at
+ * the next mount. The log: the magic "ARSLOST1", then 16-byte records
+ * (pblk, XXH3; host byte order, as the rest of the store), appended and
+ * fdatasync'ed; a record whose pblk has LOG_FORGET set says the block was
+ * freed, so its number no longer names the lost bytes. At mount the log
+ * is replayed, entries whose block no longer holds the same bytes are
+ * dropped, and the log is rewritten compact when that changed anything.
+ * A torn last record (a crash mid-append) is ignored.
  */
 #include "fs/loss.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "common/log.h"
 #include "dedupe/index.h"
 #include "faults/events.h"
 #include "fs/bitrot.h"
 
 #define BATCH 4096
+#define LOG_MAGIC "ARSLOST1"
+#define LOG_MAGIC_LEN 8
+#define LOG_FORGET (1ull << 63)
 
 struct lost_block {
 	uint64_t pblk, xxh3;
@@ -29,31 +45,250 @@ struct loss_set {
 	struct lost_block *v; /* sorted by pblk */
 	size_t n, cap;
 	atomic_size_t count; /* n, read without the lock */
+	int log_fd;	     /* STORE/lost.blocks, appended under lock */
 };
 
-int loss_open(struct fs *fs)
+static int cmp_lost(const void *a, const void *b)
 {
-	fs->lost = calloc(1, sizeof(*fs->lost));
-	if (!fs->lost)
-		return -ENOMEM;
-	pthread_mutex_init(&fs->lost->lock, NULL);
+	const struct lost_block *x = a, *y = b;
+	return (x->pblk > y->pblk) - (x->pblk < y->pblk);
+}
+
+/* ---- the log ------------------------------------------------------------ */
+
+static int write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+	while (len) {
+		ssize_t w = write(fd, p, len);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -errno;
+		p += w;
+		len -= (size_t)w;
+	}
 	return 0;
+}
+
+/* Append @n records to the log and make them durable; @forget marks
+ * them freed. */
+static int log_append(int fd, const struct lost_block *b, size_t n, bool forget)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct lost_block rec = b[i];
+		if (forget)
+			rec.pblk |= LOG_FORGET;
+		int r = write_all(fd, &rec, sizeof(rec));
+		if (r)
+			return r;
+	}
+	return n && fdatasync(fd) ? -errno : 0;
+}
+
+/* Replay the log's records into @s->v (unsorted, last word wins). */
+static int log_replay(struct loss_set *s, const struct lost_block *rec,
+		      size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		uint64_t pblk = rec[i].pblk & ~LOG_FORGET;
+		size_t j = 0;
+		while (j < s->n && s->v[j].pblk != pblk)
+			j++;
+		if (rec[i].pblk & LOG_FORGET) {
+			if (j < s->n)
+				s->v[j] = s->v[--s->n];
+			continue;
+		}
+		if (j == s->cap) {
+			size_t cap = s->cap ? 2 * s->cap : 64;
+			void *g = realloc(s->v, cap * sizeof(*s->v));
+			if (!g)
+				return -ENOMEM;
+			s->v = g;
+			s->cap = cap;
+		}
+		s->v[j] = rec[i];
+		s->n += j == s->n;
+	}
+	return 0;
+}
+
+/* Keep the entries whose block still holds the bytes that were lost. */
+static int keep_held(struct fs *fs, struct loss_set *s)
+{
+	MDB_txn *txn;
+	int r = metastore_txn_begin(fs->ms, false, &txn);
+	if (r)
+		return r;
+	size_t kept = 0;
+	for (size_t i = 0; i < s->n; i++) {
+		struct ms_block b;
+		if (dedupe_block_get(fs->ms, txn, s->v[i].pblk, &b) == 0 &&
+		    b.refs && b.xxh3 == s->v[i].xxh3)
+			s->v[kept++] = s->v[i];
+	}
+	metastore_txn_abort(txn);
+	s->n = kept;
+	return 0;
+}
+
+/* Replace the log at @path with the set's entries; its new fd. */
+static int log_rewrite(const char *path, const struct loss_set *s, int *fd)
+{
+	char tmp[4200];
+	snprintf(tmp, sizeof(tmp), "%s.new", path);
+	int nfd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (nfd < 0)
+		return -errno;
+	int r = write_all(nfd, LOG_MAGIC, LOG_MAGIC_LEN);
+	if (!r)
+		r = log_append(nfd, s->v, s->n, false);
+	if (!r && fdatasync(nfd))
+		r = -errno;
+	if (!r && rename(tmp, path))
+		r = -errno;
+	if (r) {
+		close(nfd);
+		unlink(tmp);
+		return r;
+	}
+	close(nfd);
+	/* The rename is durable once the directory is. */
+	char dir[4200];
+	snprintf(dir, sizeof(dir), "%s", path);
+	char *slash = strrchr(dir, '/');
+	if (slash)
+		*slash = '\0';
+	int dfd = open(slash ? dir : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd >= 0) {
+		fsync(dfd);
+		close(dfd);
+	}
+	*fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+	return *fd < 0 ? -errno : 0;
+}
+
+/* Read the log at @path (created when missing) into @s. */
+static int log_load(struct fs *fs, struct loss_set *s, const char *path,
+		    char *err, size_t errlen)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 && errno != ENOENT)
+		return -errno;
+	char *buf = NULL;
+	size_t len = 0;
+	int r = 0;
+	if (fd >= 0) {
+		off_t size = lseek(fd, 0, SEEK_END);
+		buf = size > 0 ? malloc((size_t)size) : NULL;
+		if (size < 0)
+			r = -errno;
+		else if (size > 0 && !buf)
+			r = -ENOMEM;
+		else if (size > 0 && pread(fd, buf, (size_t)size, 0) != size)
+			r = -EIO;
+		len = size > 0 ? (size_t)size : 0;
+		close(fd);
+	}
+	if (!r && len &&
+	    (len < LOG_MAGIC_LEN || memcmp(buf, LOG_MAGIC, LOG_MAGIC_LEN))) {
+		snprintf(err, errlen,
+			 "%s: not a lost-blocks log (no ARSLOST1 magic); move "
+			 "it away to forget the blocks it lists",
+			 path);
+		r = -EINVAL;
+	}
+	size_t nrec = len > LOG_MAGIC_LEN
+			  ? (len - LOG_MAGIC_LEN) / sizeof(struct lost_block)
+			  : 0;
+	struct lost_block *rec = nrec ? malloc(nrec * sizeof(*rec)) : NULL;
+	if (!r && nrec && !rec)
+		r = -ENOMEM;
+	if (!r && nrec) {
+		memcpy(rec, buf + LOG_MAGIC_LEN, nrec * sizeof(*rec));
+		r = log_replay(s, rec, nrec);
+	}
+	free(buf);
+	free(rec);
+	size_t replayed = s->n;
+	if (!r)
+		r = keep_held(fs, s);
+	if (!r)
+		qsort(s->v, s->n, sizeof(*s->v), cmp_lost);
+	/* Rewrite unless the file is exactly the set already. */
+	bool exact = len == LOG_MAGIC_LEN + s->n * sizeof(struct lost_block) &&
+		     replayed == s->n && nrec == s->n;
+	if (!r && exact)
+		s->log_fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+	else if (!r)
+		r = log_rewrite(path, s, &s->log_fd);
+	if (!r && s->log_fd < 0)
+		r = -errno;
+	return r;
+}
+
+int loss_open(struct fs *fs, const char *path, char *err, size_t errlen)
+{
+	struct loss_set *s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->log_fd = -1;
+	pthread_mutex_init(&s->lock, NULL);
+	fs->lost = s;
+	err[0] = '\0';
+	int r = log_load(fs, s, path, err, errlen);
+	if (r && !err[0])
+		snprintf(err, errlen, "%s: %s", path, strerror(-r));
+	if (r)
+		loss_close(fs);
+	else
+		atomic_store(&s->count, s->n);
+	return r;
 }
 
 void loss_close(struct fs *fs)
 {
 	if (!fs->lost)
 		return;
+	if (fs->lost->log_fd >= 0)
+		close(fs->lost->log_fd);
 	pthread_mutex_destroy(&fs->lost->lock);
 	free(fs->lost->v);
 	free(fs->lost);
 	fs->lost = NULL;
 }
 
-static int cmp_lost(const void *a, const void *b)
+bool loss_any(struct fs *fs)
 {
-	const struct lost_block *x = a, *y = b;
-	return (x->pblk > y->pblk) - (x->pblk < y->pblk);
+	return fs->lost &&
+	       atomic_load_explicit(&fs->lost->count, memory_order_acquire);
+}
+
+void loss_forget(struct fs *fs, const uint64_t *pblk, size_t n)
+{
+	struct loss_set *s = fs->lost;
+	if (!s || !atomic_load_explicit(&s->count, memory_order_acquire))
+		return;
+	pthread_mutex_lock(&s->lock);
+	for (size_t i = 0; i < n; i++) {
+		struct lost_block key = {pblk[i], 0};
+		struct lost_block *b =
+		    bsearch(&key, s->v, s->n, sizeof(*s->v), cmp_lost);
+		if (!b)
+			continue;
+		/* Should the record not make it, the next mount still drops
+		 * the entry unless the number holds the same bytes again. */
+		if (log_append(s->log_fd, b, 1, true))
+			log_error("loss",
+				  "lost.blocks: could not log block %llu as "
+				  "freed",
+				  (unsigned long long)pblk[i]);
+		memmove(b, b + 1, (size_t)(s->v + s->n - (b + 1)) * sizeof(*b));
+		s->n--;
+	}
+	atomic_store(&s->count, s->n);
+	pthread_mutex_unlock(&s->lock);
 }
 
 /* Add @n blocks (sorted) to the set; those already in it stay once. */
@@ -71,6 +306,12 @@ static int set_add(struct loss_set *s, const struct lost_block *b, size_t n)
 		}
 		s->v = g;
 		s->cap = cap;
+	}
+	/* Durable before it is reported: a crash must not give it back. */
+	int r = log_append(s->log_fd, b, n, false);
+	if (r) {
+		pthread_mutex_unlock(&s->lock);
+		return r;
 	}
 	size_t had = s->n;
 	for (size_t i = 0; i < n; i++) {

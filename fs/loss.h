@@ -1,7 +1,9 @@
 /* Blocks the array model lost: a drive failure beyond what the RAID
  * level survives (tiers/placement.h) makes exactly the stored blocks on
- * the stripes it broke unreadable, for the rest of the mount; so does an
- * unmirrored cache device failure for the dirty blocks it held. */
+ * the stripes it broke unreadable, for as long as they hold those bytes
+ * (across mounts: STORE/lost.blocks); so does an unmirrored cache device
+ * failure for the dirty blocks it held. Overwriting or deleting what
+ * referenced them frees them, and the loss with them. */
 #ifndef ARRAYSIM_FS_LOSS_H
 #define ARRAYSIM_FS_LOSS_H
 
@@ -11,8 +13,10 @@
 
 #include "fs/fs.h"
 
-/* The (empty) set of lost blocks. 0 or -ENOMEM. */
-int loss_open(struct fs *fs);
+/* The set of lost blocks, as the log at @path (created if missing) left
+ * it: those still holding the bytes that were lost. 0, or -errno with a
+ * one-line reason in @err (a file that is not such a log: -EINVAL). */
+int loss_open(struct fs *fs, const char *path, char *err, size_t errlen);
 void loss_close(struct fs *fs);
 /* Loss event @loss of the array (model_fault_effect.loss): find the
  * stored blocks it lost, add them to the set, and report them on @out
@@ -25,6 +29,11 @@ int loss_record(struct fs *fs, unsigned loss, FILE *out, char *err,
  * unless the profile mirrors the cache; either way the cache restarts
  * empty. 0, or -errno with a reason (-ENOTSUP: no flash cache). */
 int loss_cache_device(struct fs *fs, FILE *out, char *err, size_t errlen);
+/* The @n blocks @pblk were freed by a committed transaction: those in
+ * the set leave it (their numbers may soon hold other bytes). */
+void loss_forget(struct fs *fs, const uint64_t *pblk, size_t n);
+/* Has the array lost any block still held? Cheap. */
+bool loss_any(struct fs *fs);
 /* Is @pblk, holding bytes of XXH3 @xxh3, lost? (A lost block freed and
  * reused for other bytes is not.) Cheap while nothing is lost. */
 bool loss_has(struct fs *fs, uint64_t pblk, uint64_t xxh3);
