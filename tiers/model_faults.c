@@ -148,16 +148,22 @@ static bool ctl_serves(const struct model *m, unsigned i, uint64_t t)
 unsigned faults_pick_ctl(struct model *m, uint64_t *t)
 {
 	const struct profile_controllers *c = &m->p->ctl;
-	unsigned first =
-	    c->ha == PROFILE_HA_ACTIVE_ACTIVE ? m->next_ctl++ % c->count : 0;
+	bool aa = c->ha == PROFILE_HA_ACTIVE_ACTIVE;
+	unsigned first = aa ? m->next_ctl % c->count : 0;
 	unsigned best = first;
 	uint64_t best_ns = NEVER;
 
 	for (unsigned k = 0; k < c->count; k++) {
 		unsigned i = (first + k) % c->count;
 
-		if (ctl_serves(m, i, *t))
+		/* Round robin over those serving: the hosts' multipathing
+		 * spreads a failed controller's share over the others
+		 * evenly, not onto the next one alone. */
+		if (ctl_serves(m, i, *t)) {
+			if (aa)
+				m->next_ctl = i + 1;
 			return i;
+		}
 		if (!m->f.ctl_down[i] && m->f.ctl_serves_ns[i] < best_ns) {
 			best = i;
 			best_ns = m->f.ctl_serves_ns[i];
