@@ -1,7 +1,9 @@
 /* Test helpers: profiles from text, closed-loop runs in emulated time. */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -129,14 +131,34 @@ struct t_result t_run(struct model *m, struct t_workload *w, unsigned q,
 struct t_result t_run_rate(struct model *m, struct t_workload *w,
 			   double rate_per_s, unsigned n)
 {
-	struct t_tally t = {0};
+	return t_run_rate_capped(m, w, rate_per_s, n, 0);
+}
 
+struct t_result t_run_rate_capped(struct model *m, struct t_workload *w,
+				  double rate_per_s, unsigned n, unsigned cap)
+{
+	struct t_tally t = {0};
+	bool capped = cap > 0;
+	uint64_t *out = calloc(capped ? cap : 1, sizeof(*out)), last = 0;
+
+	assert_non_null(out);
 	w->seq_next[0] = 0;
 	for (unsigned i = 0; i < n; i++) {
 		uint64_t at = (uint64_t)((double)i * S / rate_per_s);
 		struct model_io io = t_next_io(w, 0);
+		unsigned first = 0;
 
-		t_tally_add(&t, &io, at, model_submit(m, at, &io));
+		/* Submissions in time order, as the data path makes them. */
+		for (unsigned k = 1; capped && k < cap; k++)
+			if (out[k] < out[first])
+				first = k;
+		if (capped && out[first] > at)
+			at = out[first];
+		at = at > last ? at : last;
+		last = at;
+		out[first] = model_submit(m, at, &io);
+		t_tally_add(&t, &io, at, out[first]);
 	}
+	free(out);
 	return t_tally_result(&t);
 }

@@ -54,6 +54,12 @@ struct t_result t_run(struct model *m, struct t_workload *w, unsigned q,
  * completions; iops is the rate completions kept up with. */
 struct t_result t_run_rate(struct model *m, struct t_workload *w,
 			   double rate_per_s, unsigned n);
+/* The same, from a generator that keeps at most @cap I/Os outstanding
+ * (fio's rate_iops with iodepth=cap): an I/O due while @cap are out
+ * goes when the first of them completes, and its latency counts from
+ * then, as fio's does. @cap 0: no limit (t_run_rate). */
+struct t_result t_run_rate_capped(struct model *m, struct t_workload *w,
+				  double rate_per_s, unsigned n, unsigned cap);
 /* |got - want| <= tol * want, printing both on failure. */
 void t_assert_within(double got, double want, double tol);
 
