@@ -147,29 +147,18 @@ within "$lasts" 1.024 0.01 || t_fail "rebuild lasts $lasts s, want 1.024"
 python3 "$LOAD" "$MNT/f" 1.5 >"$T/rebuild.json"
 t_assert_eq "$(json "$T/rebuild.json" 'd["errors"]')" "{}" "errors during the rebuild"
 ctl fault clear "$did" # back after it was noticed: the rebuild goes on
-# ev_t EVENT ID: the event log's t of EVENT for fault ID, or nothing.
-ev_t() { python3 -c '
-import json, sys
-for l in open(sys.argv[1]):
-    e = json.loads(l)
-    if e["event"] == sys.argv[2] and e.get("id") == int(sys.argv[3]):
-        print(e["t"]); break' "$STORE/events.jsonl" "$@"; }
-for ((i = 0; i < 100; i++)); do
-	[ -n "$(ev_t rebuild_end "$did")" ] && break
-	sleep 0.05
-done
-t0=$(ev_t inject "$did")
-t1=$(ev_t rebuild_end "$did")
-[ -n "$t1" ] || t_fail "no rebuild_end event for fault $did"
+t_wait_event rebuild_end "$did" 5
+t0=$(t_event_t inject "$did")
+t1=$(t_event_t rebuild_end "$did")
 took=$(python3 -c "print($t1 - $t0)")
 t_log "rebuild_end logged $took s after the pull (model 0.2 + 1.024)"
 within "$took" 1.224 0.02 || t_fail "rebuild_end $took s after the pull, model 1.224"
 t_assert_eq "$(grep -c '"event":"rebuild_progress","id":'"$did"',' "$STORE/events.jsonl")" 9 "rebuild_progress events"
-[ -n "$(ev_t noticed "$did")" ] || t_fail "no noticed event"
+[ -n "$(t_event_t noticed "$did")" ] || t_fail "no noticed event"
 # Live transitions of the earlier faults: each stall's end, the quick
 # pull never noticed.
 t_assert_eq "$(grep -c '"event":"stall_end"' "$STORE/events.jsonl")" 3 "stall_end events (controller, path, controller)"
-[ -z "$(ev_t noticed "$(($did - 1))")" ] || t_fail "the quick pull was noticed"
+[ -z "$(t_event_t noticed "$(($did - 1))")" ] || t_fail "the quick pull was noticed"
 
 t_assert_eq "$(sha256sum <"$MNT/f")" "$sha" "contents after the faults"
 t_umount

@@ -61,17 +61,7 @@ cmp "$T/x0" <(head -c 4096 "$T/x") || t_fail "block 0 of /x changed"
 
 t_log "drive 1 back and rebuilt (51 MiB at 100 MiB/s): repairable again"
 ctl fault clear "$did"
-ev_t() { python3 -c '
-import json, sys
-for l in open(sys.argv[1]):
-    e = json.loads(l)
-    if e["event"] == sys.argv[2] and e.get("id") == int(sys.argv[3]):
-        print(e["t"]); break' "$STORE/events.jsonl" "$@"; }
-for ((i = 0; i < 200; i++)); do
-	[ -n "$(ev_t rebuild_end "$did")" ] && break
-	sleep 0.05
-done
-[ -n "$(ev_t rebuild_end "$did")" ] || t_fail "no rebuild_end event for drive 1"
+t_wait_event rebuild_end "$did"
 cmp "$MNT/x" "$T/x" || t_fail "after the rebuild the rotted file did not read back"
 t_assert_eq "$(t_stat_json repaired_reads)" "2" "repaired_reads after the rebuild"
 

@@ -35,6 +35,25 @@ t_require_cmd fio python3
 
 t_setup
 A=$ARRAYSIM
+
+# latencies HIT MISS WRITE: from the last fio run's JSON, the mean read
+# latency over jobs HIT and MISS and the mean write latency of job WRITE,
+# scaled back to the array's (ms), and the share of reads in HIT (%).
+latencies() {
+	python3 - "$T/fio.$T_FIO_N.out" "$SCALE" "$@" <<-'PY'
+	import json, sys
+	out, scale, hit, miss, write = sys.argv[1:]
+	jobs = {j["jobname"]: j for j in json.load(open(out))["jobs"]}
+	def side(job, kind):
+	    x = jobs[job][kind]
+	    return x["total_ios"], x["lat_ns"]["mean"] / 1e6 * float(scale)
+	(nh, lh), (nm, lm) = side(hit, "read"), side(miss, "read")
+	print("%.3f %.0f %.3f" % ((nh * lh + nm * lm) / (nh + nm),
+	                          100.0 * nh / (nh + nm), side(write, "write")[1]))
+	PY
+}
+# within GOT WANT: GOT within 15% of WANT.
+within() { python3 -c 'import sys; g, w = map(float, sys.argv[1:]); sys.exit(abs(g - w) > 0.15 * w)' "$1" "$2"; }
 SCALE=0.02
 "$A" profile show infinidat-6303 |
 	sed 's/^detection_window = 30s/detection_window = 0/' >"$T/inf.ini"
@@ -72,21 +91,9 @@ cat >"$T/load.fio" <<-JOB
 	iodepth=64
 JOB
 t_fio --output-format=json "$T/load.fio"
-python3 - "$T/fio.$T_FIO_N.out" "$SCALE" <<-'PY' || t_fail "read latency off the report's"
-	import json, sys
-	jobs = {j["jobname"]: j for j in json.load(open(sys.argv[1]))["jobs"]}
-	scale = float(sys.argv[2])
-	def side(job, kind):
-	    x = jobs[job][kind]
-	    return x["total_ios"], x["lat_ns"]["mean"] / 1e6 * scale
-	(nh, lh), (nm, lm), (nw, lw) = side("hit", "read"), side("miss", "read"), side("write", "write")
-	read = (nh * lh + nm * lm) / (nh + nm)
-	print("--- rebuilding at scale %s: reads %.3f ms (report 1.37; hits %.3f, "
-	      "misses %.3f, %.0f%% hits), writes %.3f ms (report 1.63, not "
-	      "reproduced)" % (sys.argv[2], read, lh, lm, 100.0 * nh / (nh + nm), lw),
-	      file=sys.stderr)
-	sys.exit(abs(read - 1.37) > 0.15 * 1.37)
-PY
+read -r read hits wlat < <(latencies hit miss write)
+t_log "rebuilding at scale $SCALE: reads $read ms (report 1.37; $hits% hits), writes $wlat ms (report 1.63, not reproduced)"
+within "$read" 1.37 || t_fail "read latency off the report's"
 t_umount
 t_fsck
 
@@ -119,19 +126,8 @@ cat >"$T/ctl.fio" <<-JOB
 JOB
 "$A" ctl "$MNT" fault inject controller id=1 >/dev/null
 t_fio --output-format=json "$T/ctl.fio"
-python3 - "$T/fio.$T_FIO_N.out" "$SCALE" <<-'PY' || t_fail "degraded latency off the report's"
-	import json, sys
-	jobs = {j["jobname"]: j for j in json.load(open(sys.argv[1]))["jobs"]}
-	scale = float(sys.argv[2])
-	def side(job, kind):
-	    x = jobs[job][kind]
-	    return x["total_ios"], x["lat_ns"]["mean"] / 1e6 * scale
-	(nh, lh), (nm, lm), (nw, lw) = side("hot", "read"), side("miss", "read"), side("hot", "write")
-	read = (nh * lh + nm * lm) / (nh + nm)
-	print("--- one controller of 3 down at scale %s: reads %.2f ms (report 9), "
-	      "writes %.2f ms (report 8); %.0f%% read hits" % (sys.argv[2], read, lw,
-	      100.0 * nh / (nh + nm)), file=sys.stderr)
-	sys.exit(abs(read - 9) > 0.15 * 9 or abs(lw - 8) > 0.15 * 8)
-PY
+read -r read hits wlat < <(latencies hot miss hot)
+t_log "one controller of 3 down at scale $SCALE: reads $read ms (report 9), writes $wlat ms (report 8); $hits% read hits"
+within "$read" 9 && within "$wlat" 8 || t_fail "degraded latency off the report's"
 t_umount
 t_fsck

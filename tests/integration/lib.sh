@@ -220,6 +220,29 @@ print(v if isinstance(v, str) else json.dumps(v))
 ' "$1" || t_fail "t_stat_json $1"
 }
 
+# t_event_t EVENT ID: the mount-relative t of the first EVENT of fault ID
+# in $STORE/events.jsonl, or nothing.
+t_event_t() {
+	python3 -c '
+import json, sys
+for l in open(sys.argv[1]):
+    e = json.loads(l)
+    if e["event"] == sys.argv[2] and e.get("id") == int(sys.argv[3]):
+        print(e["t"]); break' "$STORE/events.jsonl" "$@"
+}
+
+# t_wait_event EVENT ID [SECONDS]: wait until the daemon logs EVENT of
+# fault ID (a timer's transition: a rebuild's end), at most SECONDS
+# (default 10); fails the test when it does not come.
+t_wait_event() {
+	local i
+	for ((i = 0; i < ${3:-10} * 20; i++)); do
+		[ -n "$(t_event_t "$1" "$2")" ] && return 0
+		sleep 0.05
+	done
+	t_fail "no $1 event for fault $2 within ${3:-10} s"
+}
+
 # t_fio ARGS...: run fio, output saved under $T; shown and fatal on failure.
 t_fio() {
 	T_FIO_N=$((T_FIO_N + 1))
