@@ -86,31 +86,43 @@ static int log_append(int fd, const struct lost_block *b, size_t n, bool forget)
 	return n && fdatasync(fd) ? -errno : 0;
 }
 
-/* Replay the log's records into @s->v (unsorted, last word wins). */
+/* One log record and where it came in the log. */
+struct logged {
+	uint64_t pblk; /* LOG_FORGET cleared */
+	size_t seq;
+	struct lost_block rec;
+};
+
+static int cmp_logged(const void *a, const void *b)
+{
+	const struct logged *x = a, *y = b;
+	if (x->pblk != y->pblk)
+		return (x->pblk > y->pblk) - (x->pblk < y->pblk);
+	return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+/* Replay the log's @n records into @s->v, sorted: of a block's records
+ * the last one says whether it is lost. O(n log n): a log of a million
+ * losses replays in a moment. */
 static int log_replay(struct loss_set *s, const struct lost_block *rec,
 		      size_t n)
 {
-	for (size_t i = 0; i < n; i++) {
-		uint64_t pblk = rec[i].pblk & ~LOG_FORGET;
-		size_t j = 0;
-		while (j < s->n && s->v[j].pblk != pblk)
-			j++;
-		if (rec[i].pblk & LOG_FORGET) {
-			if (j < s->n)
-				s->v[j] = s->v[--s->n];
-			continue;
-		}
-		if (j == s->cap) {
-			size_t cap = s->cap ? 2 * s->cap : 64;
-			void *g = realloc(s->v, cap * sizeof(*s->v));
-			if (!g)
-				return -ENOMEM;
-			s->v = g;
-			s->cap = cap;
-		}
-		s->v[j] = rec[i];
-		s->n += j == s->n;
+	struct logged *l = malloc(n * sizeof(*l));
+	s->v = malloc(n * sizeof(*s->v));
+	if (!l || !s->v) {
+		free(l);
+		return -ENOMEM;
 	}
+	s->cap = n;
+	for (size_t i = 0; i < n; i++)
+		l[i] = (struct logged){rec[i].pblk & ~LOG_FORGET, i, rec[i]};
+	qsort(l, n, sizeof(*l), cmp_logged);
+	for (size_t i = 0; i < n; i++) {
+		bool last = i + 1 == n || l[i + 1].pblk != l[i].pblk;
+		if (last && !(l[i].rec.pblk & LOG_FORGET))
+			s->v[s->n++] = l[i].rec;
+	}
+	free(l);
 	return 0;
 }
 
@@ -213,9 +225,7 @@ static int log_load(struct fs *fs, struct loss_set *s, const char *path,
 	free(rec);
 	size_t replayed = s->n;
 	if (!r)
-		r = keep_held(fs, s);
-	if (!r)
-		qsort(s->v, s->n, sizeof(*s->v), cmp_lost);
+		r = keep_held(fs, s); /* sorted by the replay, kept so */
 	/* Rewrite unless the file is exactly the set already. */
 	bool exact = len == LOG_MAGIC_LEN + s->n * sizeof(struct lost_block) &&
 		     replayed == s->n && nrec == s->n;
@@ -268,27 +278,43 @@ bool loss_any(struct fs *fs)
 void loss_forget(struct fs *fs, const uint64_t *pblk, size_t n)
 {
 	struct loss_set *s = fs->lost;
-	if (!s || !atomic_load_explicit(&s->count, memory_order_acquire))
+	if (!s || !n || !atomic_load_explicit(&s->count, memory_order_acquire))
 		return;
+	struct lost_block *gone = malloc(n * sizeof(*gone));
+	if (!gone) {
+		/* Kept: it only refuses the same bytes at the same number. */
+		log_error("loss", "out of memory forgetting %zu freed blocks",
+			  n);
+		return;
+	}
 	pthread_mutex_lock(&s->lock);
+	size_t ng = 0;
 	for (size_t i = 0; i < n; i++) {
 		struct lost_block key = {pblk[i], 0};
 		struct lost_block *b =
 		    bsearch(&key, s->v, s->n, sizeof(*s->v), cmp_lost);
-		if (!b)
-			continue;
-		/* Should the record not make it, the next mount still drops
-		 * the entry unless the number holds the same bytes again. */
-		if (log_append(s->log_fd, b, 1, true))
-			log_error("loss",
-				  "lost.blocks: could not log block %llu as "
-				  "freed",
-				  (unsigned long long)pblk[i]);
-		memmove(b, b + 1, (size_t)(s->v + s->n - (b + 1)) * sizeof(*b));
-		s->n--;
+		if (b)
+			gone[ng++] = *b;
 	}
+	/* One record each, one sync for all. Should they not make it, the
+	 * next mount still drops the entries unless the numbers hold the
+	 * same bytes again. */
+	if (ng && log_append(s->log_fd, gone, ng, true))
+		log_error("loss", "lost.blocks: could not log %zu freed blocks",
+			  ng);
+	qsort(gone, ng, sizeof(*gone), cmp_lost);
+	size_t kept = 0;
+	for (size_t i = 0, g = 0; i < s->n; i++) {
+		while (g < ng && gone[g].pblk < s->v[i].pblk)
+			g++;
+		if (g < ng && gone[g].pblk == s->v[i].pblk)
+			continue;
+		s->v[kept++] = s->v[i];
+	}
+	s->n = kept;
 	atomic_store(&s->count, s->n);
 	pthread_mutex_unlock(&s->lock);
+	free(gone);
 }
 
 /* Add @n blocks (sorted) to the set; those already in it stay once. */
