@@ -75,11 +75,14 @@ static int write_all(int fd, const void *buf, size_t len)
  * them freed. */
 static int log_append(int fd, const struct lost_block *b, size_t n, bool forget)
 {
-	for (size_t i = 0; i < n; i++) {
-		struct lost_block rec = b[i];
-		if (forget)
-			rec.pblk |= LOG_FORGET;
-		int r = write_all(fd, &rec, sizeof(rec));
+	struct lost_block chunk[256];
+	for (size_t i = 0; i < n;) {
+		size_t k = 0;
+		for (; k < 256 && i < n; k++, i++) {
+			chunk[k] = b[i];
+			chunk[k].pblk |= forget ? LOG_FORGET : 0;
+		}
+		int r = write_all(fd, chunk, k * sizeof(*chunk));
 		if (r)
 			return r;
 	}
@@ -181,61 +184,78 @@ static int log_rewrite(const char *path, const struct loss_set *s, int *fd)
 	return *fd < 0 ? -errno : 0;
 }
 
-/* Read the log at @path (created when missing) into @s. */
-static int log_load(struct fs *fs, struct loss_set *s, const char *path,
-		    char *err, size_t errlen)
+/* The whole file at @path into *buf (malloc'd), *len bytes; a missing
+ * file is empty. */
+static int log_read(const char *path, char **buf, size_t *len)
 {
+	*buf = NULL;
+	*len = 0;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 && errno != ENOENT)
-		return -errno;
-	char *buf = NULL;
-	size_t len = 0;
-	int r = 0;
-	if (fd >= 0) {
-		off_t size = lseek(fd, 0, SEEK_END);
-		buf = size > 0 ? malloc((size_t)size) : NULL;
-		if (size < 0)
-			r = -errno;
-		else if (size > 0 && !buf)
-			r = -ENOMEM;
-		else if (size > 0 && pread(fd, buf, (size_t)size, 0) != size)
-			r = -EIO;
-		len = size > 0 ? (size_t)size : 0;
-		close(fd);
-	}
-	if (!r && len &&
-	    (len < LOG_MAGIC_LEN || memcmp(buf, LOG_MAGIC, LOG_MAGIC_LEN))) {
-		snprintf(err, errlen,
-			 "%s: not a lost-blocks log (no ARSLOST1 magic); move "
-			 "it away to forget the blocks it lists",
-			 path);
-		r = -EINVAL;
-	}
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -errno;
+	off_t size = lseek(fd, 0, SEEK_END);
+	int r = size < 0 ? -errno : 0;
+	if (!r && size > 0 && !(*buf = malloc((size_t)size)))
+		r = -ENOMEM;
+	if (!r && size > 0 && pread(fd, *buf, (size_t)size, 0) != size)
+		r = -EIO;
+	close(fd);
+	*len = r ? 0 : (size_t)size;
+	return r;
+}
+
+/* The set the log's bytes say: its records replayed (a torn last one
+ * ignored), then only the blocks still holding the lost bytes. *exact:
+ * the log holds just those, nothing to compact. */
+static int log_parse(struct fs *fs, struct loss_set *s, const char *buf,
+		     size_t len, bool *exact)
+{
+	if (len &&
+	    (len < LOG_MAGIC_LEN || memcmp(buf, LOG_MAGIC, LOG_MAGIC_LEN)))
+		return -EBADMSG;
 	size_t nrec = len > LOG_MAGIC_LEN
 			  ? (len - LOG_MAGIC_LEN) / sizeof(struct lost_block)
 			  : 0;
 	struct lost_block *rec = nrec ? malloc(nrec * sizeof(*rec)) : NULL;
-	if (!r && nrec && !rec)
-		r = -ENOMEM;
-	if (!r && nrec) {
+	if (nrec && !rec)
+		return -ENOMEM;
+	int r = 0;
+	if (nrec) {
 		memcpy(rec, buf + LOG_MAGIC_LEN, nrec * sizeof(*rec));
 		r = log_replay(s, rec, nrec);
 	}
-	free(buf);
 	free(rec);
 	size_t replayed = s->n;
 	if (!r)
 		r = keep_held(fs, s); /* sorted by the replay, kept so */
-	/* Rewrite unless the file is exactly the set already. */
-	bool exact = len == LOG_MAGIC_LEN + s->n * sizeof(struct lost_block) &&
-		     replayed == s->n && nrec == s->n;
-	if (!r && exact)
-		s->log_fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
-	else if (!r)
-		r = log_rewrite(path, s, &s->log_fd);
-	if (!r && s->log_fd < 0)
-		r = -errno;
+	*exact = len == LOG_MAGIC_LEN + nrec * sizeof(struct lost_block) &&
+		 nrec == replayed && replayed == s->n;
 	return r;
+}
+
+/* Read the log at @path (created when missing) into @s, compacting it
+ * when it holds more than the set, and keep it open for appends. */
+static int log_load(struct fs *fs, struct loss_set *s, const char *path,
+		    char *err, size_t errlen)
+{
+	char *buf;
+	size_t len;
+	bool exact = false;
+	int r = log_read(path, &buf, &len);
+	if (!r)
+		r = log_parse(fs, s, buf, len, &exact);
+	free(buf);
+	if (r == -EBADMSG)
+		snprintf(err, errlen,
+			 "%s: not a lost-blocks log (no ARSLOST1 magic); move "
+			 "it away to forget the blocks it lists",
+			 path);
+	if (r)
+		return r;
+	if (!exact)
+		return log_rewrite(path, s, &s->log_fd);
+	s->log_fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+	return s->log_fd < 0 ? -errno : 0;
 }
 
 int loss_open(struct fs *fs, const char *path, char *err, size_t errlen)
