@@ -389,10 +389,7 @@ static void release_held(struct array *a, uint64_t now_ns)
 /* The model's tier for a rule's: the data tier when not given. */
 static unsigned fault_tier(const struct profile *p, unsigned tier)
 {
-	if (tier < PROFILE_TIER_COUNT)
-		return tier;
-	return p->tier[PROFILE_TIER_FLASH].present ? PROFILE_TIER_FLASH
-						   : PROFILE_TIER_BACKING;
+	return tier < PROFILE_TIER_COUNT ? tier : profile_data_tier(p);
 }
 
 static void fault_error(const struct array *a, const struct model_fault *f,

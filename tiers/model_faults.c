@@ -513,18 +513,24 @@ static unsigned loss_record(struct model *m, unsigned tier, uint64_t t)
 	return ++f->n_loss;
 }
 
-/* Was @drive unavailable, at the loss event @ctx, for a stripe at
- * rebuild position @pos: out and its rebuild not yet there? */
+/* Is a drive that failed at @fail (NEVER: in place) and is rebuilt by
+ * @end unavailable at @at for a stripe at rebuild position @pos? */
+static bool out_for_stripe(uint64_t fail, uint64_t end, uint64_t at, double pos)
+{
+	if (fail == NEVER)
+		return false;
+	if (at <= fail)
+		return true; /* pulled, not yet noticed or rebuilding */
+	return (double)(at - fail) < pos * (double)(end - fail);
+}
+
+/* Was @drive unavailable at the loss event @ctx, for a stripe at rebuild
+ * position @pos? */
 static bool unavailable(void *ctx, unsigned drive, double pos)
 {
 	const struct loss_event *ev = ctx;
-	uint64_t fail = ev->fail[drive];
 
-	if (fail == NEVER)
-		return false;
-	if (ev->at <= fail)
-		return true; /* pulled, not yet noticed or rebuilding */
-	return (double)(ev->at - fail) < pos * (double)(ev->end[drive] - fail);
+	return out_for_stripe(ev->fail[drive], ev->end[drive], ev->at, pos);
 }
 
 bool model_block_lost(const struct model *m, unsigned loss, uint64_t pblk)
@@ -552,20 +558,15 @@ static bool out_or_rotted(void *ctx, unsigned drive, double pos)
 
 	if (drive == c->own)
 		return true;
-	if (!drive_out(c->m, c->tier, drive, c->now))
-		return false;
-	if (c->now <= d->fail_ns)
-		return true; /* pulled, not yet noticed or rebuilding */
-	return (double)(c->now - d->fail_ns) <
-	       pos * (double)(d->rebuild_end_ns - d->fail_ns);
+	return out_for_stripe(
+	    drive_out(c->m, c->tier, drive, c->now) ? d->fail_ns : NEVER,
+	    d->rebuild_end_ns, c->now, pos);
 }
 
 bool model_block_repairable(const struct model *m, uint64_t now_ns,
 			    uint64_t pblk)
 {
-	unsigned tier = m->p->tier[PROFILE_TIER_FLASH].present
-			    ? PROFILE_TIER_FLASH
-			    : PROFILE_TIER_BACKING;
+	unsigned tier = profile_data_tier(m->p);
 	const struct placement *pl = &m->f.place[tier];
 	struct rot_ctx c = {.m = m, .tier = tier, .now = now_ns};
 

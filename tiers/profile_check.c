@@ -290,6 +290,12 @@ int profile_resolve(struct pstate *st)
 	return 0;
 }
 
+unsigned profile_data_tier(const struct profile *p)
+{
+	return p->tier[PROFILE_TIER_FLASH].present ? PROFILE_TIER_FLASH
+						   : PROFILE_TIER_BACKING;
+}
+
 uint64_t profile_tier_usable_bytes(const struct profile_tier *t)
 {
 	uint64_t sets = t->stripe_width ? t->drives / t->stripe_width : 0;
