@@ -6,22 +6,15 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "common/block.h"
 #include "common/log.h"
 #include "fs/datapath.h"
 #include "fs/fault_gate.h"
 #include "fs/scenario_run.h"
 #include "fs/inode_table.h"
 #include "fs/namespace.h"
-
-int64_t fs_now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 static int init_root(struct fs *fs)
 {
@@ -178,8 +171,7 @@ static int trim_step(struct fs *fs, uint64_t ino, bool *more)
 	}
 	/* No links and no kernel reference: nothing can reach it again. */
 	bool gone = in.nlink == 0 && !inode_table_lookups(fs->itab, ino);
-	uint64_t from =
-	    gone ? 0 : (in.size + MS_BLOCK_SIZE - 1) / MS_BLOCK_SIZE;
+	uint64_t from = gone ? 0 : (in.size + BLOCK_SIZE - 1) / BLOCK_SIZE;
 	if (!r && S_ISREG(in.mode))
 		r = datapath_trim_step(&t, ino, &in, from, more);
 	if (!r && !*more && (gone || in.nlink))
@@ -311,7 +303,7 @@ void fs_gauges(struct fs *fs, struct stats_gauges *g)
 	g->logical_bytes_held = c.logical_bytes;
 	g->live_blocks = c.live_blocks;
 	g->unique_blocks = c.unique_blocks;
-	g->physical_bytes_used = c.unique_blocks * MS_BLOCK_SIZE;
+	g->physical_bytes_used = c.unique_blocks * BLOCK_SIZE;
 	g->store_bytes_on_disk = backing_bytes_on_disk(fs->backing);
 	snprintf(path, sizeof(path), "%s/meta/data.mdb", fs->store);
 	g->meta_bytes_on_disk = du_bytes(path);

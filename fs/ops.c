@@ -15,13 +15,14 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/fs.h>
+#include <stdio.h> /* RENAME_NOREPLACE, RENAME_EXCHANGE */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/statvfs.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include "common/block.h"
 #include "common/log.h"
 #include "fs/datapath.h"
 #include "fs/fault_gate.h"
@@ -780,7 +781,9 @@ static void want_blocks(struct fs *fs, struct fs_io *x, uint64_t off,
 {
 	if (!len || !array_wants_blocks(fs->array))
 		return;
-	x->pblks = calloc((off % 4096 + len + 4095) / 4096, sizeof(uint64_t));
+	x->pblks =
+	    calloc((off % BLOCK_SIZE + len + BLOCK_SIZE - 1) / BLOCK_SIZE,
+		   sizeof(uint64_t));
 	x->io.pblks = x->pblks;
 }
 
@@ -862,8 +865,9 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	if (hit.err)
 		return reply_err(req, STATS_OP_READ, t0, hit.err);
 	struct fs_io *x = new_io(req, ARRAY_IO_READ, ino, off, size, t0);
-	void *buf =
-	    x ? aligned_alloc(4096, (size + 4095) & ~(size_t)4095) : NULL;
+	void *buf = x ? aligned_alloc(BLOCK_SIZE, (size + BLOCK_SIZE - 1) &
+						      ~(size_t)(BLOCK_SIZE - 1))
+		      : NULL;
 	if (!buf) {
 		free(x);
 		return reply_err(req, STATS_OP_READ, t0, -ENOMEM);
@@ -1035,11 +1039,10 @@ static void op_statfs(fuse_req_t req, fuse_ino_t ino)
 	fs_gauges(fs, &g);
 	/* Physical view: what the unique blocks take, and what the host
 	 * still has for more. Logical figures are in `arraysim stats`. */
-	uint64_t avail =
-	    (uint64_t)host.f_bavail * host.f_frsize / MS_BLOCK_SIZE;
+	uint64_t avail = (uint64_t)host.f_bavail * host.f_frsize / BLOCK_SIZE;
 	struct statvfs st = {
-	    .f_bsize = MS_BLOCK_SIZE,
-	    .f_frsize = MS_BLOCK_SIZE,
+	    .f_bsize = BLOCK_SIZE,
+	    .f_frsize = BLOCK_SIZE,
 	    .f_blocks = g.unique_blocks + avail,
 	    .f_bfree = avail,
 	    .f_bavail = avail,
