@@ -1,4 +1,5 @@
-/* Opening and closing the datastore, syncs, orphans and gauges. */
+/* Opening and closing the datastore, syncs, the metadata-cache trim and
+ * gauges. Orphans (fs_trim, fs_reap_orphans) are fs/orphans.c. */
 #include "fs/fs.h"
 
 #include <errno.h>
@@ -130,99 +131,6 @@ int fs_sync(struct fs *fs)
 		fs->synced_commits = commits;
 	pthread_mutex_unlock(&fs->sync_lock);
 	return r;
-}
-
-static int unorphan(struct dp_txn *t, uint64_t ino)
-{
-	MDB_val k = {sizeof(ino), &ino};
-	int rc =
-	    mdb_del(t->txn, metastore_dbi(t->fs->ms, MS_ORPHANS), &k, NULL);
-	return rc == MDB_NOTFOUND ? 0 : metastore_errno(rc);
-}
-
-/* The inode is gone for good: its last blocks were dropped already. */
-static int delete_inode(struct dp_txn *t, uint64_t ino,
-			const struct ms_inode *in)
-{
-	int r = ns_drop_extras(t->fs->ms, t->txn, ino);
-	if (!r)
-		r = ns_inode_del(t->fs->ms, t->txn, ino);
-	if (r)
-		return r;
-	t->c.inodes--;
-	if (S_ISREG(in->mode))
-		t->c.logical_bytes -= in->size;
-	return 0;
-}
-
-/* One bounded transaction of fs_trim; *more: call again. */
-static int trim_step(struct fs *fs, uint64_t ino, bool *more)
-{
-	struct dp_txn t;
-	struct ms_inode in;
-	*more = false;
-	int r = dp_begin(fs, &t);
-	if (r)
-		return r;
-	r = ns_inode_get(fs->ms, t.txn, ino, &in);
-	if (r == -ENOENT) {
-		r = unorphan(&t, ino);
-		return r ? (dp_abort(&t), r) : dp_commit(&t);
-	}
-	/* No links and no kernel reference: nothing can reach it again. */
-	bool gone = in.nlink == 0 && !inode_table_lookups(fs->itab, ino);
-	uint64_t from = gone ? 0 : (in.size + BLOCK_SIZE - 1) / BLOCK_SIZE;
-	if (!r && S_ISREG(in.mode))
-		r = datapath_trim_step(&t, ino, &in, from, more);
-	if (!r && !*more && (gone || in.nlink))
-		r = unorphan(&t, ino);
-	if (!r)
-		r = gone && !*more ? delete_inode(&t, ino, &in)
-				   : ns_inode_put(fs->ms, t.txn, ino, &in);
-	return r ? (dp_abort(&t), r) : dp_commit(&t);
-}
-
-int fs_trim(struct fs *fs, uint64_t ino)
-{
-	bool more;
-	int r;
-	do
-		r = trim_step(fs, ino, &more);
-	while (!r && more);
-	return r;
-}
-
-int fs_reap_orphans(struct fs *fs)
-{
-	for (;;) {
-		MDB_txn *txn;
-		int r = metastore_txn_begin(fs->ms, false, &txn);
-		if (r)
-			return r;
-		MDB_cursor *cur;
-		MDB_val k, v;
-		uint64_t ino = 0;
-		int rc = mdb_cursor_open(txn, metastore_dbi(fs->ms, MS_ORPHANS),
-					 &cur);
-		if (!rc) {
-			rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST);
-			if (!rc)
-				memcpy(&ino, k.mv_data, sizeof(ino));
-			mdb_cursor_close(cur);
-		}
-		metastore_txn_abort(txn);
-		if (rc == MDB_NOTFOUND)
-			return 0;
-		if (rc)
-			return metastore_errno(rc);
-		log_info("fs",
-			 "reaping unlinked inode %llu left open by an "
-			 "earlier run",
-			 (unsigned long long)ino);
-		r = fs_trim(fs, ino);
-		if (r)
-			return r;
-	}
 }
 
 /* Bytes of files mapped into this process (RssFile): with LMDB's shared

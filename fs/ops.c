@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "fs/datapath.h"
 #include "fs/inode_table.h"
 #include "fs/namespace.h"
 
@@ -51,6 +52,11 @@ void reply_attr(fuse_req_t req, enum stats_op op, uint64_t t0, uint64_t ino,
 int check_name(const char *name)
 {
 	return strlen(name) > NS_NAME_MAX ? -ENAMETOOLONG : 0;
+}
+
+int ops_txn_end(struct dp_txn *t, int r)
+{
+	return r ? (dp_abort(t), r) : dp_commit(t);
 }
 
 void set_open_flags(struct fs *fs, struct fuse_file_info *fi)

@@ -11,10 +11,12 @@
 
 #include "common/block.h"
 #include "common/log.h"
+#include "fs/attrs.h"
 #include "fs/datapath.h"
 #include "fs/fault_gate.h"
 #include "fs/inode_table.h"
 #include "fs/namespace.h"
+#include "fs/orphans.h"
 
 void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
@@ -38,20 +40,9 @@ void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	reply_entry(req, STATS_OP_LOOKUP, t0, parent, name, ino, &in);
 }
 
-static bool is_unlinked(struct fs *fs, uint64_t ino)
-{
-	MDB_txn *txn;
-	struct ms_inode in;
-	if (metastore_txn_begin(fs->ms, false, &txn))
-		return false;
-	int r = ns_inode_get(fs->ms, txn, ino, &in);
-	metastore_txn_abort(txn);
-	return r == 0 && in.nlink == 0;
-}
-
 static void forget_one(struct fs *fs, uint64_t ino, uint64_t n)
 {
-	if (inode_table_unref(fs->itab, ino, n) || !is_unlinked(fs, ino))
+	if (inode_table_unref(fs->itab, ino, n) || !orphans_unlinked(fs, ino))
 		return;
 	int r = fs_trim(fs, ino);
 	if (r)
@@ -89,43 +80,17 @@ void op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	reply_attr(req, STATS_OP_GETATTR, t0, ino, &in);
 }
 
-static int64_t attr_time(const struct timespec *ts, bool now, int64_t t_now)
-{
-	return now ? t_now : (int64_t)ts->tv_sec * 1000000000 + ts->tv_nsec;
-}
-
-static int apply_setattr(struct dp_txn *t, uint64_t ino, struct ms_inode *in,
-			 const struct stat *a, int set)
-{
-	int64_t now = fs_now_ns();
-	if (set & FUSE_SET_ATTR_SIZE) {
-		if (S_ISDIR(in->mode))
-			return -EISDIR;
-		if (!S_ISREG(in->mode))
-			return -EINVAL;
-		int r = datapath_truncate(t, ino, in, (uint64_t)a->st_size);
-		if (r)
-			return r;
-		in->mtime_ns = now;
-	}
-	if (set & FUSE_SET_ATTR_MODE)
-		in->mode = (in->mode & S_IFMT) | (a->st_mode & 07777);
-	if (set & FUSE_SET_ATTR_UID)
-		in->uid = a->st_uid;
-	if (set & FUSE_SET_ATTR_GID)
-		in->gid = a->st_gid;
-	if (set & (FUSE_SET_ATTR_ATIME | FUSE_SET_ATTR_ATIME_NOW))
-		in->atime_ns =
-		    attr_time(&a->st_atim, set & FUSE_SET_ATTR_ATIME_NOW, now);
-	if (set & (FUSE_SET_ATTR_MTIME | FUSE_SET_ATTR_MTIME_NOW))
-		in->mtime_ns =
-		    attr_time(&a->st_mtim, set & FUSE_SET_ATTR_MTIME_NOW, now);
-	if (set & FUSE_SET_ATTR_CTIME)
-		in->ctime_ns = attr_time(&a->st_ctim, false, now);
-	else
-		in->ctime_ns = now;
-	return ns_inode_put(t->fs->ms, t->txn, ino, in);
-}
+/* The datastore's setattr mask is FUSE's, passed as it is. */
+_Static_assert(ATTRS_SET_MODE == FUSE_SET_ATTR_MODE &&
+		   ATTRS_SET_UID == FUSE_SET_ATTR_UID &&
+		   ATTRS_SET_GID == FUSE_SET_ATTR_GID &&
+		   ATTRS_SET_SIZE == FUSE_SET_ATTR_SIZE &&
+		   ATTRS_SET_ATIME == FUSE_SET_ATTR_ATIME &&
+		   ATTRS_SET_MTIME == FUSE_SET_ATTR_MTIME &&
+		   ATTRS_SET_ATIME_NOW == FUSE_SET_ATTR_ATIME_NOW &&
+		   ATTRS_SET_MTIME_NOW == FUSE_SET_ATTR_MTIME_NOW &&
+		   ATTRS_SET_CTIME == FUSE_SET_ATTR_CTIME,
+	       "attrs_set_mask must match FUSE_SET_ATTR_*");
 
 /* One setattr transaction; a size change holds the file's data lock. */
 int setattr_txn(struct fs *fs, uint64_t ino, const struct stat *attr,
@@ -136,12 +101,8 @@ int setattr_txn(struct fs *fs, uint64_t ino, const struct stat *attr,
 		inode_table_lock(fs->itab, ino);
 	struct dp_txn t;
 	int r = dp_begin(fs, &t);
-	if (!r) {
-		r = ns_inode_get(fs->ms, t.txn, ino, in);
-		if (!r)
-			r = apply_setattr(&t, ino, in, attr, to_set);
-		r = r ? (dp_abort(&t), r) : dp_commit(&t);
-	}
+	if (!r)
+		r = ops_txn_end(&t, attrs_set(&t, ino, attr, to_set, in));
 	if (sized)
 		inode_table_unlock(fs->itab, ino);
 	return r;

@@ -8,6 +8,8 @@
 
 #include "fs/ops.h"
 
+struct dp_txn;
+
 #define ATTR_TIMEOUT 1.0
 #define ENTRY_TIMEOUT 1.0
 
@@ -28,6 +30,8 @@ void reply_attr(fuse_req_t req, enum stats_op op, uint64_t t0, uint64_t ino,
 		const struct ms_inode *in);
 /* -ENAMETOOLONG past NS_NAME_MAX. */
 int check_name(const char *name);
+/* End transaction @t: commit if @r is 0, else abort; the result. */
+int ops_txn_end(struct dp_txn *t, int r);
 /* Direct I/O unless --kernel-cache. */
 void set_open_flags(struct fs *fs, struct fuse_file_info *fi);
 /* One setattr transaction (fs/ops_entry.c), also an O_TRUNC open's. */

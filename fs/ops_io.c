@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "common/block.h"
+#include "fs/attrs.h"
 #include "fs/datapath.h"
 #include "fs/fault_gate.h"
 #include "fs/inode_table.h"
@@ -206,35 +207,6 @@ void op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync,
 	reply_err(req, STATS_OP_FSYNC, t0, r ? r : fs_sync(fs_of(req)));
 }
 
-/* One transaction of a fallocate; *more: a punch to finish in another. */
-static int fallocate_step(struct dp_txn *t, uint64_t ino, int mode,
-			  uint64_t off, uint64_t len, bool *more)
-{
-	struct ms_inode in;
-	*more = false;
-	int r = ns_inode_get(t->fs->ms, t->txn, ino, &in);
-	if (r)
-		return r;
-	if (!S_ISREG(in.mode))
-		return -ENODEV;
-	if (off + len < off)
-		return -EFBIG;
-	if (mode == (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE)) {
-		r = datapath_punch(t, ino, &in, off, len, more);
-	} else if (mode == 0 || mode == FALLOC_FL_KEEP_SIZE) {
-		/* Thin provisioning: nothing to reserve; zeros are holes.
-		 * Only the size can change. */
-		if (mode == 0 && off + len > in.size)
-			r = datapath_truncate(t, ino, &in, off + len);
-	} else {
-		return -EOPNOTSUPP;
-	}
-	if (r)
-		return r;
-	in.mtime_ns = in.ctime_ns = fs_now_ns();
-	return ns_inode_put(t->fs->ms, t->txn, ino, &in);
-}
-
 void op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t off,
 		  off_t len, struct fuse_file_info *fi)
 {
@@ -253,8 +225,8 @@ void op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t off,
 		r = dp_begin(fs, &t);
 		if (r)
 			break;
-		r = fallocate_step(&t, ino, mode, off, len, &more);
-		r = r ? (dp_abort(&t), r) : dp_commit(&t);
+		r = ops_txn_end(
+		    &t, attrs_fallocate_step(&t, ino, mode, off, len, &more));
 	} while (!r && more);
 	inode_table_unlock(fs->itab, ino);
 	reply_err(req, STATS_OP_FALLOCATE, t0, r);

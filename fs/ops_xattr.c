@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fs/attrs.h"
 #include "fs/datapath.h"
 #include "fs/fault_gate.h"
 #include "fs/namespace.h"
@@ -36,15 +37,7 @@ void op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
 		r = dp_begin(fs, &t);
 	if (r)
 		return reply_err(req, STATS_OP_XATTR, t0, r);
-	struct ms_inode in;
-	r = ns_inode_get(fs->ms, t.txn, ino, &in);
-	if (!r)
-		r = ns_xattr_set(fs->ms, t.txn, ino, name, value, size, flags);
-	if (!r) {
-		in.ctime_ns = fs_now_ns();
-		r = ns_inode_put(fs->ms, t.txn, ino, &in);
-	}
-	r = r ? (dp_abort(&t), r) : dp_commit(&t);
+	r = ops_txn_end(&t, attrs_xattr_set(&t, ino, name, value, size, flags));
 	reply_err(req, STATS_OP_XATTR, t0, r);
 }
 
@@ -116,14 +109,6 @@ void op_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
 		r = dp_begin(fs, &t);
 	if (r)
 		return reply_err(req, STATS_OP_XATTR, t0, r);
-	struct ms_inode in;
-	r = ns_inode_get(fs->ms, t.txn, ino, &in);
-	if (!r)
-		r = ns_xattr_del(fs->ms, t.txn, ino, name);
-	if (!r) {
-		in.ctime_ns = fs_now_ns();
-		r = ns_inode_put(fs->ms, t.txn, ino, &in);
-	}
-	r = r ? (dp_abort(&t), r) : dp_commit(&t);
+	r = ops_txn_end(&t, attrs_xattr_del(&t, ino, name));
 	reply_err(req, STATS_OP_XATTR, t0, r);
 }
