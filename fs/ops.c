@@ -12,22 +12,23 @@
 #include "fs/inode_table.h"
 #include "fs/namespace.h"
 
-void account(fuse_req_t req, enum stats_op op, uint64_t t0, int err,
-	     uint64_t bytes)
+void ops_account(fuse_req_t req, enum stats_op op, uint64_t t0, int err,
+		 uint64_t bytes)
 {
 	stats_op_record(&fs_of(req)->stats, op, stats_now_ns() - t0, err,
 			bytes);
 }
 
-void reply_err(fuse_req_t req, enum stats_op op, uint64_t t0, int r)
+void ops_reply_err(fuse_req_t req, enum stats_op op, uint64_t t0, int r)
 {
-	account(req, op, t0, -r, 0);
+	ops_account(req, op, t0, -r, 0);
 	fuse_reply_err(req, -r);
 }
 
 /* Reply with @ino, reached as @name in @parent. */
-void reply_entry(fuse_req_t req, enum stats_op op, uint64_t t0, uint64_t parent,
-		 const char *name, uint64_t ino, const struct ms_inode *in)
+void ops_reply_entry(fuse_req_t req, enum stats_op op, uint64_t t0,
+		     uint64_t parent, const char *name, uint64_t ino,
+		     const struct ms_inode *in)
 {
 	struct fuse_entry_param e = {
 	    .ino = ino,
@@ -36,20 +37,20 @@ void reply_entry(fuse_req_t req, enum stats_op op, uint64_t t0, uint64_t parent,
 	};
 	ns_fill_stat(ino, in, &e.attr);
 	inode_table_ref_named(fs_of(req)->itab, ino, parent, name);
-	account(req, op, t0, 0, 0);
+	ops_account(req, op, t0, 0, 0);
 	fuse_reply_entry(req, &e);
 }
 
-void reply_attr(fuse_req_t req, enum stats_op op, uint64_t t0, uint64_t ino,
-		const struct ms_inode *in)
+void ops_reply_attr(fuse_req_t req, enum stats_op op, uint64_t t0, uint64_t ino,
+		    const struct ms_inode *in)
 {
 	struct stat st;
 	ns_fill_stat(ino, in, &st);
-	account(req, op, t0, 0, 0);
+	ops_account(req, op, t0, 0, 0);
 	fuse_reply_attr(req, &st, ATTR_TIMEOUT);
 }
 
-int check_name(const char *name)
+int ops_check_name(const char *name)
 {
 	return strlen(name) > NS_NAME_MAX ? -ENAMETOOLONG : 0;
 }
@@ -59,7 +60,7 @@ int ops_txn_end(struct dp_txn *t, int r)
 	return r ? (dp_abort(t), r) : dp_commit(t);
 }
 
-void set_open_flags(struct fs *fs, struct fuse_file_info *fi)
+void ops_set_open_flags(struct fs *fs, struct fuse_file_info *fi)
 {
 	/* Every read and write must reach the array model, as every I/O of
 	 * a host reaches an array: no page cache unless asked for. */

@@ -62,7 +62,7 @@ void op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	struct dir_fill d = {.req = req, .fs = fs, .size = size};
 	int r = fault_gate_meta(fs, FOP_READDIR, ino, 0, NULL);
 	if (r)
-		return reply_err(req, STATS_OP_READDIR, t0, r);
+		return ops_reply_err(req, STATS_OP_READDIR, t0, r);
 	d.buf = malloc(size);
 	r = d.buf ? metastore_txn_begin(fs->ms, false, &d.txn) : -ENOMEM;
 	struct ms_inode dir;
@@ -83,9 +83,9 @@ void op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	metastore_txn_abort(d.txn);
 	if (r) {
 		free(d.buf);
-		return reply_err(req, STATS_OP_READDIR, t0, r);
+		return ops_reply_err(req, STATS_OP_READDIR, t0, r);
 	}
-	account(req, STATS_OP_READDIR, t0, 0, 0);
+	ops_account(req, STATS_OP_READDIR, t0, 0, 0);
 	fuse_reply_buf(req, d.buf, d.used);
 	free(d.buf);
 }

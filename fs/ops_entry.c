@@ -22,13 +22,13 @@ void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
 	uint64_t t0 = stats_now_ns();
 	struct fs *fs = fs_of(req);
-	int r = check_name(name);
+	int r = ops_check_name(name);
 	if (r)
-		return reply_err(req, STATS_OP_LOOKUP, t0, r);
+		return ops_reply_err(req, STATS_OP_LOOKUP, t0, r);
 	MDB_txn *txn;
 	r = metastore_txn_begin(fs->ms, false, &txn);
 	if (r)
-		return reply_err(req, STATS_OP_LOOKUP, t0, r);
+		return ops_reply_err(req, STATS_OP_LOOKUP, t0, r);
 	uint64_t ino;
 	struct ms_inode in;
 	r = ns_dirent_lookup(fs->ms, txn, parent, name, &ino);
@@ -36,8 +36,8 @@ void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 		r = ns_inode_get(fs->ms, txn, ino, &in);
 	metastore_txn_abort(txn);
 	if (r)
-		return reply_err(req, STATS_OP_LOOKUP, t0, r);
-	reply_entry(req, STATS_OP_LOOKUP, t0, parent, name, ino, &in);
+		return ops_reply_err(req, STATS_OP_LOOKUP, t0, r);
+	ops_reply_entry(req, STATS_OP_LOOKUP, t0, parent, name, ino, &in);
 }
 
 static void forget_one(struct fs *fs, uint64_t ino, uint64_t n)
@@ -72,12 +72,12 @@ void op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	struct ms_inode in;
 	int r = metastore_txn_begin(fs->ms, false, &txn);
 	if (r)
-		return reply_err(req, STATS_OP_GETATTR, t0, r);
+		return ops_reply_err(req, STATS_OP_GETATTR, t0, r);
 	r = ns_inode_get(fs->ms, txn, ino, &in);
 	metastore_txn_abort(txn);
 	if (r)
-		return reply_err(req, STATS_OP_GETATTR, t0, r);
-	reply_attr(req, STATS_OP_GETATTR, t0, ino, &in);
+		return ops_reply_err(req, STATS_OP_GETATTR, t0, r);
+	ops_reply_attr(req, STATS_OP_GETATTR, t0, ino, &in);
 }
 
 /* The datastore's setattr mask is FUSE's, passed as it is. */
@@ -93,8 +93,8 @@ _Static_assert(ATTRS_SET_MODE == FUSE_SET_ATTR_MODE &&
 	       "attrs_set_mask must match FUSE_SET_ATTR_*");
 
 /* One setattr transaction; a size change holds the file's data lock. */
-int setattr_txn(struct fs *fs, uint64_t ino, const struct stat *attr,
-		int to_set, struct ms_inode *in)
+int ops_setattr_txn(struct fs *fs, uint64_t ino, const struct stat *attr,
+		    int to_set, struct ms_inode *in)
 {
 	bool sized = to_set & FUSE_SET_ATTR_SIZE;
 	if (sized)
@@ -115,10 +115,10 @@ void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set,
 	struct ms_inode in;
 	int r = fault_gate_meta(fs_of(req), FOP_SETATTR, ino, 0, NULL);
 	if (!r)
-		r = setattr_txn(fs_of(req), ino, attr, to_set, &in);
+		r = ops_setattr_txn(fs_of(req), ino, attr, to_set, &in);
 	if (r)
-		return reply_err(req, STATS_OP_SETATTR, t0, r);
-	reply_attr(req, STATS_OP_SETATTR, t0, ino, &in);
+		return ops_reply_err(req, STATS_OP_SETATTR, t0, r);
+	ops_reply_attr(req, STATS_OP_SETATTR, t0, ino, &in);
 }
 
 void op_statfs(fuse_req_t req, fuse_ino_t ino)
@@ -127,7 +127,7 @@ void op_statfs(fuse_req_t req, fuse_ino_t ino)
 	struct fs *fs = fs_of(req);
 	struct statvfs host;
 	if (statvfs(fs->store, &host) < 0)
-		return reply_err(req, STATS_OP_STATFS, t0, -errno);
+		return ops_reply_err(req, STATS_OP_STATFS, t0, -errno);
 	struct stats_gauges g;
 	fs_gauges(fs, &g);
 	/* Physical view: what the unique blocks take, and what the host
@@ -144,6 +144,6 @@ void op_statfs(fuse_req_t req, fuse_ino_t ino)
 	    .f_favail = host.f_favail,
 	    .f_namemax = NS_NAME_MAX,
 	};
-	account(req, STATS_OP_STATFS, t0, 0, 0);
+	ops_account(req, STATS_OP_STATFS, t0, 0, 0);
 	fuse_reply_statfs(req, &st);
 }

@@ -19,24 +19,25 @@ static inline struct fs *fs_of(fuse_req_t req)
 }
 
 /* Record @op, started at @t0, in the counters: @err a positive errno. */
-void account(fuse_req_t req, enum stats_op op, uint64_t t0, int err,
-	     uint64_t bytes);
+void ops_account(fuse_req_t req, enum stats_op op, uint64_t t0, int err,
+		 uint64_t bytes);
 /* Reply @r (0 or -errno) with no data. */
-void reply_err(fuse_req_t req, enum stats_op op, uint64_t t0, int r);
+void ops_reply_err(fuse_req_t req, enum stats_op op, uint64_t t0, int r);
 /* Reply with @ino, reached as @name in @parent: one kernel lookup more. */
-void reply_entry(fuse_req_t req, enum stats_op op, uint64_t t0, uint64_t parent,
-		 const char *name, uint64_t ino, const struct ms_inode *in);
-void reply_attr(fuse_req_t req, enum stats_op op, uint64_t t0, uint64_t ino,
-		const struct ms_inode *in);
+void ops_reply_entry(fuse_req_t req, enum stats_op op, uint64_t t0,
+		     uint64_t parent, const char *name, uint64_t ino,
+		     const struct ms_inode *in);
+void ops_reply_attr(fuse_req_t req, enum stats_op op, uint64_t t0, uint64_t ino,
+		    const struct ms_inode *in);
 /* -ENAMETOOLONG past NS_NAME_MAX. */
-int check_name(const char *name);
+int ops_check_name(const char *name);
 /* End transaction @t: commit if @r is 0, else abort; the result. */
 int ops_txn_end(struct dp_txn *t, int r);
 /* Direct I/O unless --kernel-cache. */
-void set_open_flags(struct fs *fs, struct fuse_file_info *fi);
+void ops_set_open_flags(struct fs *fs, struct fuse_file_info *fi);
 /* One setattr transaction (fs/ops_entry.c), also an O_TRUNC open's. */
-int setattr_txn(struct fs *fs, uint64_t ino, const struct stat *attr,
-		int to_set, struct ms_inode *in);
+int ops_setattr_txn(struct fs *fs, uint64_t ino, const struct stat *attr,
+		    int to_set, struct ms_inode *in);
 
 /* fs/ops_entry.c */
 void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name);

@@ -22,7 +22,8 @@
  *   fs/fault_gate.c       fault_gate_thin_full before a new block
  *   faults/faults.c         faults_thin_limit
  *   fs/loss.c             loss_any, then loss_forget after the commit
- *   tiers/backing.c       dp_commit: new block bytes, then the commit
+ *   tiers/backing.c       dp_commit: the new blocks' bytes first,
+ *   common/metastore.c      then the commit
  *   fs/fs.c, fs/orphans.c fs_trim_meta_cache, fs_trim (a truncation left)
  *   fs/ops_io.c         submit_io
  *   tiers/completer.c     an injected latency first (fs->fault_delay)
@@ -80,7 +81,7 @@ static int truncate_on_open(struct fs *fs, uint64_t ino)
 {
 	struct stat a = {.st_size = 0};
 	struct ms_inode in;
-	return setattr_txn(fs, ino, &a, FUSE_SET_ATTR_SIZE, &in);
+	return ops_setattr_txn(fs, ino, &a, FUSE_SET_ATTR_SIZE, &in);
 }
 
 void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
@@ -90,9 +91,9 @@ void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	if (!r && (fi->flags & O_TRUNC))
 		r = truncate_on_open(fs_of(req), ino);
 	if (r)
-		return reply_err(req, STATS_OP_OPEN, t0, r);
-	set_open_flags(fs_of(req), fi);
-	account(req, STATS_OP_OPEN, t0, 0, 0);
+		return ops_reply_err(req, STATS_OP_OPEN, t0, r);
+	ops_set_open_flags(fs_of(req), fi);
+	ops_account(req, STATS_OP_OPEN, t0, 0, 0);
 	fuse_reply_open(req, fi);
 }
 
@@ -124,9 +125,10 @@ static void complete_read(struct array_io *aio)
 {
 	struct fs_io *x = (struct fs_io *)aio;
 	if (aio->result) {
-		reply_err(x->req, STATS_OP_READ, aio->submit_ns, aio->result);
+		ops_reply_err(x->req, STATS_OP_READ, aio->submit_ns,
+			      aio->result);
 	} else {
-		account(x->req, STATS_OP_READ, aio->submit_ns, 0, x->got);
+		ops_account(x->req, STATS_OP_READ, aio->submit_ns, 0, x->got);
 		fuse_reply_buf(x->req, x->buf, x->got);
 	}
 	free(x->buf);
@@ -138,9 +140,11 @@ static void complete_write(struct array_io *aio)
 {
 	struct fs_io *x = (struct fs_io *)aio;
 	if (aio->result) {
-		reply_err(x->req, STATS_OP_WRITE, aio->submit_ns, aio->result);
+		ops_reply_err(x->req, STATS_OP_WRITE, aio->submit_ns,
+			      aio->result);
 	} else {
-		account(x->req, STATS_OP_WRITE, aio->submit_ns, 0, aio->length);
+		ops_account(x->req, STATS_OP_WRITE, aio->submit_ns, 0,
+			    aio->length);
 		fuse_reply_write(x->req, aio->length);
 	}
 	free(x->pblks);
@@ -196,14 +200,14 @@ void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	struct fault_hit hit;
 	fault_gate_io(fs, FOP_READ, ino, off, size, &hit);
 	if (hit.err)
-		return reply_err(req, STATS_OP_READ, t0, hit.err);
+		return ops_reply_err(req, STATS_OP_READ, t0, hit.err);
 	struct fs_io *x = new_io(req, ARRAY_IO_READ, ino, off, size, t0);
 	void *buf = x ? aligned_alloc(BLOCK_SIZE, (size + BLOCK_SIZE - 1) &
 						      ~(size_t)(BLOCK_SIZE - 1))
 		      : NULL;
 	if (!buf) {
 		free(x);
-		return reply_err(req, STATS_OP_READ, t0, -ENOMEM);
+		return ops_reply_err(req, STATS_OP_READ, t0, -ENOMEM);
 	}
 	x->buf = buf;
 	want_blocks(fs, x, off, size);
@@ -220,10 +224,10 @@ void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size,
 	struct fault_hit hit;
 	fault_gate_io(fs, FOP_WRITE, ino, off, size, &hit);
 	if (hit.err)
-		return reply_err(req, STATS_OP_WRITE, t0, hit.err);
+		return ops_reply_err(req, STATS_OP_WRITE, t0, hit.err);
 	struct fs_io *x = new_io(req, ARRAY_IO_WRITE, ino, off, size, t0);
 	if (!x)
-		return reply_err(req, STATS_OP_WRITE, t0, -ENOMEM);
+		return ops_reply_err(req, STATS_OP_WRITE, t0, -ENOMEM);
 	/* A torn write stores a prefix and reports all of it written, as a
 	 * device that loses power mid-write told its host. */
 	size_t keep = hit.torn ? fault_gate_torn_prefix(size) : size;
@@ -261,7 +265,7 @@ void op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync,
 {
 	uint64_t t0 = stats_now_ns();
 	int r = fault_gate_meta(fs_of(req), FOP_FSYNC, ino, 0, NULL);
-	reply_err(req, STATS_OP_FSYNC, t0, r ? r : fs_sync(fs_of(req)));
+	ops_reply_err(req, STATS_OP_FSYNC, t0, r ? r : fs_sync(fs_of(req)));
 }
 
 void op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t off,
@@ -270,10 +274,10 @@ void op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t off,
 	uint64_t t0 = stats_now_ns();
 	struct fs *fs = fs_of(req);
 	if (off < 0 || len <= 0)
-		return reply_err(req, STATS_OP_FALLOCATE, t0, -EINVAL);
+		return ops_reply_err(req, STATS_OP_FALLOCATE, t0, -EINVAL);
 	int gate = fault_gate_meta(fs, 0, ino, 0, NULL); /* power loss only */
 	if (gate)
-		return reply_err(req, STATS_OP_FALLOCATE, t0, gate);
+		return ops_reply_err(req, STATS_OP_FALLOCATE, t0, gate);
 	inode_table_lock(fs->itab, ino);
 	bool more;
 	int r;
@@ -286,5 +290,5 @@ void op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t off,
 		    &t, attrs_fallocate_step(&t, ino, mode, off, len, &more));
 	} while (!r && more);
 	inode_table_unlock(fs->itab, ino);
-	reply_err(req, STATS_OP_FALLOCATE, t0, r);
+	ops_reply_err(req, STATS_OP_FALLOCATE, t0, r);
 }

@@ -26,7 +26,7 @@ static int make_node(fuse_req_t req, uint64_t parent, const char *name,
 {
 	struct fs *fs = fs_of(req);
 	const struct fuse_ctx *ctx = fuse_req_ctx(req);
-	int r = check_name(name);
+	int r = ops_check_name(name);
 	if (!r)
 		r = fault_gate_meta(fs,
 				    S_ISDIR(nn->mode) ? FOP_MKDIR : FOP_CREATE,
@@ -48,8 +48,8 @@ static void reply_new(fuse_req_t req, enum stats_op op, uint64_t t0,
 	struct ms_inode in;
 	int r = make_node(req, parent, name, nn, &ino, &in);
 	if (r)
-		return reply_err(req, op, t0, r);
-	reply_entry(req, op, t0, parent, name, ino, &in);
+		return ops_reply_err(req, op, t0, r);
+	ops_reply_entry(req, op, t0, parent, name, ino, &in);
 }
 
 void op_mknod(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
@@ -70,7 +70,7 @@ void op_symlink(fuse_req_t req, const char *link, fuse_ino_t parent,
 {
 	uint64_t t0 = stats_now_ns();
 	if (strlen(link) > NS_SYMLINK_MAX)
-		return reply_err(req, STATS_OP_SYMLINK, t0, -ENAMETOOLONG);
+		return ops_reply_err(req, STATS_OP_SYMLINK, t0, -ENAMETOOLONG);
 	struct names_node nn = {.mode = S_IFLNK | 0777, .link = link};
 	reply_new(req, STATS_OP_SYMLINK, t0, parent, name, &nn);
 }
@@ -84,16 +84,16 @@ void op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
 	struct ms_inode in;
 	int r = make_node(req, parent, name, &nn, &ino, &in);
 	if (r)
-		return reply_err(req, STATS_OP_CREATE, t0, r);
+		return ops_reply_err(req, STATS_OP_CREATE, t0, r);
 	struct fuse_entry_param e = {
 	    .ino = ino,
 	    .attr_timeout = ATTR_TIMEOUT,
 	    .entry_timeout = ENTRY_TIMEOUT,
 	};
 	ns_fill_stat(ino, &in, &e.attr);
-	set_open_flags(fs_of(req), fi);
+	ops_set_open_flags(fs_of(req), fi);
 	inode_table_ref_named(fs_of(req)->itab, ino, parent, name);
-	account(req, STATS_OP_CREATE, t0, 0, 0);
+	ops_account(req, STATS_OP_CREATE, t0, 0, 0);
 	fuse_reply_create(req, &e, fi);
 }
 
@@ -102,19 +102,19 @@ void op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent,
 {
 	uint64_t t0 = stats_now_ns();
 	struct fs *fs = fs_of(req);
-	int r = check_name(newname);
+	int r = ops_check_name(newname);
 	if (!r)
 		r = fault_gate_meta(fs, 0, ino, 0, NULL); /* power loss only */
 	struct dp_txn t;
 	if (!r)
 		r = dp_begin(fs, &t);
 	if (r)
-		return reply_err(req, STATS_OP_LINK, t0, r);
+		return ops_reply_err(req, STATS_OP_LINK, t0, r);
 	struct ms_inode in;
 	r = ops_txn_end(&t, names_link(&t, ino, newparent, newname, &in));
 	if (r)
-		return reply_err(req, STATS_OP_LINK, t0, r);
-	reply_entry(req, STATS_OP_LINK, t0, newparent, newname, ino, &in);
+		return ops_reply_err(req, STATS_OP_LINK, t0, r);
+	ops_reply_entry(req, STATS_OP_LINK, t0, newparent, newname, ino, &in);
 }
 
 /* ---- removing names --------------------------------------------------- */
@@ -123,7 +123,7 @@ static int remove_name(fuse_req_t req, uint64_t parent, const char *name,
 		       bool want_dir, uint64_t *victim)
 {
 	struct fs *fs = fs_of(req);
-	int r = check_name(name);
+	int r = ops_check_name(name);
 	if (!r)
 		r = fault_gate_meta(fs, want_dir ? FOP_RMDIR : FOP_UNLINK, 0,
 				    parent, name);
@@ -143,7 +143,7 @@ static void finish_remove(fuse_req_t req, enum stats_op op, uint64_t t0, int r,
 	struct fs *fs = fs_of(req);
 	if (!r && !inode_table_lookups(fs->itab, victim))
 		r = fs_trim(fs, victim);
-	reply_err(req, op, t0, r);
+	ops_reply_err(req, op, t0, r);
 }
 
 void op_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
@@ -169,9 +169,9 @@ static int do_rename(fuse_req_t req, const struct names_rename *a,
 	struct fs *fs = fs_of(req);
 	int r = names_rename_flags(a->flags);
 	if (!r)
-		r = check_name(a->name);
+		r = ops_check_name(a->name);
 	if (!r)
-		r = check_name(a->newname);
+		r = ops_check_name(a->newname);
 	if (!r)
 		r = fault_gate_meta(fs, FOP_RENAME, 0, a->parent, a->name);
 	struct dp_txn t;
@@ -204,7 +204,7 @@ void op_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
 	int r = do_rename(req, &a, &victim);
 	if (victim)
 		return finish_remove(req, STATS_OP_RENAME, t0, r, victim);
-	reply_err(req, STATS_OP_RENAME, t0, r);
+	ops_reply_err(req, STATS_OP_RENAME, t0, r);
 }
 
 /* ---- symlinks --------------------------------------------------------- */
@@ -217,12 +217,12 @@ void op_readlink(fuse_req_t req, fuse_ino_t ino)
 	MDB_txn *txn;
 	int r = metastore_txn_begin(fs->ms, false, &txn);
 	if (r)
-		return reply_err(req, STATS_OP_OTHER, t0, r);
+		return ops_reply_err(req, STATS_OP_OTHER, t0, r);
 	r = ns_symlink_get(fs->ms, txn, ino, target, sizeof(target));
 	metastore_txn_abort(txn);
 	if (r)
-		return reply_err(req, STATS_OP_OTHER, t0,
-				 r == -ENOENT ? -EINVAL : r);
-	account(req, STATS_OP_OTHER, t0, 0, 0);
+		return ops_reply_err(req, STATS_OP_OTHER, t0,
+				     r == -ENOENT ? -EINVAL : r);
+	ops_account(req, STATS_OP_OTHER, t0, 0, 0);
 	fuse_reply_readlink(req, target);
 }

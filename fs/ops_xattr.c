@@ -36,9 +36,9 @@ void op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
 	if (!r)
 		r = dp_begin(fs, &t);
 	if (r)
-		return reply_err(req, STATS_OP_XATTR, t0, r);
+		return ops_reply_err(req, STATS_OP_XATTR, t0, r);
 	r = ops_txn_end(&t, attrs_xattr_set(&t, ino, name, value, size, flags));
-	reply_err(req, STATS_OP_XATTR, t0, r);
+	ops_reply_err(req, STATS_OP_XATTR, t0, r);
 }
 
 void op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
@@ -48,17 +48,17 @@ void op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
 	MDB_txn *txn;
 	int r = xattr_supported(name);
 	if (r)
-		return reply_err(req, STATS_OP_XATTR, t0, -ENODATA);
+		return ops_reply_err(req, STATS_OP_XATTR, t0, -ENODATA);
 	r = metastore_txn_begin(fs->ms, false, &txn);
 	if (r)
-		return reply_err(req, STATS_OP_XATTR, t0, r);
+		return ops_reply_err(req, STATS_OP_XATTR, t0, r);
 	const void *v;
 	size_t vsize;
 	r = ns_xattr_get(fs->ms, txn, ino, name, &v, &vsize);
 	if (!r && size && vsize > size)
 		r = -ERANGE;
 	if (!r) {
-		account(req, STATS_OP_XATTR, t0, 0, 0);
+		ops_account(req, STATS_OP_XATTR, t0, 0, 0);
 		if (size)
 			fuse_reply_buf(req, v, vsize);
 		else
@@ -66,7 +66,7 @@ void op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
 	}
 	metastore_txn_abort(txn);
 	if (r)
-		reply_err(req, STATS_OP_XATTR, t0, r);
+		ops_reply_err(req, STATS_OP_XATTR, t0, r);
 }
 
 void op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
@@ -79,19 +79,19 @@ void op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 	    size && !buf ? -ENOMEM : metastore_txn_begin(fs->ms, false, &txn);
 	if (r) {
 		free(buf);
-		return reply_err(req, STATS_OP_XATTR, t0, r);
+		return ops_reply_err(req, STATS_OP_XATTR, t0, r);
 	}
 	size_t need = 0;
 	r = ns_xattr_list(fs->ms, txn, ino, buf, size, &need);
 	metastore_txn_abort(txn);
 	if (!r) {
-		account(req, STATS_OP_XATTR, t0, 0, 0);
+		ops_account(req, STATS_OP_XATTR, t0, 0, 0);
 		if (size)
 			fuse_reply_buf(req, buf, need);
 		else
 			fuse_reply_xattr(req, need);
 	} else {
-		reply_err(req, STATS_OP_XATTR, t0, r);
+		ops_reply_err(req, STATS_OP_XATTR, t0, r);
 	}
 	free(buf);
 }
@@ -103,12 +103,12 @@ void op_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
 	struct dp_txn t;
 	int r = xattr_supported(name);
 	if (r)
-		return reply_err(req, STATS_OP_XATTR, t0, -ENODATA);
+		return ops_reply_err(req, STATS_OP_XATTR, t0, -ENODATA);
 	r = fault_gate_meta(fs, 0, ino, 0, NULL); /* power loss only */
 	if (!r)
 		r = dp_begin(fs, &t);
 	if (r)
-		return reply_err(req, STATS_OP_XATTR, t0, r);
+		return ops_reply_err(req, STATS_OP_XATTR, t0, r);
 	r = ops_txn_end(&t, attrs_xattr_del(&t, ino, name));
-	reply_err(req, STATS_OP_XATTR, t0, r);
+	ops_reply_err(req, STATS_OP_XATTR, t0, r);
 }
