@@ -11,9 +11,13 @@
  *     one per name, followed by every make, link, remove and rename;
  *   - an unlinked file the kernel still holds stays, an orphan, with its
  *     blocks; once nothing holds it, fs_reap_orphans deletes it and frees
- *     them.
+ *     them;
+ *   - attrs_set applies only the fields its mask names, refuses a size on
+ *     anything but a file, and always moves ctime; xattr changes move it
+ *     too; a fallocate extends a file without storing a block.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -24,10 +28,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 
 #include <cmocka.h>
 
 #include "common/metastore.h"
+#include "fs/attrs.h"
 #include "fs/datapath.h"
 #include "fs/fs.h"
 #include "fs/inode_table.h"
@@ -437,6 +443,90 @@ static void test_orphan_survives_a_reopen_and_is_reaped(void **state)
 	assert_false(orphans_unlinked(&t->fs, f));
 }
 
+/* ---- attributes -------------------------------------------------------- */
+
+static int t_setattr(struct t_ctx *t, uint64_t ino, const struct stat *a,
+		     int set, struct ms_inode *out)
+{
+	struct dp_txn x;
+
+	assert_int_equal(dp_begin(&t->fs, &x), 0);
+	return t_end(&x, attrs_set(&x, ino, a, set, out));
+}
+
+static void test_attrs_set_applies_its_mask(void **state)
+{
+	struct t_ctx *t = *state;
+	uint64_t f = t_file(t, ROOT, "f"), d = t_dir(t, ROOT, "d");
+	struct stat a = {
+	    .st_mode = 04711, .st_uid = 7, .st_gid = 8, .st_size = 10000};
+	struct ms_inode in, before;
+
+	a.st_mtim = (struct timespec){1500000000, 5};
+	assert_int_equal(t_inode(t, f, &before), 0);
+	assert_int_equal(
+	    t_setattr(t, f, &a, ATTRS_SET_MODE | ATTRS_SET_MTIME, &in), 0);
+	assert_int_equal(in.mode, S_IFREG | 04711);
+	assert_int_equal(in.uid, before.uid);
+	assert_int_equal(in.size, 0);
+	assert_int_equal(in.mtime_ns, 1500000000000000005LL);
+	assert_true(in.ctime_ns >= before.ctime_ns);
+	assert_int_equal(
+	    t_setattr(t, f, &a, ATTRS_SET_UID | ATTRS_SET_GID | ATTRS_SET_SIZE,
+		      &in),
+	    0);
+	assert_int_equal(in.uid, 7);
+	assert_int_equal(in.gid, 8);
+	assert_int_equal(in.size, 10000);
+	assert_int_equal(t_counters(t).live_blocks, 0); /* a hole */
+	assert_int_equal(t_setattr(t, d, &a, ATTRS_SET_SIZE, &in), -EISDIR);
+	uint64_t s;
+	assert_int_equal(t_make(t, ROOT, "fifo", S_IFIFO | 0644, &s), 0);
+	assert_int_equal(t_setattr(t, s, &a, ATTRS_SET_SIZE, &in), -EINVAL);
+	assert_int_equal(t_setattr(t, 999, &a, ATTRS_SET_MODE, &in), -ENOENT);
+}
+
+static void test_fallocate_and_xattrs(void **state)
+{
+	struct t_ctx *t = *state;
+	uint64_t f = t_file(t, ROOT, "f"), d = t_dir(t, ROOT, "d");
+	struct dp_txn x;
+	struct ms_inode in, before;
+	bool more = true;
+
+	assert_int_equal(dp_begin(&t->fs, &x), 0);
+	assert_int_equal(
+	    t_end(&x, attrs_fallocate_step(&x, f, 0, 4096, 8192, &more)), 0);
+	assert_false(more);
+	assert_int_equal(t_inode(t, f, &in), 0);
+	assert_int_equal(in.size, 12288);
+	assert_int_equal(t_counters(t).live_blocks, 0);
+	assert_int_equal(dp_begin(&t->fs, &x), 0);
+	assert_int_equal(
+	    t_end(&x, attrs_fallocate_step(&x, d, 0, 0, 4096, &more)), -ENODEV);
+	assert_int_equal(dp_begin(&t->fs, &x), 0);
+	assert_int_equal(
+	    t_end(&x, attrs_fallocate_step(&x, f, FALLOC_FL_COLLAPSE_RANGE, 0,
+					   4096, &more)),
+	    -EOPNOTSUPP);
+
+	before = in;
+	assert_int_equal(dp_begin(&t->fs, &x), 0);
+	assert_int_equal(
+	    t_end(&x, attrs_xattr_set(&x, f, "user.k", "v", 1, XATTR_CREATE)),
+	    0);
+	assert_int_equal(t_inode(t, f, &in), 0);
+	assert_true(in.ctime_ns >= before.ctime_ns);
+	assert_int_equal(dp_begin(&t->fs, &x), 0);
+	assert_int_equal(
+	    t_end(&x, attrs_xattr_set(&x, f, "user.k", "w", 1, XATTR_CREATE)),
+	    -EEXIST);
+	assert_int_equal(dp_begin(&t->fs, &x), 0);
+	assert_int_equal(t_end(&x, attrs_xattr_del(&x, f, "user.k")), 0);
+	assert_int_equal(dp_begin(&t->fs, &x), 0);
+	assert_int_equal(t_end(&x, attrs_xattr_del(&x, f, "user.k")), -ENODATA);
+}
+
 int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, t_setup, t_teardown)
@@ -451,6 +541,8 @@ int main(void)
 	    T(test_link_counts),
 	    T(test_unlink_of_open_file_leaves_an_orphan),
 	    T(test_orphan_survives_a_reopen_and_is_reaped),
+	    T(test_attrs_set_applies_its_mask),
+	    T(test_fallocate_and_xattrs),
 	};
 #undef T
 	return cmocka_run_group_tests_name("namespace", tests, NULL, NULL);
