@@ -1,4 +1,5 @@
-/* Opening and closing the datastore, syncs, orphans and gauges. */
+/* Opening and closing the datastore, syncs, the metadata-cache trim and
+ * gauges. Orphans (fs_trim, fs_reap_orphans) are fs/orphans.c. */
 #include "fs/fs.h"
 
 #include <errno.h>
@@ -6,22 +7,15 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "common/block.h"
 #include "common/log.h"
 #include "fs/datapath.h"
 #include "fs/fault_gate.h"
 #include "fs/scenario_run.h"
 #include "fs/inode_table.h"
 #include "fs/namespace.h"
-
-int64_t fs_now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 static int init_root(struct fs *fs)
 {
@@ -139,100 +133,6 @@ int fs_sync(struct fs *fs)
 	return r;
 }
 
-static int unorphan(struct dp_txn *t, uint64_t ino)
-{
-	MDB_val k = {sizeof(ino), &ino};
-	int rc =
-	    mdb_del(t->txn, metastore_dbi(t->fs->ms, MS_ORPHANS), &k, NULL);
-	return rc == MDB_NOTFOUND ? 0 : metastore_errno(rc);
-}
-
-/* The inode is gone for good: its last blocks were dropped already. */
-static int delete_inode(struct dp_txn *t, uint64_t ino,
-			const struct ms_inode *in)
-{
-	int r = ns_drop_extras(t->fs->ms, t->txn, ino);
-	if (!r)
-		r = ns_inode_del(t->fs->ms, t->txn, ino);
-	if (r)
-		return r;
-	t->c.inodes--;
-	if (S_ISREG(in->mode))
-		t->c.logical_bytes -= in->size;
-	return 0;
-}
-
-/* One bounded transaction of fs_trim; *more: call again. */
-static int trim_step(struct fs *fs, uint64_t ino, bool *more)
-{
-	struct dp_txn t;
-	struct ms_inode in;
-	*more = false;
-	int r = dp_begin(fs, &t);
-	if (r)
-		return r;
-	r = ns_inode_get(fs->ms, t.txn, ino, &in);
-	if (r == -ENOENT) {
-		r = unorphan(&t, ino);
-		return r ? (dp_abort(&t), r) : dp_commit(&t);
-	}
-	/* No links and no kernel reference: nothing can reach it again. */
-	bool gone = in.nlink == 0 && !inode_table_lookups(fs->itab, ino);
-	uint64_t from =
-	    gone ? 0 : (in.size + MS_BLOCK_SIZE - 1) / MS_BLOCK_SIZE;
-	if (!r && S_ISREG(in.mode))
-		r = datapath_trim_step(&t, ino, &in, from, more);
-	if (!r && !*more && (gone || in.nlink))
-		r = unorphan(&t, ino);
-	if (!r)
-		r = gone && !*more ? delete_inode(&t, ino, &in)
-				   : ns_inode_put(fs->ms, t.txn, ino, &in);
-	return r ? (dp_abort(&t), r) : dp_commit(&t);
-}
-
-int fs_trim(struct fs *fs, uint64_t ino)
-{
-	bool more;
-	int r;
-	do
-		r = trim_step(fs, ino, &more);
-	while (!r && more);
-	return r;
-}
-
-int fs_reap_orphans(struct fs *fs)
-{
-	for (;;) {
-		MDB_txn *txn;
-		int r = metastore_txn_begin(fs->ms, false, &txn);
-		if (r)
-			return r;
-		MDB_cursor *cur;
-		MDB_val k, v;
-		uint64_t ino = 0;
-		int rc = mdb_cursor_open(txn, metastore_dbi(fs->ms, MS_ORPHANS),
-					 &cur);
-		if (!rc) {
-			rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST);
-			if (!rc)
-				memcpy(&ino, k.mv_data, sizeof(ino));
-			mdb_cursor_close(cur);
-		}
-		metastore_txn_abort(txn);
-		if (rc == MDB_NOTFOUND)
-			return 0;
-		if (rc)
-			return metastore_errno(rc);
-		log_info("fs",
-			 "reaping unlinked inode %llu left open by an "
-			 "earlier run",
-			 (unsigned long long)ino);
-		r = fs_trim(fs, ino);
-		if (r)
-			return r;
-	}
-}
-
 /* Bytes of files mapped into this process (RssFile): with LMDB's shared
  * writable map, that is the metadata pages the daemon has touched. */
 static uint64_t rss_file_bytes(void)
@@ -311,7 +211,7 @@ void fs_gauges(struct fs *fs, struct stats_gauges *g)
 	g->logical_bytes_held = c.logical_bytes;
 	g->live_blocks = c.live_blocks;
 	g->unique_blocks = c.unique_blocks;
-	g->physical_bytes_used = c.unique_blocks * MS_BLOCK_SIZE;
+	g->physical_bytes_used = c.unique_blocks * BLOCK_SIZE;
 	g->store_bytes_on_disk = backing_bytes_on_disk(fs->backing);
 	snprintf(path, sizeof(path), "%s/meta/data.mdb", fs->store);
 	g->meta_bytes_on_disk = du_bytes(path);

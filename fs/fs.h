@@ -1,10 +1,13 @@
 /* The mounted datastore: what every part of fs/ shares.
  *
- * fs/ is the front end. A request enters in ops.c (one function per FUSE
- * low-level op), which works on the namespace (namespace.c: inodes,
- * directories, symlinks, xattrs) and on file data (datapath.c: block maps,
- * dedupe, the backing store), all inside metadata-store transactions, and
- * hands reads and writes to the array model (tiers/array.h) to be completed.
+ * fs/ is the front end. A request enters in the FUSE ops (fs/ops.c's
+ * table, one file per family: ops_entry.c, ops_names.c, ops_io.c,
+ * ops_dir.c, ops_xattr.c), which decode it and call the datastore: the
+ * namespace algorithms (names.c: make, link, remove, rename; attrs.c;
+ * orphans.c) over the records of namespace.c (inodes, directories,
+ * symlinks, xattrs), and file data (datapath.c: block maps, dedupe, the
+ * backing store), all inside metadata-store transactions; reads and writes
+ * go on to the array model (tiers/array.h) to be completed.
  */
 #ifndef ARRAYSIM_FS_FS_H
 #define ARRAYSIM_FS_FS_H
@@ -15,6 +18,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "common/clock.h"
 #include "common/metastore.h"
 #include "common/stats.h"
 #include "tiers/array.h"
@@ -82,9 +86,11 @@ void fs_close(struct fs *fs);
 int fs_sync(struct fs *fs);
 /* Finish what `orphans` says is left for @ino, a bounded transaction at a
  * time: drop the blocks past its size, or, when it has no links and the
- * kernel holds no reference, all of them and then the inode. */
+ * kernel holds no reference, all of them and then the inode
+ * (fs/orphans.c). */
 int fs_trim(struct fs *fs, uint64_t ino);
-/* Delete the inodes left unlinked-but-open by an earlier run. */
+/* Delete the inodes left unlinked-but-open by an earlier run
+ * (fs/orphans.c). */
 int fs_reap_orphans(struct fs *fs);
 /* Past cfg.meta_cache_bytes of mapped metadata, drop the map's pages from
  * this process (they stay in the host page cache). Called by the syncer
@@ -95,7 +101,11 @@ void fs_trim_meta_cache(struct fs *fs);
 /* Fill the store-derived stats figures. */
 void fs_gauges(struct fs *fs, struct stats_gauges *g);
 
-/* Current time in ns since the epoch (for inode timestamps). */
-int64_t fs_now_ns(void);
+/* Current time in ns since the epoch (for inode timestamps): the wall
+ * clock of common/clock.h, under the name fs/datapath.c still calls. */
+static inline int64_t fs_now_ns(void)
+{
+	return clock_wall_ns();
+}
 
 #endif

@@ -17,7 +17,7 @@ struct inode_table;
 
 struct inode_table *inode_table_new(void);
 void inode_table_free(struct inode_table *t);
-/* The kernel learned of @ino once more (a reply_entry or reply_create). */
+/* The kernel learned of @ino once more (an entry or create reply). */
 void inode_table_ref(struct inode_table *t, uint64_t ino);
 /* The same, reached as @name in directory @parent (lookup, create, link). */
 void inode_table_ref_named(struct inode_table *t, uint64_t ino, uint64_t parent,

@@ -11,7 +11,8 @@
 #include <sys/xattr.h>
 #include <time.h>
 
-#include "fs/fs.h"
+#include "common/block.h"
+#include "common/clock.h"
 
 struct name_key {
 	uint8_t buf[8 + NS_NAME_MAX];
@@ -60,7 +61,7 @@ int ns_inode_new(const struct metastore *ms, MDB_txn *txn,
 		 uint32_t gid, uint64_t rdev, uint64_t parent, uint64_t *ino,
 		 struct ms_inode *out)
 {
-	int64_t now = fs_now_ns();
+	int64_t now = clock_wall_ns();
 	*out = (struct ms_inode){
 	    .mode = mode,
 	    .uid = uid,
@@ -393,9 +394,9 @@ void ns_fill_stat(uint64_t ino, const struct ms_inode *in, struct stat *st)
 	st->st_rdev = in->rdev;
 	/* Directories have no byte size here; 4096 is what tools that size
 	 * directories (du, ls -l, cp -a comparisons) expect of a local fs. */
-	st->st_size = S_ISDIR(in->mode) ? MS_BLOCK_SIZE : (off_t)in->size;
-	st->st_blksize = MS_BLOCK_SIZE;
-	st->st_blocks = (blkcnt_t)(in->nblocks * (MS_BLOCK_SIZE / 512));
+	st->st_size = S_ISDIR(in->mode) ? BLOCK_SIZE : (off_t)in->size;
+	st->st_blksize = BLOCK_SIZE;
+	st->st_blocks = (blkcnt_t)(in->nblocks * (BLOCK_SIZE / 512));
 	st->st_atim = ns_to_ts(in->atime_ns);
 	st->st_mtim = ns_to_ts(in->mtime_ns);
 	st->st_ctim = ns_to_ts(in->ctime_ns);

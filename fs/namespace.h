@@ -16,6 +16,7 @@
 #define NS_XATTR_SIZE_MAX 65536
 #define NS_SYMLINK_MAX 4095
 #define NS_FIRST_COOKIE 3 /* 1 and 2 are "." and ".." */
+#define NS_ROOT_INO 1	  /* the root directory (FUSE_ROOT_ID) */
 
 int ns_inode_get(const struct metastore *ms, MDB_txn *txn, uint64_t ino,
 		 struct ms_inode *out);

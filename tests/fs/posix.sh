@@ -2,7 +2,7 @@
 # tests/fs/posix.sh POSIX_SEMANTICS: POSIX behaviour of a mounted arraysim.
 #
 #   1. mount with -o allow_other,default_permissions and run posix_semantics
-#      (tests/fs/posix_semantics.c) on the mountpoint: one line per check;
+#      (tests/fs/posix/, a file per topic) on the mountpoint: one line per check;
 #   2. multi-user: what uid 65534 (via setpriv) may and may not do to files
 #      of root's, each as the errno a python3 call of its gets;
 #   3. remount and compare what must persist: modes, owners, link counts,

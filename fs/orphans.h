@@ -1,0 +1,26 @@
+/* Orphans: inodes with no name left that cannot go yet, because the kernel
+ * still holds them open or their blocks are too many for one transaction.
+ * Each is a key of MS_ORPHANS until fs_trim (fs/fs.h) finishes it; a mount
+ * reaps what an earlier run left (fs_reap_orphans). */
+#ifndef ARRAYSIM_FS_ORPHANS_H
+#define ARRAYSIM_FS_ORPHANS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct dp_txn;
+struct fs;
+
+/* Record @ino as an orphan, in @t. */
+int orphans_add(struct dp_txn *t, uint64_t ino);
+/* Forget the record of @ino, in @t (0 if there was none). */
+int orphans_del(struct dp_txn *t, uint64_t ino);
+/* One bounded step of finishing @ino, in @t: drop the blocks past its
+ * size; or, when it has no link and the kernel does not hold it (@held
+ * false), all of them and then the inode. *more: another step is needed. */
+int orphans_trim_step(struct dp_txn *t, uint64_t ino, bool held, bool *more);
+/* True if @ino exists with no link left (in a read transaction of its
+ * own: the kernel's last forget of it then calls fs_trim). */
+bool orphans_unlinked(struct fs *fs, uint64_t ino);
+
+#endif
