@@ -20,6 +20,7 @@
 #include <lz4.h>
 #include <zstd.h>
 
+#include "common/clock.h"
 #include "dedupe/fingerprint.h"
 #include "dedupe/scan_i.h"
 
@@ -61,13 +62,6 @@ struct worker {
 	ZSTD_CCtx *zctx;
 	int err;
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 /* ---- the queue ------------------------------------------------------- */
 
@@ -459,7 +453,7 @@ static void report(struct scan *s, bool finished)
 	    .bytes_found = atomic_load(&s->bytes_found),
 	    .files_found = atomic_load(&s->files_found),
 	    .walk_done = atomic_load(&s->walk_done),
-	    .seconds = (double)(now_ns() - s->t0) / 1e9,
+	    .seconds = (double)(clock_mono_ns() - s->t0) / 1e9,
 	};
 	s->cfg->progress(&p, s->cfg->progress_ctx);
 }
@@ -469,13 +463,7 @@ static void *ticker_main(void *arg)
 	struct ticker *t = arg;
 	pthread_mutex_lock(&t->lock);
 	while (!t->stop) {
-		struct timespec ts;
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_nsec += 500 * 1000 * 1000;
-		if (ts.tv_nsec >= 1000000000) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000;
-		}
+		struct timespec ts = clock_mono_after(NS_PER_SEC / 2);
 		pthread_cond_timedwait(&t->cond, &t->lock, &ts);
 		if (!t->stop)
 			report(t->s, false);
@@ -570,7 +558,7 @@ static int scan_init(struct scan *s, const struct scan_config *cfg,
 	for (int i = 0; i < cfg->nsizes; i++)
 		if (!(s->ix[i] = scan_index_new(share)))
 			return cfg->max_memory ? -EINVAL : -ENOMEM;
-	s->t0 = now_ns();
+	s->t0 = clock_mono_ns();
 	return 0;
 }
 
@@ -616,7 +604,11 @@ static int scan_threads(struct scan *s, struct worker *w, int nw)
 	}
 	struct ticker t = {.s = s};
 	pthread_mutex_init(&t.lock, NULL);
-	pthread_cond_init(&t.cond, NULL);
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&t.cond, &ca);
+	pthread_condattr_destroy(&ca);
 	bool ticking = !r && s->cfg->progress &&
 		       !pthread_create(&t.tid, NULL, ticker_main, &t);
 	if (!r && started)
@@ -653,7 +645,7 @@ int scan_run(const struct scan_config *cfg, struct scan_result *res)
 	if (!r && cfg->progress)
 		report(&s, true);
 	res->threads = nw;
-	res->seconds = (double)(now_ns() - s.t0) / 1e9;
+	res->seconds = (double)(clock_mono_ns() - s.t0) / 1e9;
 	res->changed = atomic_load(&s.changed);
 	res->nsizes = cfg->nsizes;
 	for (int i = 0; !r && i < cfg->nsizes; i++)

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/block.h"
 #include "common/log.h"
 #include "dedupe/chunker.h"
 #include "dedupe/fingerprint.h"
@@ -27,7 +28,6 @@
 #include "fs/loss.h"
 #include "fs/namespace.h"
 
-#define BS MS_BLOCK_SIZE
 #define EXT BMAP_EXTENT_BLOCKS
 #define READ_RETRIES 2
 #define DROP_EXTENTS 4 /* extents (of 64 blocks) dropped per transaction */
@@ -165,7 +165,7 @@ static uint8_t *wb_scratch(struct dp_wbatch *wb)
 	if (!grown)
 		return NULL;
 	wb->scratch = grown;
-	uint8_t *b = aligned_alloc(64, MS_BLOCK_SIZE);
+	uint8_t *b = aligned_alloc(64, BLOCK_SIZE);
 	if (b)
 		wb->scratch[wb->nscratch++] = b;
 	return b;
@@ -322,11 +322,11 @@ static int load_blocks(struct fs *fs, MDB_txn *txn, uint64_t ino,
 				break;
 		}
 		uint64_t pblk = ext[lblk % EXT];
-		uint8_t *dst = buf + (size_t)i * BS;
+		uint8_t *dst = buf + (size_t)i * BLOCK_SIZE;
 		if (pblks)
 			pblks[i] = pblk;
 		if (!pblk) {
-			memset(dst, 0, BS);
+			memset(dst, 0, BLOCK_SIZE);
 			continue;
 		}
 		struct ms_block b;
@@ -403,14 +403,14 @@ int datapath_read_map(struct fs *fs, uint64_t ino, uint64_t off, size_t len,
 		      void *buf, size_t *got, uint64_t *pblks)
 {
 	*got = 0;
-	uint64_t first = off / BS;
+	uint64_t first = off / BLOCK_SIZE;
 	unsigned n = (unsigned)chunker_count(off, len);
 	if (!n)
 		return 0;
 	/* Aligned reads land in the caller's buffer; others go through a
 	 * bounce buffer of whole blocks. */
-	bool aligned = off % BS == 0 && len % BS == 0;
-	uint8_t *blocks = aligned ? buf : malloc((size_t)n * BS);
+	bool aligned = off % BLOCK_SIZE == 0 && len % BLOCK_SIZE == 0;
+	uint8_t *blocks = aligned ? buf : malloc((size_t)n * BLOCK_SIZE);
 	if (!blocks)
 		return -ENOMEM;
 	struct ms_inode in;
@@ -419,7 +419,7 @@ int datapath_read_map(struct fs *fs, uint64_t ino, uint64_t off, size_t len,
 		uint64_t end = off + len < in.size ? off + len : in.size;
 		*got = end > off ? (size_t)(end - off) : 0;
 		if (!aligned)
-			memcpy(buf, blocks + off % BS, *got);
+			memcpy(buf, blocks + off % BLOCK_SIZE, *got);
 	}
 	if (!aligned)
 		free(blocks);
@@ -434,16 +434,16 @@ static int same_bytes(struct dp_txn *t, uint64_t pblk, const void *data,
 {
 	const void *pending = wb_find(t->wb, pblk);
 	if (pending) {
-		*same = memcmp(pending, data, BS) == 0;
+		*same = memcmp(pending, data, BLOCK_SIZE) == 0;
 		return 0;
 	}
-	uint8_t tmp[BS] __attribute__((aligned(64)));
+	uint8_t tmp[BLOCK_SIZE] __attribute__((aligned(64)));
 	struct backing_io io = {pblk, tmp};
 	t->delta.verify_reads++;
 	int r = t->fs->dev.ops->read(t->fs->dev.ctx, &io, 1);
 	if (r)
 		return r;
-	*same = memcmp(tmp, data, BS) == 0;
+	*same = memcmp(tmp, data, BLOCK_SIZE) == 0;
 	return 0;
 }
 
@@ -588,15 +588,15 @@ static int store_built_block(struct dp_txn *t, uint64_t ino, uint64_t lblk,
 /* Is block @i of @w only partly covered by the caller's bytes? */
 static bool block_partial(const struct dp_write *w, unsigned i)
 {
-	return (i == 0 && w->off % BS) ||
-	       (i == w->n - 1 && (w->off + w->len) % BS);
+	return (i == 0 && w->off % BLOCK_SIZE) ||
+	       (i == w->n - 1 && (w->off + w->len) % BLOCK_SIZE);
 }
 
 /* The bounce block that partial edge block @i of @w is built in: the
  * head first, the tail second. */
 static uint8_t *edge_buf(const struct dp_write *w, unsigned i)
 {
-	return w->bounce + (i == 0 ? 0 : BS);
+	return w->bounce + (i == 0 ? 0 : BLOCK_SIZE);
 }
 
 /* The bytes block @i of @w stores: whole blocks straight from the
@@ -607,7 +607,8 @@ static uint8_t *edge_buf(const struct dp_write *w, unsigned i)
 static const uint8_t *dp_block(const struct dp_write *w, unsigned i)
 {
 	if (!block_partial(w, i))
-		return w->buf + ((w->off / BS + i) * BS - w->off);
+		return w->buf +
+		       ((w->off / BLOCK_SIZE + i) * BLOCK_SIZE - w->off);
 	return edge_buf(w, i);
 }
 
@@ -648,13 +649,13 @@ static int complete_edge(struct fs *fs, uint64_t ino, struct dp_write *w,
 			 unsigned i)
 {
 	uint8_t *b = edge_buf(w, i);
-	uint64_t lblk = w->off / BS + i, start = lblk * BS;
+	uint64_t lblk = w->off / BLOCK_SIZE + i, start = lblk * BLOCK_SIZE;
 	int r = load_blocks_retry(fs, ino, lblk, 1, b, NULL, NULL);
 	if (r)
 		return r;
 	uint64_t from = w->off > start ? w->off : start;
-	uint64_t to =
-	    w->off + w->len < start + BS ? w->off + w->len : start + BS;
+	uint64_t to = w->off + w->len < start + BLOCK_SIZE ? w->off + w->len
+							   : start + BLOCK_SIZE;
 	memcpy(b + (from - start), w->buf + (from - w->off), to - from);
 	return fingerprint_block(b, &w->fp[i]);
 }
@@ -667,7 +668,7 @@ static int complete_edges(struct fs *fs, uint64_t ino, struct dp_write *w)
 	if (!head && !tail)
 		return 0;
 	if (!w->bounce)
-		w->bounce = malloc(2 * BS);
+		w->bounce = malloc(2 * BLOCK_SIZE);
 	if (!w->bounce)
 		return -ENOMEM;
 	int r = head ? complete_edge(fs, ino, w, 0) : 0;
@@ -699,7 +700,7 @@ static int write_txn(struct fs *fs, uint64_t ino, const struct dp_write *p,
 	r = ns_inode_get(fs->ms, t.txn, ino, &in);
 	if (!r && !S_ISREG(in.mode))
 		r = -EINVAL;
-	uint64_t first = off / BS;
+	uint64_t first = off / BLOCK_SIZE;
 	for (unsigned i = 0; i < p->n && !r; i++)
 		r = store_block(&t, ino, first + i, dp_block(p, i), &p->fp[i],
 				&in, p->pblks ? &p->pblks[i] : NULL);
@@ -842,12 +843,13 @@ int datapath_truncate(struct dp_txn *t, uint64_t ino, struct ms_inode *in,
 	int r = 0;
 	bool more = false;
 	if (size < in->size) {
-		uint64_t keep_blocks = (size + BS - 1) / BS;
+		uint64_t keep_blocks = (size + BLOCK_SIZE - 1) / BLOCK_SIZE;
 		r = drop_blocks(t, ino, in, keep_blocks, UINT64_MAX, &more);
-		if (!r && size % BS) {
+		if (!r && size % BLOCK_SIZE) {
 			uint8_t *edge = wb_scratch(t->wb);
-			r = edge ? zero_in_block(t, ino, in, size / BS,
-						 size % BS, BS, edge)
+			r = edge ? zero_in_block(t, ino, in, size / BLOCK_SIZE,
+						 size % BLOCK_SIZE, BLOCK_SIZE,
+						 edge)
 				 : -ENOMEM;
 		}
 		if (!r && more)
@@ -876,23 +878,28 @@ int datapath_punch(struct dp_txn *t, uint64_t ino, struct ms_inode *in,
 		end = in->size; /* nothing to zero past EOF */
 	if (off >= end)
 		return 0;
-	uint64_t first_whole = (off + BS - 1) / BS, end_whole = end / BS;
+	uint64_t first_whole = (off + BLOCK_SIZE - 1) / BLOCK_SIZE,
+		 end_whole = end / BLOCK_SIZE;
 	int r = 0;
 	if (first_whole < end_whole)
 		r = drop_blocks(t, ino, in, first_whole, end_whole, more);
 	/* Partial edges: the head block (and the tail, if another). */
-	if (!r && off % BS) {
-		uint64_t lblk = off / BS;
-		uint32_t to = end / BS == lblk ? (uint32_t)(end % BS) : BS;
+	if (!r && off % BLOCK_SIZE) {
+		uint64_t lblk = off / BLOCK_SIZE;
+		uint32_t to = end / BLOCK_SIZE == lblk
+				  ? (uint32_t)(end % BLOCK_SIZE)
+				  : BLOCK_SIZE;
 		uint8_t *edge = wb_scratch(t->wb);
-		r = edge ? zero_in_block(t, ino, in, lblk, off % BS, to, edge)
+		r = edge ? zero_in_block(t, ino, in, lblk, off % BLOCK_SIZE, to,
+					 edge)
 			 : -ENOMEM;
 	}
-	if (!r && end % BS && (end / BS != off / BS || off % BS == 0)) {
+	if (!r && end % BLOCK_SIZE &&
+	    (end / BLOCK_SIZE != off / BLOCK_SIZE || off % BLOCK_SIZE == 0)) {
 		uint8_t *edge = wb_scratch(t->wb);
-		r = edge
-			? zero_in_block(t, ino, in, end / BS, 0, end % BS, edge)
-			: -ENOMEM;
+		r = edge ? zero_in_block(t, ino, in, end / BLOCK_SIZE, 0,
+					 end % BLOCK_SIZE, edge)
+			 : -ENOMEM;
 	}
 	return r;
 }
