@@ -21,6 +21,7 @@
 #include "common/block.h"
 #include "common/log.h"
 #include "dedupe/chunker.h"
+#include "dedupe/dedupe.h"
 #include "dedupe/fingerprint.h"
 #include "dedupe/index.h"
 #include "fs/bitrot.h"
@@ -428,88 +429,48 @@ int datapath_read_map(struct fs *fs, uint64_t ino, uint64_t off, size_t len,
 
 /* ---- storing blocks --------------------------------------------------- */
 
-/* Are the bytes of existing block @pblk exactly @data? */
-static int same_bytes(struct dp_txn *t, uint64_t pblk, const void *data,
-		      bool *same)
+/* dedupe's read-back: the bytes of @pblk, from this transaction's batch
+ * if it is about to write them, else read from the backing store. */
+static int read_back(void *ctx, uint64_t pblk, void *buf)
 {
+	struct dp_txn *t = ctx;
 	const void *pending = wb_find(t->wb, pblk);
 	if (pending) {
-		*same = memcmp(pending, data, BLOCK_SIZE) == 0;
+		memcpy(buf, pending, BLOCK_SIZE);
 		return 0;
 	}
-	uint8_t tmp[BLOCK_SIZE] __attribute__((aligned(64)));
-	struct backing_io io = {pblk, tmp};
-	t->delta.verify_reads++;
+	struct backing_io io = {pblk, buf};
 	int r = t->fs->dev.ops->read(t->fs->dev.ctx, &io, 1);
-	if (r)
-		return r;
-	*same = memcmp(tmp, data, BLOCK_SIZE) == 0;
-	return 0;
+	return r ? r : 1;
 }
 
-struct match {
-	struct dp_txn *t;
-	const void *data;
-	uint64_t pblk; /* the match; 0: none yet */
-};
-
-/* One block indexed under the SHA-1 of the data: is it the same bytes? */
-static int try_candidate(void *ctx, uint64_t cand)
+/* dedupe's "may the store grow?": not when a thin-provisioned array is
+ * out of physical space. */
+static bool may_alloc(void *ctx, uint64_t unique_blocks)
 {
-	struct match *m = ctx;
-	if (!m->t->fs->cfg.verify) {
-		m->pblk = cand; /* trusting the fingerprint */
-		return 1;
-	}
-	bool same;
-	int r = same_bytes(m->t, cand, m->data, &same);
-	if (r)
-		return r;
-	if (same) {
-		m->pblk = cand;
-		return 1;
-	}
-	m->t->delta.verify_mismatches++;
-	log_warn("dedupe",
-		 "block %llu has the SHA-1 of other bytes "
-		 "(a collision): kept apart",
-		 (unsigned long long)cand);
-	return 0;
+	struct dp_txn *t = ctx;
+	return !fault_gate_thin_full(t->fs, unique_blocks);
 }
 
-/* The physical block that will hold @data: a hole, a reference to a known
- * block with the same bytes, or a new block queued for writing. */
+/* The physical block that will hold @data (dedupe/dedupe.h decides); a
+ * new block's bytes are queued for writing before commit. */
 static int resolve_block(struct dp_txn *t, const void *data,
 			 const struct fingerprint *fp, uint64_t *pblk)
 {
-	const struct metastore *ms = t->fs->ms;
-	if (fp->zero) {
-		t->delta.zero_blocks++;
-		*pblk = 0;
-		return 0;
-	}
-	struct match m = {t, data, 0};
-	int r = dedupe_index_walk(ms, t->txn, fp->sha1, try_candidate, &m);
-	if (r < 0)
-		return r;
-	if (m.pblk) {
-		r = dedupe_block_ref(ms, t->txn, m.pblk);
-		if (!r) {
-			t->delta.duplicate_hits++;
-			*pblk = m.pblk;
-		}
-		return r;
-	}
-	/* A thin-provisioned array out of physical space still takes
-	 * writes that dedupe, as above. */
-	if (fault_gate_thin_full(t->fs, t->c.unique_blocks))
-		return -ENOSPC;
-	r = dedupe_block_new(ms, t->txn, &t->c, fp, pblk);
-	if (!r)
+	const struct dedupe_env env = {
+	    .ms = t->fs->ms,
+	    .txn = t->txn,
+	    .c = &t->c,
+	    .verify = t->fs->cfg.verify,
+	    .read = read_back,
+	    .may_alloc = may_alloc,
+	    .ctx = t,
+	    .tally = &t->delta,
+	};
+	int r = dedupe_resolve(&env, data, fp, pblk);
+	if (r == DEDUPE_NEW)
 		r = wb_add(t->wb, *pblk, data);
-	if (!r)
-		t->delta.unique_writes++;
-	return r;
+	return r < 0 ? r : 0;
 }
 
 static int note_freed(struct dp_txn *t, uint64_t pblk)
