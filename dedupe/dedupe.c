@@ -1,7 +1,7 @@
 /* The inline dedupe decision (dedupe/dedupe.h): zero detection, the walk
  * over the blocks indexed under a SHA-1, verify-on-match through the
  * caller's read-back, collision accounting, then a reference or a new
- * block (dedupe/index.h).
+ * block (dedupe/blocks.h).
  *
  * A candidate whose bytes differ is a SHA-1 collision (or a corrupted
  * store): it is kept apart, and if no candidate matches, the data gets a
@@ -14,6 +14,7 @@
 
 #include "common/block.h"
 #include "common/log.h"
+#include "dedupe/blocks.h"
 #include "dedupe/index.h"
 
 struct match {

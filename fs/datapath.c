@@ -23,7 +23,7 @@
 #include "dedupe/chunker.h"
 #include "dedupe/dedupe.h"
 #include "dedupe/fingerprint.h"
-#include "dedupe/index.h"
+#include "dedupe/blocks.h"
 #include "fs/bitrot.h"
 #include "fs/fault_gate.h"
 #include "fs/loss.h"

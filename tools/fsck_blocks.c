@@ -27,7 +27,7 @@
 
 #include "common/block.h"
 #include "dedupe/fingerprint.h"
-#include "dedupe/index.h"
+#include "dedupe/blocks.h"
 #include "tools/commands.h"
 #include "tools/fsck_i.h"
 

@@ -27,7 +27,7 @@
 #include "common/block.h"
 #include "common/metastore.h"
 #include "dedupe/dedupe.h"
-#include "dedupe/index.h"
+#include "dedupe/blocks.h"
 
 #define T_BLOCKS 8
 

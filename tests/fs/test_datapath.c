@@ -36,7 +36,7 @@
 #include "common/block.h"
 #include "common/metastore.h"
 #include "common/prng.h"
-#include "dedupe/index.h"
+#include "dedupe/blocks.h"
 #include "fs/datapath.h"
 #include "fs/fs.h"
 #include "fs/namespace.h"

@@ -32,7 +32,7 @@
 #include "common/block.h"
 #include "common/metastore.h"
 #include "dedupe/fingerprint.h"
-#include "dedupe/index.h"
+#include "dedupe/blocks.h"
 #include "tiers/backing.h"
 #include "tools/commands.h"
 #include "tools/fsck.h"
