@@ -15,6 +15,9 @@
  * does lookups and map updates. New blocks' bytes reach the backing store
  * before the transaction that points at them commits, so a crash at any
  * point leaves either the old state or the new one.
+ *
+ * The decision for each block is dedupe's (dedupe/dedupe.h); the files
+ * of the data path are listed in fs/datapath_i.h.
  */
 #ifndef ARRAYSIM_FS_DATAPATH_H
 #define ARRAYSIM_FS_DATAPATH_H
@@ -34,7 +37,7 @@ struct dp_txn {
 	struct ms_counters c;
 	struct ms_counters c0; /* as read, to publish deltas */
 	struct dp_wbatch *wb;
-	struct dp_extent *ext;
+	struct blockmap_extent *ext; /* the one being worked on */
 	struct dedupe_stats delta; /* published to fs->stats on commit */
 	uint64_t trim_ino;	   /* blocks left to drop after commit */
 	/* Blocks freed here while the array has lost some: the loss set

@@ -27,6 +27,7 @@
 
 #include "common/block.h"
 #include "dedupe/fingerprint.h"
+#include "fs/blockmap.h"
 #include "dedupe/blocks.h"
 #include "tools/commands.h"
 #include "tools/fsck_i.h"
@@ -78,17 +79,15 @@ static struct fsck_inode *extent_owner(struct fsck *f, uint64_t ino,
 static int check_extent(struct fsck *f, const MDB_val *k, const MDB_val *v,
 			void *ctx)
 {
-	if (k->mv_size != 16 || v->mv_size != MS_BMAP_VALUE_LEN) {
+	uint64_t ino, idx, pblk[EXT];
+	if (blockmap_decode(k, v, &ino, &idx, pblk)) {
 		fsck_problem(f,
 			     "bmap: record with a %zu-byte key and a "
-			     "%zu-byte value (want 16 and %u)",
-			     k->mv_size, v->mv_size, MS_BMAP_VALUE_LEN);
+			     "%zu-byte value (want %u and %u)",
+			     k->mv_size, v->mv_size, BLOCKMAP_KEY_LEN,
+			     MS_BMAP_VALUE_LEN);
 		return 0;
 	}
-	uint64_t ino = ms_get_be64(k->mv_data);
-	uint64_t idx = ms_get_be64((const uint8_t *)k->mv_data + 8);
-	uint64_t pblk[EXT];
-	ms_bmap_decode(v->mv_data, pblk);
 	struct fsck_inode *fi = extent_owner(f, ino, idx);
 	uint64_t end = fi ? (fi->in.size + BLOCK_SIZE - 1) / BLOCK_SIZE : 0;
 	unsigned mapped = 0, past_eof = 0;
@@ -583,12 +582,9 @@ int fsck_check_free(struct fsck *f)
 static int list_refs(struct fsck *f, const MDB_val *k, const MDB_val *v,
 		     void *ctx)
 {
-	if (k->mv_size != 16 || v->mv_size != MS_BMAP_VALUE_LEN)
+	uint64_t ino, idx, pblk[EXT];
+	if (blockmap_decode(k, v, &ino, &idx, pblk))
 		return 0;
-	uint64_t ino = ms_get_be64(k->mv_data);
-	uint64_t idx = ms_get_be64((const uint8_t *)k->mv_data + 8);
-	uint64_t pblk[EXT];
-	ms_bmap_decode(v->mv_data, pblk);
 	for (unsigned i = 0; i < EXT; i++) {
 		if (!pblk[i] || pblk[i] >= f->npblk ||
 		    !(f->state[pblk[i]] & FSCK_BAD))

@@ -32,6 +32,7 @@
 #include "common/block.h"
 #include "common/metastore.h"
 #include "dedupe/fingerprint.h"
+#include "fs/blockmap.h"
 #include "dedupe/blocks.h"
 #include "tiers/backing.h"
 #include "tools/commands.h"
@@ -98,10 +99,9 @@ static void t_block_put(struct t_store *s, uint64_t pblk,
 static void t_put_extent(struct t_store *s, uint64_t ino, uint64_t idx,
 			 const uint64_t ext[BMAP_EXTENT_BLOCKS])
 {
-	uint8_t k[16], v[MS_BMAP_VALUE_LEN];
-	ms_put_be64(k, ino);
-	ms_put_be64(k + 8, idx);
-	ms_bmap_encode(ext, v);
+	uint8_t k[BLOCKMAP_KEY_LEN], v[MS_BMAP_VALUE_LEN];
+	blockmap_key_encode(k, ino, idx);
+	blockmap_value_encode(ext, v);
 	t_put(s, MS_BMAP, k, sizeof(k), v, sizeof(v));
 }
 
