@@ -641,6 +641,28 @@ static void test_sparse_reads_zero_and_costs_nothing(void **state)
 	t_expect(t, ino2, 1, sizeof(zeros), zeros, sizeof(zeros));
 }
 
+/* What a write reports to the array model: blocks stored vs deduped
+ * (here: one new block, three references to @p), then the file of
+ * test_duplicates_share_blocks back as it was (@last: its last block). */
+static void t_check_write_report(struct t_ctx *t, uint64_t ino,
+				 const uint8_t *p, uint64_t last)
+{
+	uint8_t q2[BLOCK_SIZE], mixed[4 * BLOCK_SIZE];
+	t_pattern(q2, 9);
+	memcpy(mixed, p, BLOCK_SIZE);
+	memcpy(mixed + BLOCK_SIZE, q2, BLOCK_SIZE);
+	memcpy(mixed + 2 * BLOCK_SIZE, p, BLOCK_SIZE);
+	memcpy(mixed + 3 * BLOCK_SIZE, p, BLOCK_SIZE);
+	struct array_io io = {0};
+	bool drop_setid = false;
+	assert_int_equal(datapath_write(&t->fs, ino, 5000 * BLOCK_SIZE, mixed,
+					sizeof(mixed), &drop_setid, &io),
+			 0);
+	assert_int_equal(io.blocks_stored, 1);
+	assert_int_equal(io.blocks_deduped, 3);
+	t_truncate(t, ino, (last + 1) * BLOCK_SIZE); /* back as it was */
+}
+
 static void test_duplicates_share_blocks(void **state)
 {
 	struct t_ctx *t = *state;
@@ -695,22 +717,7 @@ static void test_duplicates_share_blocks(void **state)
 	t_expect(t, ino, lblks[2] * BLOCK_SIZE, BLOCK_SIZE, p, BLOCK_SIZE);
 	assert_int_equal(t_counters(t).unique_blocks, 3);
 
-	/* What a write reports to the array model: blocks stored vs deduped
-	 * (here: one new block for q2, three references to p). */
-	uint8_t q2[BLOCK_SIZE], mixed[4 * BLOCK_SIZE];
-	t_pattern(q2, 9);
-	memcpy(mixed, p, BLOCK_SIZE);
-	memcpy(mixed + BLOCK_SIZE, q2, BLOCK_SIZE);
-	memcpy(mixed + 2 * BLOCK_SIZE, p, BLOCK_SIZE);
-	memcpy(mixed + 3 * BLOCK_SIZE, p, BLOCK_SIZE);
-	struct array_io io = {0};
-	bool drop_setid = false;
-	assert_int_equal(datapath_write(&t->fs, ino, 5000 * BLOCK_SIZE, mixed,
-					sizeof(mixed), &drop_setid, &io),
-			 0);
-	assert_int_equal(io.blocks_stored, 1);
-	assert_int_equal(io.blocks_deduped, 3);
-	t_truncate(t, ino, (lblks[9] + 1) * BLOCK_SIZE); /* back as it was */
+	t_check_write_report(t, ino, p, lblks[9]);
 	assert_int_equal(t_refs(t, pp), 8);
 	assert_int_equal(t_counters(t).unique_blocks, 3);
 
