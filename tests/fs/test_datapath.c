@@ -37,6 +37,7 @@
 #include "common/metastore.h"
 #include "common/prng.h"
 #include "dedupe/blocks.h"
+#include "fs/blockmap.h"
 #include "fs/datapath.h"
 #include "fs/fs.h"
 #include "fs/namespace.h"
@@ -1193,6 +1194,45 @@ static void test_prepared_write_completes_edges_at_commit(void **state)
 	assert_int_equal(t_pblk_of(t, ino, 4), t_pblk_of(t, ino, 1));
 }
 
+/* The one block-map codec (fs/blockmap.h): what it encodes decodes back,
+ * a record of the wrong size is refused, and a written file's extent
+ * reads through it as the map the independent t_pblk_of sees. */
+static void test_blockmap_codec(void **state)
+{
+	struct t_ctx *t = *state;
+	uint64_t pblk[BMAP_EXTENT_BLOCKS] = {0}, back[BMAP_EXTENT_BLOCKS];
+	pblk[0] = 1;
+	pblk[5] = (1ull << 40) - 1;
+	pblk[BMAP_EXTENT_BLOCKS - 1] = 77;
+	uint8_t kb[BLOCKMAP_KEY_LEN], vb[MS_BMAP_VALUE_LEN];
+	blockmap_key_encode(kb, 0x0102030405060708ull, 9);
+	blockmap_value_encode(pblk, vb);
+	MDB_val k = {sizeof(kb), kb}, v = {sizeof(vb), vb};
+	uint64_t ino, idx;
+	assert_int_equal(blockmap_decode(&k, &v, &ino, &idx, back), 0);
+	assert_int_equal(ino, 0x0102030405060708ull);
+	assert_int_equal(idx, 9);
+	assert_memory_equal(back, pblk, sizeof(pblk));
+	MDB_val short_k = {sizeof(kb) - 1, kb}, short_v = {sizeof(vb) - 1, vb};
+	assert_int_equal(blockmap_decode(&short_k, &v, &ino, &idx, back), -EIO);
+	assert_int_equal(blockmap_decode(&k, &short_v, &ino, &idx, back), -EIO);
+
+	uint64_t f = t_new_file(t);
+	uint8_t blk[BLOCK_SIZE];
+	t_pattern(blk, 3);
+	t_write(t, f, 70 * BLOCK_SIZE, blk, BLOCK_SIZE);
+	MDB_txn *txn;
+	assert_int_equal(metastore_txn_begin(t->fs.ms, false, &txn), 0);
+	assert_int_equal(blockmap_load(t->fs.ms, txn, f, 1, back), 0);
+	assert_int_equal(back[70 - BMAP_EXTENT_BLOCKS], t_pblk_of(t, f, 70));
+	assert_int_equal(blockmap_load(t->fs.ms, txn, f, 0, back), -ENOENT);
+	uint64_t idxs[4];
+	assert_int_equal(
+	    blockmap_find(t->fs.ms, txn, f, 0, UINT64_MAX, idxs, 4), 1);
+	assert_int_equal(idxs[0], 1);
+	metastore_txn_abort(txn);
+}
+
 int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, t_setup, t_teardown)
@@ -1212,6 +1252,7 @@ int main(void)
 	    T(test_delete_all_then_reuse_after_sync),
 	    T(test_checksum_mismatch_is_eio),
 	    T(test_verify_keeps_collisions_apart),
+	    T(test_blockmap_codec),
 	    cmocka_unit_test_setup_teardown(test_noverify_trusts_sha1,
 					    t_setup_noverify, t_teardown),
 	};
