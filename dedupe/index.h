@@ -13,7 +13,6 @@
 #include <stdint.h>
 
 #include "common/metastore.h"
-#include "dedupe/blocks.h" /* until fs/loss.c and fs/bitrot.c include it */
 #include "dedupe/fingerprint.h"
 
 /* The bytes of a SHA-1 a block record keeps (ms_block.sha1_head). */
@@ -35,5 +34,11 @@ int dedupe_index_add(const struct metastore *ms, MDB_txn *txn,
 int dedupe_index_remove(const struct metastore *ms, MDB_txn *txn,
 			const uint8_t sha1_head[DEDUPE_SHA1_HEAD_LEN],
 			uint64_t pblk);
+
+/* Also declared in dedupe/blocks.h, where it belongs; repeated here only
+ * until fs/loss.c and fs/bitrot.c include that header instead of this
+ * one (not including it keeps blocks.h -> index.h one way). */
+int dedupe_block_get(const struct metastore *ms, MDB_txn *txn, uint64_t pblk,
+		     struct ms_block *out);
 
 #endif
