@@ -169,9 +169,3 @@ int dp_commit(struct dp_txn *t)
 	dp_release(t);
 	return trim ? fs_trim(fs, trim) : r;
 }
-
-int datapath_block_of(const struct metastore *ms, MDB_txn *txn, uint64_t ino,
-		      uint64_t lblk, uint64_t *pblk)
-{
-	return blockmap_block_of(ms, txn, ino, lblk, pblk);
-}

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "common/block.h"
+#include "common/clock.h"
 #include "dedupe/blocks.h"
 #include "dedupe/chunker.h"
 #include "dedupe/dedupe.h"
@@ -251,7 +252,7 @@ static int write_txn(struct fs *fs, uint64_t ino, const struct dp_write *p,
 		t.c.logical_bytes += off + len - in.size;
 		in.size = off + len;
 	}
-	in.mtime_ns = in.ctime_ns = fs_now_ns();
+	in.mtime_ns = in.ctime_ns = clock_wall_ns();
 	if (*drop_setid)
 		*drop_setid = drop_setid_bits(&in);
 	r = ns_inode_put(fs->ms, t.txn, ino, &in);
