@@ -22,31 +22,18 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/block.h"
+#include "common/clock.h"
+#include "common/prng.h"
 #include "dedupe/fingerprint.h"
 #include "fs/datapath.h"
 #include "fs/fs.h"
 #include "fs/namespace.h"
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-/* xorshift64: unique-looking data and request order, reproducible. */
-static uint64_t rnd(uint64_t *s)
-{
-	*s ^= *s << 13;
-	*s ^= *s >> 7;
-	*s ^= *s << 17;
-	return *s;
-}
-
 static void fill_random(uint8_t *buf, size_t len, uint64_t *s)
 {
 	for (size_t i = 0; i + 8 <= len; i += 8) {
-		uint64_t v = rnd(s);
+		uint64_t v = prng_next(s);
 		memcpy(buf + i, &v, 8);
 	}
 }
@@ -89,13 +76,13 @@ struct run {
  * random bytes per request (else the bytes of the fill phase again). */
 static uint64_t write_phase(struct run *r, bool shuffle, bool fresh)
 {
-	uint64_t t0 = now_ns(), order = 7, data = r->seed;
+	uint64_t t0 = clock_mono_ns(), order = 7, data = r->seed;
 	for (uint64_t i = 0; i < r->nreq; i++) {
-		uint64_t at = shuffle ? rnd(&order) % r->nreq : i;
+		uint64_t at = shuffle ? prng_next(&order) % r->nreq : i;
 		if (fresh)
 			fill_random(r->buf, r->bs, &r->seed);
 		else {
-			data = 0x9e3779b97f4a7c15ull * (at + 1);
+			data = PRNG_GOLDEN * (at + 1);
 			fill_random(r->buf, r->bs, &data);
 		}
 		bool setid = false;
@@ -107,14 +94,14 @@ static uint64_t write_phase(struct run *r, bool shuffle, bool fresh)
 			exit(1);
 		}
 	}
-	return now_ns() - t0;
+	return clock_mono_ns() - t0;
 }
 
 static uint64_t read_phase(struct run *r)
 {
-	uint64_t t0 = now_ns(), order = 11;
+	uint64_t t0 = clock_mono_ns(), order = 11;
 	for (uint64_t i = 0; i < r->nreq; i++) {
-		uint64_t at = rnd(&order) % r->nreq;
+		uint64_t at = prng_next(&order) % r->nreq;
 		size_t got;
 		int e = datapath_read(r->fs, r->ino, at * r->bs, r->bs, r->buf,
 				      &got);
@@ -124,18 +111,18 @@ static uint64_t read_phase(struct run *r)
 			exit(1);
 		}
 	}
-	return now_ns() - t0;
+	return clock_mono_ns() - t0;
 }
 
 static uint64_t hash_phase(struct run *r)
 {
-	uint64_t t0 = now_ns();
+	uint64_t t0 = clock_mono_ns();
 	for (uint64_t i = 0; i < r->nreq; i++)
-		for (size_t o = 0; o < r->bs; o += 4096) {
+		for (size_t o = 0; o < r->bs; o += BLOCK_SIZE) {
 			struct fingerprint fp;
 			fingerprint_block(r->buf + o, &fp);
 		}
-	return now_ns() - t0;
+	return clock_mono_ns() - t0;
 }
 
 int main(int argc, char **argv)
@@ -145,8 +132,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	uint64_t mib = argc > 2 ? strtoull(argv[2], NULL, 10) : 256;
-	size_t bs = argc > 3 ? strtoull(argv[3], NULL, 10) : 4096;
-	if (!mib || !bs || bs % 4096 || bs > (1u << 20)) {
+	size_t bs = argc > 3 ? strtoull(argv[3], NULL, 10) : BLOCK_SIZE;
+	if (!mib || !bs || bs % BLOCK_SIZE || bs > (1u << 20)) {
 		fprintf(stderr, "micro_datapath: MIB > 0, BS a multiple of "
 				"4096 up to 1 MiB\n");
 		return 2;
@@ -163,9 +150,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "micro_datapath: %s\n", err);
 		return 2;
 	}
-	struct run r = {
-	    &fs, new_file(&fs), bs, (mib << 20) / bs, aligned_alloc(4096, bs),
-	    1};
+	struct run r = {&fs,
+			new_file(&fs),
+			bs,
+			(mib << 20) / bs,
+			aligned_alloc(BLOCK_SIZE, bs),
+			1};
 	report("fill", write_phase(&r, false, false), r.nreq, bs);
 	fs_sync(&fs);
 	report("dup", write_phase(&r, true, false), r.nreq, bs);

@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define CHUNK_SIZE 4096u
+#include "common/block.h"
 
 struct chunk_span {
 	uint64_t lblk;	  /* logical block number (offset / 4096) */
@@ -37,7 +37,7 @@ bool chunker_next(struct chunker *c, struct chunk_span *out);
 uint64_t chunker_count(uint64_t offset, size_t len);
 static inline bool chunk_span_whole(const struct chunk_span *s)
 {
-	return s->len == CHUNK_SIZE;
+	return s->len == BLOCK_SIZE;
 }
 
 #endif

@@ -1,115 +1,24 @@
-/* Fingerprint index, block records and the block allocator, all inside a
- * caller's write transaction: the caller's commit makes a write's new
- * blocks, references and frees visible at once, or not at all.
+/* The fingerprint index (dedupe/index.h), inside a caller's write
+ * transaction: which blocks hold a SHA-1.
  *
- * Allocation takes the lowest free block first (the free map is ordered),
- * so a store that frees and rewrites stays compact; only when the free map
- * is empty does the high-water mark grow.
+ * The table is packed (see common/metastore.h):
  *
- * Both tables are packed (see common/metastore.h):
- *
- *   blocks   key pblk/80 -> ms_block[80]   a slot is changed in place in
- *                                          its 1280-byte record
  *   fpindex  one key -> items              sha1[0..20) | 40-bit pblk
  *
- * A slot keeps only sha1_head = sha1[0..4), so unindexing a freed block
- * walks the items that share those 4 bytes (a handful at most, in practice
- * one) for the one that names the block.
+ * A block's record keeps only sha1_head = sha1[0..4), so unindexing a
+ * freed block walks the items that share those 4 bytes (a handful at
+ * most, in practice one) for the one that names the block.
  */
 #include "dedupe/index.h"
 
 #include <errno.h>
 #include <string.h>
 
-#define SLOTS MS_BLOCK_EXTENT
 #define TAIL FINGERPRINT_SHA1_LEN /* the SHA-1 opens an item */
 
 /* All items sit under one key: one B-tree of packed items, so a write of
  * 256 new blocks touches the leaves it lands in, not 256 sub-trees. */
 static const uint8_t fp_key = 0;
-
-/* A slot open for change, in place in its record: LMDB hands out a
- * pointer into the (already writable) page with MDB_CURRENT|MDB_RESERVE,
- * so changing one block's refs writes 16 bytes, not a whole record.
- * Records are only 2-byte aligned in the page: slots are copied in and out
- * with memcpy. */
-struct slot {
-	MDB_cursor *cur;
-	uint8_t *rec;	/* the record's bytes, writable */
-	uint8_t *bytes; /* this slot's bytes, inside it */
-	struct ms_block b;
-};
-
-#define REC_BYTES (SLOTS * sizeof(struct ms_block))
-
-/* Is a record past every stored one? Then it goes in with MDB_APPEND: a
- * plain insert at the end splits a full page 2:1 (three records fit a
- * page), MDB_APPEND leaves the full page full. */
-static bool rec_is_last(MDB_cursor *cur, uint64_t key)
-{
-	MDB_val k, v;
-	int rc = mdb_cursor_get(cur, &k, &v, MDB_LAST);
-	uint64_t last = 0;
-	if (rc == 0 && k.mv_size == sizeof(last))
-		memcpy(&last, k.mv_data, sizeof(last));
-	return rc == MDB_NOTFOUND || (rc == 0 && last < key);
-}
-
-/* Open the slot of @pblk; with @create, make its record (all slots free)
- * when there is none. -ENOENT: no record and !@create. */
-static int slot_open(const struct metastore *ms, MDB_txn *txn, uint64_t pblk,
-		     bool create, struct slot *s)
-{
-	uint64_t key = pblk / SLOTS;
-	int rc = mdb_cursor_open(txn, metastore_dbi(ms, MS_BLOCKS), &s->cur);
-	if (rc)
-		return metastore_errno(rc);
-	MDB_val k = {sizeof(key), &key}, v = {REC_BYTES, NULL};
-	rc = mdb_cursor_get(s->cur, &k, &v, MDB_SET_KEY);
-	if (rc == 0 && v.mv_size != REC_BYTES)
-		rc = MDB_CORRUPTED;
-	if (rc == 0) {
-		v.mv_size = REC_BYTES;
-		rc = mdb_cursor_put(s->cur, &k, &v, MDB_CURRENT | MDB_RESERVE);
-	} else if (rc == MDB_NOTFOUND && create) {
-		unsigned fl =
-		    MDB_RESERVE | (rec_is_last(s->cur, key) ? MDB_APPEND : 0);
-		v.mv_size = REC_BYTES;
-		rc = mdb_cursor_put(s->cur, &k, &v, fl);
-		if (rc == 0)
-			memset(v.mv_data, 0, REC_BYTES);
-	}
-	if (rc) {
-		mdb_cursor_close(s->cur);
-		return rc == MDB_NOTFOUND ? -ENOENT : metastore_errno(rc);
-	}
-	s->rec = v.mv_data;
-	s->bytes = s->rec + pblk % SLOTS * sizeof(struct ms_block);
-	memcpy(&s->b, s->bytes, sizeof(s->b));
-	return 0;
-}
-
-/* Write the slot back; a record whose last slot emptied is deleted. */
-static int slot_close(struct slot *s)
-{
-	memcpy(s->bytes, &s->b, sizeof(s->b));
-	int rc = 0;
-	bool empty = true;
-	for (unsigned i = 0; i < SLOTS && empty; i++) {
-		struct ms_block b;
-		memcpy(&b, s->rec + i * sizeof(b), sizeof(b));
-		empty = b.refs == 0;
-	}
-	if (empty)
-		rc = mdb_cursor_del(s->cur, 0);
-	mdb_cursor_close(s->cur);
-	return metastore_errno(rc);
-}
-
-static void slot_abandon(struct slot *s)
-{
-	mdb_cursor_close(s->cur); /* the transaction is failing anyway */
-}
 
 int dedupe_index_walk(const struct metastore *ms, MDB_txn *txn,
 		      const uint8_t sha1[FINGERPRINT_SHA1_LEN],
@@ -141,114 +50,35 @@ int dedupe_index_walk(const struct metastore *ms, MDB_txn *txn,
 	return rc == 0 || rc == MDB_NOTFOUND ? 0 : metastore_errno(rc);
 }
 
-int dedupe_block_get(const struct metastore *ms, MDB_txn *txn, uint64_t pblk,
-		     struct ms_block *out)
+int dedupe_index_add(const struct metastore *ms, MDB_txn *txn,
+		     const uint8_t sha1[FINGERPRINT_SHA1_LEN], uint64_t pblk)
 {
-	uint64_t key = pblk / SLOTS;
-	MDB_val k = {sizeof(key), &key}, v;
-	int rc = mdb_get(txn, metastore_dbi(ms, MS_BLOCKS), &k, &v);
-	if (rc)
-		return metastore_errno(rc);
-	if (v.mv_size != SLOTS * sizeof(*out))
-		return -EIO;
-	/* LMDB aligns values to 2 bytes only: copy out the one slot. */
-	memcpy(out, (const uint8_t *)v.mv_data + pblk % SLOTS * sizeof(*out),
-	       sizeof(*out));
-	return out->refs ? 0 : -ENOENT;
-}
-
-/* Lowest block of the free map, removed from it; or a new one. */
-static int alloc_pblk(const struct metastore *ms, MDB_txn *txn,
-		      struct ms_counters *c, uint64_t *pblk)
-{
-	MDB_cursor *cur;
-	int rc = mdb_cursor_open(txn, metastore_dbi(ms, MS_FREEMAP), &cur);
-	if (rc)
-		return metastore_errno(rc);
-	MDB_val k, v;
-	rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST);
-	if (rc == 0) {
-		memcpy(pblk, k.mv_data, sizeof(*pblk));
-		rc = mdb_cursor_del(cur, 0);
-		mdb_cursor_close(cur);
-		if (!rc && *pblk >= MS_PBLK_LIMIT)
-			return -EIO; /* no allocator handed that out */
-		return metastore_errno(rc);
-	}
-	mdb_cursor_close(cur);
-	if (rc != MDB_NOTFOUND)
-		return metastore_errno(rc);
-	if (c->next_pblk >= MS_PBLK_LIMIT)
-		return -ENOSPC; /* fpindex items hold 40-bit pblks */
-	*pblk = c->next_pblk++;
-	return 0;
-}
-
-int dedupe_block_new(const struct metastore *ms, MDB_txn *txn,
-		     struct ms_counters *c, const struct fingerprint *fp,
-		     uint64_t *pblk)
-{
-	int r = alloc_pblk(ms, txn, c, pblk);
-	if (r)
-		return r;
-	struct slot sl;
-	r = slot_open(ms, txn, *pblk, true, &sl);
-	if (r)
-		return r;
-	if (sl.b.refs) {
-		slot_abandon(&sl);
-		return -EIO; /* the allocator handed out a block in use */
-	}
-	sl.b = (struct ms_block){.xxh3 = fp->xxh3, .refs = 1};
-	memcpy(sl.b.sha1_head, fp->sha1, sizeof(sl.b.sha1_head));
-	r = slot_close(&sl);
-	if (r)
-		return r;
 	uint8_t item[MS_FP_ITEM_LEN];
-	memcpy(item, fp->sha1, TAIL);
-	ms_put_pblk(item + TAIL, *pblk);
+	memcpy(item, sha1, TAIL);
+	ms_put_pblk(item + TAIL, pblk);
 	MDB_val k = {1, (void *)&fp_key}, v = {sizeof(item), item};
-	r = metastore_errno(
+	return metastore_errno(
 	    mdb_put(txn, metastore_dbi(ms, MS_FPINDEX), &k, &v, 0));
-	if (r)
-		return r;
-	c->unique_blocks++;
-	return 0;
 }
 
-int dedupe_block_ref(const struct metastore *ms, MDB_txn *txn, uint64_t pblk)
-{
-	struct slot sl;
-	int r = slot_open(ms, txn, pblk, false, &sl);
-	if (r)
-		return r;
-	if (sl.b.refs == 0 || sl.b.refs == UINT32_MAX) {
-		slot_abandon(&sl);
-		return sl.b.refs ? -EMLINK : -ENOENT;
-	}
-	sl.b.refs++;
-	return slot_close(&sl);
-}
-
-/* Drop this block's own item, found by its sha1_head; a collision twin
- * keeps its item. */
-static int unindex(const struct metastore *ms, MDB_txn *txn,
-		   const struct ms_block *b, uint64_t pblk)
+/* Found by its sha1_head; a collision twin keeps its item. */
+int dedupe_index_remove(const struct metastore *ms, MDB_txn *txn,
+			const uint8_t sha1_head[DEDUPE_SHA1_HEAD_LEN],
+			uint64_t pblk)
 {
 	MDB_cursor *cur;
 	int rc = mdb_cursor_open(txn, metastore_dbi(ms, MS_FPINDEX), &cur);
 	if (rc)
 		return metastore_errno(rc);
 	uint8_t item[MS_FP_ITEM_LEN] = {0};
-	const size_t head = sizeof(b->sha1_head);
-	memcpy(item, b->sha1_head, head);
+	const size_t head = DEDUPE_SHA1_HEAD_LEN;
+	memcpy(item, sha1_head, head);
 	MDB_val k = {1, (void *)&fp_key}, v = {sizeof(item), item};
 	int r = -EIO; /* not indexed: the tables disagree */
 	for (rc = mdb_cursor_get(cur, &k, &v, MDB_GET_BOTH_RANGE); rc == 0;
 	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT_DUP)) {
 		const uint8_t *it = v.mv_data;
-		if (v.mv_size != MS_FP_ITEM_LEN ||
-		    memcmp(it, b->sha1_head, head))
+		if (v.mv_size != MS_FP_ITEM_LEN || memcmp(it, sha1_head, head))
 			break;
 		if (ms_get_pblk(it + TAIL) == pblk) {
 			r = metastore_errno(mdb_cursor_del(cur, 0));
@@ -259,36 +89,4 @@ static int unindex(const struct metastore *ms, MDB_txn *txn,
 		r = metastore_errno(rc);
 	mdb_cursor_close(cur);
 	return r;
-}
-
-int dedupe_block_unref(const struct metastore *ms, MDB_txn *txn,
-		       struct ms_counters *c, uint64_t pblk, bool *freed)
-{
-	struct slot sl;
-	*freed = false;
-	int r = slot_open(ms, txn, pblk, false, &sl);
-	if (r)
-		return r;
-	if (sl.b.refs == 0) {
-		slot_abandon(&sl);
-		return -ENOENT;
-	}
-	if (--sl.b.refs > 0)
-		return slot_close(&sl);
-	struct ms_block last = sl.b;
-	sl.b = (struct ms_block){0};
-	r = slot_close(&sl);
-	/* Unindexed only after the slot is closed: no pointer into the
-	 * blocks table is held across changes to another table. */
-	if (!r)
-		r = unindex(ms, txn, &last, pblk);
-	MDB_val k = {sizeof(pblk), &pblk}, empty = {0, NULL};
-	if (!r)
-		r = metastore_errno(
-		    mdb_put(txn, metastore_dbi(ms, MS_PENDING), &k, &empty, 0));
-	if (r)
-		return r;
-	c->unique_blocks--;
-	*freed = true;
-	return 0;
 }

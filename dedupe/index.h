@@ -1,16 +1,10 @@
-/* The fingerprint index and reference counts, inside a caller's write
- * transaction of the metadata store.
+/* The fingerprint index, inside a caller's write transaction of the
+ * metadata store: fpindex maps a SHA-1 to every block that has it.
  *
- * A physical block lives while some logical block points at it:
- *
- *   (free) --dedupe_block_new--> refs=1 --ref--> refs=n --unref...--> 0
- *      ^                                                               |
- *      +--- metastore_sync(): pending -> freemap <--- pending <--------+
- *
- * fpindex maps a SHA-1 to every block that has it. Two blocks share a
- * SHA-1 only when verify-on-match found the same SHA-1 with other bytes (a
- * collision): both are indexed, and each stays a dedupe target for its own
- * bytes.
+ * Two blocks share a SHA-1 only when verify-on-match found the same SHA-1
+ * with other bytes (a collision, dedupe/dedupe.h): both are indexed, and
+ * each stays a dedupe target for its own bytes. Blocks are indexed and
+ * unindexed by their life (dedupe/blocks.h), never directly.
  */
 #ifndef ARRAYSIM_DEDUPE_INDEX_H
 #define ARRAYSIM_DEDUPE_INDEX_H
@@ -21,6 +15,9 @@
 #include "common/metastore.h"
 #include "dedupe/fingerprint.h"
 
+/* The bytes of a SHA-1 a block record keeps (ms_block.sha1_head). */
+#define DEDUPE_SHA1_HEAD_LEN 4
+
 /* Called for each block indexed under a SHA-1, lowest pblk first; return
  * 1 to stop, 0 to go on, -errno to fail the walk. */
 typedef int (*dedupe_candidate_fn)(void *ctx, uint64_t pblk);
@@ -29,19 +26,19 @@ typedef int (*dedupe_candidate_fn)(void *ctx, uint64_t pblk);
 int dedupe_index_walk(const struct metastore *ms, MDB_txn *txn,
 		      const uint8_t sha1[FINGERPRINT_SHA1_LEN],
 		      dedupe_candidate_fn fn, void *ctx);
-/* The record of block @pblk: 0, -ENOENT (not allocated) or -errno. */
+/* Index @pblk under @sha1. 0 or -errno. */
+int dedupe_index_add(const struct metastore *ms, MDB_txn *txn,
+		     const uint8_t sha1[FINGERPRINT_SHA1_LEN], uint64_t pblk);
+/* Drop the item of @pblk, whose SHA-1 begins with @sha1_head. 0, -EIO
+ * (not indexed: the tables disagree) or -errno. */
+int dedupe_index_remove(const struct metastore *ms, MDB_txn *txn,
+			const uint8_t sha1_head[DEDUPE_SHA1_HEAD_LEN],
+			uint64_t pblk);
+
+/* Also declared in dedupe/blocks.h, where it belongs; repeated here only
+ * until fs/loss.c and fs/bitrot.c include that header instead of this
+ * one (not including it keeps blocks.h -> index.h one way). */
 int dedupe_block_get(const struct metastore *ms, MDB_txn *txn, uint64_t pblk,
 		     struct ms_block *out);
-/* Allocate a block for @fp with refs 1 (reusing the free map first) and
- * index it. 0, -ENOSPC (also past pblk 2^48, see MS_PBLK_LIMIT) or -errno. */
-int dedupe_block_new(const struct metastore *ms, MDB_txn *txn,
-		     struct ms_counters *c, const struct fingerprint *fp,
-		     uint64_t *pblk);
-/* refs + 1. 0, -ENOENT or -errno. */
-int dedupe_block_ref(const struct metastore *ms, MDB_txn *txn, uint64_t pblk);
-/* refs - 1; at 0 the block leaves the index and goes to pending, and
- * *freed is set. 0, -ENOENT, -EIO (its index item is missing) or -errno. */
-int dedupe_block_unref(const struct metastore *ms, MDB_txn *txn,
-		       struct ms_counters *c, uint64_t pblk, bool *freed);
 
 #endif

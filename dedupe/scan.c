@@ -20,6 +20,7 @@
 #include <lz4.h>
 #include <zstd.h>
 
+#include "common/clock.h"
 #include "dedupe/fingerprint.h"
 #include "dedupe/scan_i.h"
 
@@ -29,8 +30,7 @@
 #define QD 8
 #define CHUNK (128u << 10)
 #define DEFAULT_UNIT (64ull << 20)
-#define QUEUE_CAP 256 /* units queued; each holds its file open */
-#define ZSTD_LEVEL 1  /* arrays compress inline: the fast end */
+#define ZSTD_LEVEL 1 /* arrays compress inline: the fast end */
 
 struct wunit {
 	struct unit u;
@@ -61,97 +61,6 @@ struct worker {
 	ZSTD_CCtx *zctx;
 	int err;
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-/* ---- the queue ------------------------------------------------------- */
-
-static int queue_init(struct queue *q)
-{
-	q->u = calloc(QUEUE_CAP, sizeof(*q->u));
-	if (!q->u)
-		return -ENOMEM;
-	q->cap = QUEUE_CAP;
-	pthread_mutex_init(&q->lock, NULL);
-	pthread_cond_init(&q->nonempty, NULL);
-	pthread_cond_init(&q->nonfull, NULL);
-	return 0;
-}
-
-static void queue_destroy(struct queue *q)
-{
-	free(q->u);
-	pthread_mutex_destroy(&q->lock);
-	pthread_cond_destroy(&q->nonempty);
-	pthread_cond_destroy(&q->nonfull);
-}
-
-void scan_queue_push(struct queue *q, const struct unit *u)
-{
-	pthread_mutex_lock(&q->lock);
-	while (q->n == q->cap)
-		pthread_cond_wait(&q->nonfull, &q->lock);
-	q->u[(q->head + q->n++) % q->cap] = *u;
-	pthread_cond_signal(&q->nonempty);
-	pthread_mutex_unlock(&q->lock);
-}
-
-static void queue_close(struct queue *q)
-{
-	pthread_mutex_lock(&q->lock);
-	q->closed = true;
-	pthread_cond_broadcast(&q->nonempty);
-	pthread_mutex_unlock(&q->lock);
-}
-
-/* Next unit; false when none is queued (and @wait is false, or the queue
- * is closed). */
-static bool queue_pop(struct queue *q, struct unit *out, bool wait)
-{
-	pthread_mutex_lock(&q->lock);
-	while (wait && !q->n && !q->closed)
-		pthread_cond_wait(&q->nonempty, &q->lock);
-	bool got = q->n > 0;
-	if (got) {
-		*out = q->u[q->head];
-		q->head = (q->head + 1) % q->cap;
-		/* Wake the walker once half the queue is free, not at every
-		 * unit: a wake-up per file costs a context switch per file. */
-		if (--q->n == q->cap / 2)
-			pthread_cond_signal(&q->nonfull);
-	}
-	pthread_mutex_unlock(&q->lock);
-	return got;
-}
-
-/* ---- files ------------------------------------------------------------ */
-
-void scan_file_unref(struct sfile *f)
-{
-	if (atomic_fetch_sub(&f->units, 1) != 1)
-		return;
-	close(f->fd);
-	free(f->name);
-	free(f);
-}
-
-void scan_unreadable(struct scan *s, const char *dir, const char *name)
-{
-	struct scan_result *r = s->res;
-	pthread_mutex_lock(&s->unreadable_lock);
-	r->unreadable++;
-	char *p = NULL;
-	if (r->n_unreadable_paths < SCAN_UNREADABLE_LISTED &&
-	    asprintf(&p, "%s%s%s", dir ? dir : "", dir && name ? "/" : "",
-		     name ? name : "") >= 0)
-		r->unreadable_paths[r->n_unreadable_paths++] = p;
-	pthread_mutex_unlock(&s->unreadable_lock);
-}
 
 static void file_failed(struct scan *s, struct sfile *f)
 {
@@ -277,7 +186,7 @@ static void unit_release(struct worker *w, struct wunit *u)
 static struct wunit *take_unit(struct worker *w)
 {
 	struct unit u;
-	if (!queue_pop(&w->s->q, &u, w->inflight == 0))
+	if (!scan_queue_pop(&w->s->q, &u, w->inflight == 0))
 		return NULL;
 	struct wunit *wu = calloc(1, sizeof(*wu));
 	if (!wu) {
@@ -403,7 +312,7 @@ static void *worker_main(void *arg)
 	/* After a ring failure: drop what is queued, so the walker never
 	 * waits on a full queue. */
 	struct unit u;
-	while (w->err && queue_pop(&w->s->q, &u, true))
+	while (w->err && scan_queue_pop(&w->s->q, &u, true))
 		scan_file_unref(u.f);
 	if (w->ring_ok)
 		io_uring_queue_exit(&w->ring);
@@ -459,7 +368,7 @@ static void report(struct scan *s, bool finished)
 	    .bytes_found = atomic_load(&s->bytes_found),
 	    .files_found = atomic_load(&s->files_found),
 	    .walk_done = atomic_load(&s->walk_done),
-	    .seconds = (double)(now_ns() - s->t0) / 1e9,
+	    .seconds = (double)(clock_mono_ns() - s->t0) / 1e9,
 	};
 	s->cfg->progress(&p, s->cfg->progress_ctx);
 }
@@ -469,13 +378,7 @@ static void *ticker_main(void *arg)
 	struct ticker *t = arg;
 	pthread_mutex_lock(&t->lock);
 	while (!t->stop) {
-		struct timespec ts;
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_nsec += 500 * 1000 * 1000;
-		if (ts.tv_nsec >= 1000000000) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000;
-		}
+		struct timespec ts = clock_mono_after(NS_PER_SEC / 2);
 		pthread_cond_timedwait(&t->cond, &t->lock, &ts);
 		if (!t->stop)
 			report(t->s, false);
@@ -563,14 +466,14 @@ static int scan_init(struct scan *s, const struct scan_config *cfg,
 	s->unit = (unit + s->chunk - 1) / s->chunk * s->chunk;
 	res->unreadable_paths =
 	    calloc(SCAN_UNREADABLE_LISTED, sizeof(*res->unreadable_paths));
-	if (!res->unreadable_paths || queue_init(&s->q))
+	if (!res->unreadable_paths || scan_queue_init(&s->q))
 		return -ENOMEM;
 	pthread_mutex_init(&s->unreadable_lock, NULL);
 	uint64_t share = cfg->max_memory / (uint64_t)cfg->nsizes;
 	for (int i = 0; i < cfg->nsizes; i++)
 		if (!(s->ix[i] = scan_index_new(share)))
 			return cfg->max_memory ? -EINVAL : -ENOMEM;
-	s->t0 = now_ns();
+	s->t0 = clock_mono_ns();
 	return 0;
 }
 
@@ -591,7 +494,7 @@ static void scan_destroy(struct scan *s)
 	free(s->ext_hash);
 	free(s->links.key);
 	if (s->q.u)
-		queue_destroy(&s->q);
+		scan_queue_fini(&s->q);
 	pthread_mutex_destroy(&s->unreadable_lock);
 }
 
@@ -616,13 +519,17 @@ static int scan_threads(struct scan *s, struct worker *w, int nw)
 	}
 	struct ticker t = {.s = s};
 	pthread_mutex_init(&t.lock, NULL);
-	pthread_cond_init(&t.cond, NULL);
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&t.cond, &ca);
+	pthread_condattr_destroy(&ca);
 	bool ticking = !r && s->cfg->progress &&
 		       !pthread_create(&t.tid, NULL, ticker_main, &t);
 	if (!r && started)
 		r = scan_walk(s);
 	atomic_store(&s->walk_done, true);
-	queue_close(&s->q);
+	scan_queue_close(&s->q);
 	for (int i = 0; i < started; i++) {
 		pthread_join(w[i].tid, NULL);
 		if (!r)
@@ -653,7 +560,7 @@ int scan_run(const struct scan_config *cfg, struct scan_result *res)
 	if (!r && cfg->progress)
 		report(&s, true);
 	res->threads = nw;
-	res->seconds = (double)(now_ns() - s.t0) / 1e9;
+	res->seconds = (double)(clock_mono_ns() - s.t0) / 1e9;
 	res->changed = atomic_load(&s.changed);
 	res->nsizes = cfg->nsizes;
 	for (int i = 0; !r && i < cfg->nsizes; i++)

@@ -1,10 +1,12 @@
-/* dedupe-scan internals shared by the walker (scan_walk.c) and the
- * workers (scan.c). */
+/* dedupe-scan internals shared by the engine (scan.c), its walker
+ * (scan_walk.c) and the queue between them (scan_queue.c): scan.c calls
+ * scan_walk.c, both call scan_queue.c, which calls neither. */
 #ifndef ARRAYSIM_DEDUPE_SCAN_I_H
 #define ARRAYSIM_DEDUPE_SCAN_I_H
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <sys/types.h>
 
 #include "dedupe/scan.h"
@@ -77,8 +79,16 @@ struct scan {
 int scan_walk(struct scan *s);
 /* Count and list @dir/@name (either may be NULL) as unreadable. */
 void scan_unreadable(struct scan *s, const char *dir, const char *name);
+/* The queue (scan_queue.c): init (0 or -ENOMEM) and fini. */
+int scan_queue_init(struct queue *q);
+void scan_queue_fini(struct queue *q);
 /* Queue a unit, waiting while the queue is full. */
 void scan_queue_push(struct queue *q, const struct unit *u);
+/* No more units: waiting workers wake and find none. */
+void scan_queue_close(struct queue *q);
+/* Next unit; false when none is queued (and @wait is false, or the queue
+ * is closed). */
+bool scan_queue_pop(struct queue *q, struct unit *out, bool wait);
 /* Drop one unit's hold on its file; the last closes and frees it. */
 void scan_file_unref(struct sfile *f);
 

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/prng.h"
 #include "dedupe/scan_i.h"
 
 #define EXT_HASH 4096
@@ -115,8 +116,7 @@ static int seen_inode(struct inode_set *set, dev_t dev, ino_t ino)
 		free(set->key);
 		*set = n;
 	}
-	size_t i =
-	    (size_t)((ino * 0x9e3779b97f4a7c15ull) ^ dev) & (set->cap - 1);
+	size_t i = (size_t)((ino * PRNG_GOLDEN) ^ dev) & (set->cap - 1);
 	for (;; i = (i + 1) & (set->cap - 1)) {
 		uint64_t *k = &set->key[2 * i];
 		if (k[0] == (uint64_t)dev && k[1] == (uint64_t)ino)

@@ -15,6 +15,9 @@
  * does lookups and map updates. New blocks' bytes reach the backing store
  * before the transaction that points at them commits, so a crash at any
  * point leaves either the old state or the new one.
+ *
+ * The decision for each block is dedupe's (dedupe/dedupe.h); the files
+ * of the data path are listed in fs/datapath_i.h.
  */
 #ifndef ARRAYSIM_FS_DATAPATH_H
 #define ARRAYSIM_FS_DATAPATH_H
@@ -24,6 +27,7 @@
 #include <stdint.h>
 
 #include "dedupe/fingerprint.h"
+#include "fs/blockmap.h"
 #include "fs/fs.h"
 
 /* A write transaction of the datastore: the LMDB transaction, the
@@ -34,9 +38,9 @@ struct dp_txn {
 	struct ms_counters c;
 	struct ms_counters c0; /* as read, to publish deltas */
 	struct dp_wbatch *wb;
-	struct dp_extent *ext;
-	struct dedupe_stats delta; /* published to fs->stats on commit */
-	uint64_t trim_ino;	   /* blocks left to drop after commit */
+	struct blockmap_extent *ext; /* the one being worked on */
+	struct dedupe_stats delta;   /* published to fs->stats on commit */
+	uint64_t trim_ino;	     /* blocks left to drop after commit */
 	/* Blocks freed here while the array has lost some: the loss set
 	 * forgets them once this commits (fs/loss.h). */
 	uint64_t *freed;
@@ -49,9 +53,14 @@ int dp_begin(struct fs *fs, struct dp_txn *t);
 int dp_commit(struct dp_txn *t);
 void dp_abort(struct dp_txn *t);
 
-/* The physical block logical block @lblk of @ino maps to (0: a hole). */
-int datapath_block_of(const struct metastore *ms, MDB_txn *txn, uint64_t ino,
-		      uint64_t lblk, uint64_t *pblk);
+/* The physical block logical block @lblk of @ino maps to (0: a hole).
+ * The old name of blockmap_block_of(), kept until fs/bitrot.c calls that
+ * (inline, so bitrot.c's object does not call into the data path). */
+static inline int datapath_block_of(const struct metastore *ms, MDB_txn *txn,
+				    uint64_t ino, uint64_t lblk, uint64_t *pblk)
+{
+	return blockmap_block_of(ms, txn, ino, lblk, pblk);
+}
 /* Read up to @len bytes at @off of regular file @ino into @buf; *got is
  * what was read (short at EOF). -EIO when a stored block fails its
  * checksum (counted), never wrong bytes. */

@@ -25,12 +25,13 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "common/block.h"
 #include "dedupe/fingerprint.h"
-#include "dedupe/index.h"
+#include "fs/blockmap.h"
+#include "dedupe/blocks.h"
 #include "tools/commands.h"
 #include "tools/fsck_i.h"
 
-#define BS MS_BLOCK_SIZE
 #define EXT BMAP_EXTENT_BLOCKS
 #define FSCK_BATCH 256u
 
@@ -78,19 +79,17 @@ static struct fsck_inode *extent_owner(struct fsck *f, uint64_t ino,
 static int check_extent(struct fsck *f, const MDB_val *k, const MDB_val *v,
 			void *ctx)
 {
-	if (k->mv_size != 16 || v->mv_size != MS_BMAP_VALUE_LEN) {
+	uint64_t ino, idx, pblk[EXT];
+	if (blockmap_decode(k, v, &ino, &idx, pblk)) {
 		fsck_problem(f,
 			     "bmap: record with a %zu-byte key and a "
-			     "%zu-byte value (want 16 and %u)",
-			     k->mv_size, v->mv_size, MS_BMAP_VALUE_LEN);
+			     "%zu-byte value (want %u and %u)",
+			     k->mv_size, v->mv_size, BLOCKMAP_KEY_LEN,
+			     MS_BMAP_VALUE_LEN);
 		return 0;
 	}
-	uint64_t ino = ms_get_be64(k->mv_data);
-	uint64_t idx = ms_get_be64((const uint8_t *)k->mv_data + 8);
-	uint64_t pblk[EXT];
-	ms_bmap_decode(v->mv_data, pblk);
 	struct fsck_inode *fi = extent_owner(f, ino, idx);
-	uint64_t end = fi ? (fi->in.size + BS - 1) / BS : 0;
+	uint64_t end = fi ? (fi->in.size + BLOCK_SIZE - 1) / BLOCK_SIZE : 0;
 	unsigned mapped = 0, past_eof = 0;
 	uint64_t first_past = 0;
 	for (unsigned i = 0; i < EXT; i++) {
@@ -270,8 +269,8 @@ static int check_bytes(struct fsck *f, struct block_scan *s, uint64_t pblk,
 static int flush_batch(struct fsck *f, struct block_scan *s)
 {
 	for (unsigned i = 0; i < s->n; i++)
-		s->io[i] =
-		    (struct backing_io){s->pblk[i], s->buf + (size_t)i * BS};
+		s->io[i] = (struct backing_io){s->pblk[i],
+					       s->buf + (size_t)i * BLOCK_SIZE};
 	int r = s->n ? f->dev.ops->read(f->dev.ctx, s->io, s->n) : 0;
 	int err = 0;
 	for (unsigned i = 0; i < s->n && !err; i++) {
@@ -359,7 +358,8 @@ static void check_unrecorded(struct fsck *f)
 int fsck_check_blocks(struct fsck *f)
 {
 	struct block_scan *s = calloc(1, sizeof(*s));
-	uint8_t *buf = aligned_alloc(4096, (size_t)FSCK_BATCH * BS);
+	uint8_t *buf =
+	    aligned_alloc(BLOCK_SIZE, (size_t)FSCK_BATCH * BLOCK_SIZE);
 	if (!s || !buf) {
 		free(s);
 		free(buf);
@@ -367,7 +367,7 @@ int fsck_check_blocks(struct fsck *f)
 		return -ENOMEM;
 	}
 	/* Valgrind does not see io_uring fill the buffer: define it once. */
-	memset(buf, 0, (size_t)FSCK_BATCH * BS);
+	memset(buf, 0, (size_t)FSCK_BATCH * BLOCK_SIZE);
 	s->buf = buf;
 	int r = metastore_errno(mdb_cursor_open(
 	    f->txn, metastore_dbi(f->ms, MS_FPINDEX), &s->fpindex));
@@ -399,18 +399,20 @@ struct fp_group {
 
 static void compare_group(struct fsck *f, const struct fp_group *g)
 {
-	uint8_t *buf = calloc(g->n, BS); /* calloc: see fsck_check_blocks */
+	uint8_t *buf =
+	    calloc(g->n, BLOCK_SIZE); /* calloc: see fsck_check_blocks */
 	struct backing_io *io = calloc(g->n, sizeof(*io));
 	char hex[41];
 	fingerprint_hex(g->sha1, hex);
 	for (size_t i = 0; buf && io && i < g->n; i++)
-		io[i] = (struct backing_io){g->pblk[i], buf + i * BS};
+		io[i] = (struct backing_io){g->pblk[i], buf + i * BLOCK_SIZE};
 	/* Unreadable blocks are the data check's to report. */
 	if (buf && io &&
 	    f->dev.ops->read(f->dev.ctx, io, (unsigned)g->n) == 0) {
 		for (size_t i = 0; i < g->n; i++)
 			for (size_t j = i + 1; j < g->n; j++)
-				if (!memcmp(buf + i * BS, buf + j * BS, BS))
+				if (!memcmp(buf + i * BLOCK_SIZE,
+					    buf + j * BLOCK_SIZE, BLOCK_SIZE))
 					fsck_problem(
 					    f,
 					    "blocks %llu and %llu: same "
@@ -580,12 +582,9 @@ int fsck_check_free(struct fsck *f)
 static int list_refs(struct fsck *f, const MDB_val *k, const MDB_val *v,
 		     void *ctx)
 {
-	if (k->mv_size != 16 || v->mv_size != MS_BMAP_VALUE_LEN)
+	uint64_t ino, idx, pblk[EXT];
+	if (blockmap_decode(k, v, &ino, &idx, pblk))
 		return 0;
-	uint64_t ino = ms_get_be64(k->mv_data);
-	uint64_t idx = ms_get_be64((const uint8_t *)k->mv_data + 8);
-	uint64_t pblk[EXT];
-	ms_bmap_decode(v->mv_data, pblk);
 	for (unsigned i = 0; i < EXT; i++) {
 		if (!pblk[i] || pblk[i] >= f->npblk ||
 		    !(f->state[pblk[i]] & FSCK_BAD))
@@ -594,7 +593,8 @@ static int list_refs(struct fsck *f, const MDB_val *k, const MDB_val *v,
 		fprintf(f->out,
 			"block %llu: referenced by ino %llu at offset %llu "
 			"(block %llu)\n",
-			ull(pblk[i]), ull(ino), ull(lblk * BS), ull(lblk));
+			ull(pblk[i]), ull(ino), ull(lblk * BLOCK_SIZE),
+			ull(lblk));
 	}
 	return 0;
 }

@@ -20,7 +20,6 @@
 #include "fs/namespace.h"
 #include "tools/fsck_i.h"
 
-#define BS MS_BLOCK_SIZE
 #define ROOT_INO 1
 
 static unsigned long long ull(uint64_t v)

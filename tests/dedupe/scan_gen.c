@@ -9,6 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/prng.h"
+
 #define MAX_M 8 /* atoms in the largest block checked (32 KiB) */
 
 struct atom {
@@ -29,20 +31,12 @@ struct gen {
 	uint64_t rng;
 };
 
-static uint64_t rnd(uint64_t *s)
-{
-	*s ^= *s >> 12;
-	*s ^= *s << 25;
-	*s ^= *s >> 27;
-	return *s * 0x2545f4914f6cdd1dull;
-}
-
 static void fill_atom(uint32_t id, uint8_t *buf, uint32_t len)
 {
-	uint64_t s = id * 0x9e3779b97f4a7c15ull + 1;
+	uint64_t s = id * PRNG_GOLDEN + 1;
 	memset(buf, 0, len);
 	for (uint32_t i = 0; id && i < len; i++)
-		buf[i] = (uint8_t)(rnd(&s) % 255 + 1);
+		buf[i] = (uint8_t)(prng_next(&s) % 255 + 1);
 }
 
 static struct gfile *gf_new(struct gen *g, const char *name)
@@ -132,15 +126,16 @@ static void recipe(struct gen *g)
 		char name[32];
 		snprintf(name, sizeof(name), "rand/f%02d.dat", i);
 		f = gf_new(g, name);
-		uint64_t n = rnd(&g->rng) % 40;
+		uint64_t n = prng_next(&g->rng) % 40;
 		for (uint64_t k = 0; k < n; k++) {
-			uint32_t id = (uint32_t)(rnd(&g->rng) % 44);
+			uint32_t id = (uint32_t)(prng_next(&g->rng) % 44);
 			gf_add(f, id < 4 ? 0 : id, GEN_ATOM, id < 2);
 		}
-		if (rnd(&g->rng) % 2)
-			gf_add(f, (uint32_t)(1 + rnd(&g->rng) % 40),
-			       (uint32_t)(1 + rnd(&g->rng) % (GEN_ATOM - 1)),
-			       false);
+		if (prng_next(&g->rng) % 2)
+			gf_add(
+			    f, (uint32_t)(1 + prng_next(&g->rng) % 40),
+			    (uint32_t)(1 + prng_next(&g->rng) % (GEN_ATOM - 1)),
+			    false);
 	}
 }
 

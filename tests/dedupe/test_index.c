@@ -5,7 +5,7 @@
  * record read into t->c; the dedupe functions change only t->c, so a test
  * that commits stores t->c first (t_commit), as the data path does.
  *
- * The lifecycle pinned here (dedupe/index.h):
+ * The lifecycle pinned here (dedupe/blocks.h, dedupe/index.h):
  *   new -> refs 1, indexed;  ref/unref;  unref to 0 -> out of `blocks` and
  *   `fpindex`, into `pending` (not `freemap`);  metastore_sync -> `freemap`;
  *   dedupe_block_new takes the lowest free pblk before growing next_pblk.
@@ -29,6 +29,7 @@
 #include <cmocka.h>
 
 #include "common/metastore.h"
+#include "dedupe/blocks.h"
 #include "dedupe/index.h"
 
 struct t_store {

@@ -24,6 +24,7 @@
 #include <lz4.h>
 #include <zstd.h>
 
+#include "common/prng.h"
 #include "dedupe/scan.h"
 #include "scan_gen.h"
 
@@ -267,7 +268,7 @@ static void test_sampled_estimate(void **state)
 	uint8_t *buf = malloc((size_t)U * BS);
 	assert_non_null(buf);
 	for (size_t i = 0; i < (size_t)U * BS / 8; i++) {
-		uint64_t v = (i / (BS / 8) + 1) * 0x9e3779b97f4a7c15ull ^ i;
+		uint64_t v = (i / (BS / 8) + 1) * PRNG_GOLDEN ^ i;
 		memcpy(buf + 8 * i, &v, 8);
 	}
 	assert_int_equal(write(fd, buf, (size_t)U * BS), (ssize_t)U * BS);

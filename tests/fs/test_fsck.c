@@ -29,16 +29,17 @@
 
 #include <cmocka.h>
 
+#include "common/block.h"
 #include "common/metastore.h"
 #include "dedupe/fingerprint.h"
-#include "dedupe/index.h"
+#include "fs/blockmap.h"
+#include "dedupe/blocks.h"
 #include "tiers/backing.h"
 #include "tools/commands.h"
 #include "tools/fsck.h"
 
-#define BS MS_BLOCK_SIZE
 #define FILE_INO 2
-#define FILE_SIZE (4 * BS + 100)
+#define FILE_SIZE (4 * BLOCK_SIZE + 100)
 
 /* tools/arraysim.c is not linked: keep the last error line instead. */
 static char t_last_error[1024];
@@ -55,7 +56,7 @@ struct t_store {
 	char dir[64];
 	struct metastore *ms;
 	MDB_txn *txn;
-	uint8_t data[3][BS]; /* A, B, C */
+	uint8_t data[3][BLOCK_SIZE]; /* A, B, C */
 };
 
 /* ---- building ------------------------------------------------------------ */
@@ -98,10 +99,9 @@ static void t_block_put(struct t_store *s, uint64_t pblk,
 static void t_put_extent(struct t_store *s, uint64_t ino, uint64_t idx,
 			 const uint64_t ext[BMAP_EXTENT_BLOCKS])
 {
-	uint8_t k[16], v[MS_BMAP_VALUE_LEN];
-	ms_put_be64(k, ino);
-	ms_put_be64(k + 8, idx);
-	ms_bmap_encode(ext, v);
+	uint8_t k[BLOCKMAP_KEY_LEN], v[MS_BMAP_VALUE_LEN];
+	blockmap_key_encode(k, ino, idx);
+	blockmap_value_encode(ext, v);
 	t_put(s, MS_BMAP, k, sizeof(k), v, sizeof(v));
 }
 
@@ -190,7 +190,7 @@ static void t_build_file(struct t_store *s, struct ms_counters *c)
 {
 	uint64_t pblk[3];
 	for (unsigned i = 0; i < 3; i++) {
-		memset(s->data[i], 'A' + i, BS);
+		memset(s->data[i], 'A' + i, BLOCK_SIZE);
 		struct fingerprint fp;
 		assert_int_equal(fingerprint_block(s->data[i], &fp), 0);
 		assert_int_equal(
@@ -322,7 +322,7 @@ static void test_flipped_byte(void **state)
 	int fd = open(path, O_RDWR);
 	assert_true(fd >= 0);
 	uint8_t x = 'A' ^ 0x01;
-	assert_int_equal(pwrite(fd, &x, 1, 1 * BS + 17), 1);
+	assert_int_equal(pwrite(fd, &x, 1, 1 * BLOCK_SIZE + 17), 1);
 	close(fd);
 	char line[160];
 	snprintf(line, sizeof(line),
@@ -398,11 +398,11 @@ static void test_map_past_size(void **state)
 	t_open(s, false);
 	struct ms_inode in;
 	t_inode_get(s, FILE_INO, &in);
-	in.size = 3 * BS; /* block 4 (C) now lies past EOF */
+	in.size = 3 * BLOCK_SIZE; /* block 4 (C) now lies past EOF */
 	t_inode_put(s, FILE_INO, &in);
 	t_close(s);
 	t_edit_counters(s, offsetof(struct ms_counters, logical_bytes),
-			-(int64_t)(BS + 100));
+			-(int64_t)(BLOCK_SIZE + 100));
 	t_expect(s, 1,
 		 "ino 2: 1 block-map entry past its size 12288 "
 		 "(first at block 4)");

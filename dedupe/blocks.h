@@ -1,0 +1,36 @@
+/* The physical block's life, inside a caller's write transaction of the
+ * metadata store. A block lives while some logical block points at it:
+ *
+ *   (free) --dedupe_block_new--> refs=1 --ref--> refs=n --unref...--> 0
+ *      ^                                                               |
+ *      +--- metastore_sync(): pending -> freemap <--- pending <--------+
+ *
+ * A block is indexed under its SHA-1 (dedupe/index.h) from its birth to
+ * its last unref; it is reusable only once a sync has made its freeing
+ * durable, so a crash never finds a map pointing at reused bytes.
+ */
+#ifndef ARRAYSIM_DEDUPE_BLOCKS_H
+#define ARRAYSIM_DEDUPE_BLOCKS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/metastore.h"
+#include "dedupe/fingerprint.h"
+
+/* The record of block @pblk: 0, -ENOENT (not allocated) or -errno. */
+int dedupe_block_get(const struct metastore *ms, MDB_txn *txn, uint64_t pblk,
+		     struct ms_block *out);
+/* Allocate a block for @fp with refs 1 (reusing the free map first) and
+ * index it. 0, -ENOSPC (also past pblk 2^48, see MS_PBLK_LIMIT) or -errno. */
+int dedupe_block_new(const struct metastore *ms, MDB_txn *txn,
+		     struct ms_counters *c, const struct fingerprint *fp,
+		     uint64_t *pblk);
+/* refs + 1. 0, -ENOENT or -errno. */
+int dedupe_block_ref(const struct metastore *ms, MDB_txn *txn, uint64_t pblk);
+/* refs - 1; at 0 the block leaves the index and goes to pending, and
+ * *freed is set. 0, -ENOENT, -EIO (its index item is missing) or -errno. */
+int dedupe_block_unref(const struct metastore *ms, MDB_txn *txn,
+		       struct ms_counters *c, uint64_t pblk, bool *freed);
+
+#endif

@@ -1,0 +1,65 @@
+/* The inline dedupe decision for one block about to be stored, inside a
+ * caller's write transaction of the metadata store:
+ *
+ *   fingerprint --zero?--------------------------------------> hole (0)
+ *        |
+ *        +--> each block indexed under its SHA-1, lowest first:
+ *               verify off: take it (trust the SHA-1)
+ *               verify on:  read its bytes back and compare
+ *                             same  --> take it: refs + 1 ----> shared
+ *                             other --> a collision: counted,
+ *                                       logged, try the next
+ *        +--> none taken: may the store grow? (may_alloc)
+ *               yes --> a new block, refs 1, indexed -------> new
+ *               no  --> -ENOSPC
+ *
+ * The caller supplies the store (metadata transaction and counters) and a
+ * read-back callback, "the bytes of physical block N", so this file knows
+ * nothing of where bytes live; the caller writes a new block's bytes
+ * before its transaction commits.
+ */
+#ifndef ARRAYSIM_DEDUPE_DEDUPE_H
+#define ARRAYSIM_DEDUPE_DEDUPE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/metastore.h"
+#include "common/stats.h"
+#include "dedupe/fingerprint.h"
+
+/* Fill @buf (BLOCK_SIZE bytes, 64-byte aligned) with the bytes physical
+ * block @pblk holds: 1 when they were read back from the store (counted
+ * in verify_reads), 0 when the caller still had them in memory, -errno. */
+typedef int (*dedupe_read_fn)(void *ctx, uint64_t pblk, void *buf);
+/* May a new unique block be allocated, the store holding @unique_blocks?
+ * false: the write fails with -ENOSPC (blocks that dedupe still go). */
+typedef bool (*dedupe_may_alloc_fn)(void *ctx, uint64_t unique_blocks);
+
+/* What one transaction's dedupe decisions run against. */
+struct dedupe_env {
+	const struct metastore *ms;
+	MDB_txn *txn;		       /* the caller's write transaction */
+	struct ms_counters *c;	       /* unique_blocks, next_pblk: changed */
+	bool verify;		       /* verify-on-match */
+	dedupe_read_fn read;	       /* needed when verify is on */
+	dedupe_may_alloc_fn may_alloc; /* NULL: always */
+	void *ctx;		       /* for read and may_alloc */
+	struct dedupe_stats *tally;    /* zero_blocks, duplicate_hits,
+					* unique_writes, verify_*: counted */
+};
+
+/* How a block was resolved (dedupe_resolve's non-negative returns). */
+enum dedupe_outcome {
+	DEDUPE_HOLE,   /* all zeros: *pblk is 0, nothing stored */
+	DEDUPE_SHARED, /* a known block with these bytes took a ref */
+	DEDUPE_NEW,    /* a new block: the caller must store @data there */
+};
+
+/* The physical block that holds @data (fingerprinted as @fp) into *pblk:
+ * a DEDUPE_* outcome, or -ENOSPC (may_alloc said no, or the allocator is
+ * out of block numbers), -EIO (tables disagree) or -errno. */
+int dedupe_resolve(const struct dedupe_env *env, const void *data,
+		   const struct fingerprint *fp, uint64_t *pblk);
+
+#endif

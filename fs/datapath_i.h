@@ -1,0 +1,67 @@
+/* Inside the data path (fs/datapath.h): what its files share.
+ *
+ *   datapath.c        transactions (dp_begin/commit/abort), the write batch
+ *   datapath_read.c   loading blocks: map, checksum, retry on a new snapshot
+ *   datapath_write.c  storing blocks: dedupe_resolve, map, ref/unref; writes
+ *   datapath_trunc.c  truncate and punch, in bounded steps
+ *   blockmap.c        the block-map codec and the current extent
+ */
+#ifndef ARRAYSIM_FS_DATAPATH_I_H
+#define ARRAYSIM_FS_DATAPATH_I_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "fs/blockmap.h"
+#include "fs/datapath.h"
+#include "tiers/backing.h"
+
+#define EXT BMAP_EXTENT_BLOCKS
+
+/* ---- datapath.c: the write batch, bytes of new blocks written before
+ * commit, and the blocks a transaction freed ---------------------------- */
+
+struct dp_wbatch {
+	struct backing_io *io;
+	unsigned n, cap;
+	void **scratch; /* blocks the transaction built itself */
+	unsigned nscratch;
+};
+
+/* A block buffer that lives until the transaction ends. NULL: no memory. */
+uint8_t *dp_wb_scratch(struct dp_wbatch *wb);
+/* Queue @data (borrowed until commit) to be written to @pblk. */
+int dp_wb_add(struct dp_wbatch *wb, uint64_t pblk, const void *data);
+/* Bytes of @pblk if this transaction is about to write them, else NULL. */
+const void *dp_wb_find(const struct dp_wbatch *wb, uint64_t pblk);
+/* Remember that @pblk was freed, for the loss set (fs/loss.h). */
+int dp_note_freed(struct dp_txn *t, uint64_t pblk);
+
+/* ---- datapath_read.c -------------------------------------------------- */
+
+/* Read @n logical blocks from @first of @ino, as of @txn, into @buf (holes
+ * read as zeros), and their physical blocks into @pblks when not NULL.
+ * -EBADMSG when a block fails its checksum, -ENODATA when the array lost
+ * it. */
+int dp_load_blocks(struct fs *fs, MDB_txn *txn, uint64_t ino, uint64_t first,
+		   unsigned n, uint8_t *buf, uint64_t *pblks);
+/* -EBADMSG and -ENODATA counted and made -EIO; others pass through. */
+int dp_read_error(struct fs *fs, int r);
+/* dp_load_blocks on fresh snapshots (and the inode into @in when not
+ * NULL), retried while a block fails its checksum; errors as read. */
+int dp_load_blocks_retry(struct fs *fs, uint64_t ino, uint64_t first,
+			 unsigned n, uint8_t *buf, struct ms_inode *in,
+			 uint64_t *pblks);
+
+/* ---- datapath_write.c ------------------------------------------------- */
+
+/* Point logical block @lblk of @ino at @pblk (0: hole), dropping the ref
+ * of what it pointed at. *delta: change in non-hole blocks (-1, 0, 1). */
+int dp_map_block(struct dp_txn *t, uint64_t ino, uint64_t lblk, uint64_t pblk,
+		 int *delta);
+/* Fingerprint then store a block that the transaction itself built (the
+ * edge of a truncate or punch). @data must live until commit. */
+int dp_store_built_block(struct dp_txn *t, uint64_t ino, uint64_t lblk,
+			 const void *data, struct ms_inode *in);
+
+#endif
