@@ -36,8 +36,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/block.h"
+#include "common/clock.h"
 #include "common/log.h"
-#include "common/stats.h"
 #include "tiers/cache.h"
 #include "tiers/completer.h"
 #include "tiers/model.h"
@@ -65,7 +66,6 @@ struct held {
 	struct held *next;
 };
 
-#define BLOCK 4096u
 #define DESTAGE_BURST_NS 100000000ull /* budget saved over idle time */
 
 /* Load @name and build its model; a null profile leaves a->model NULL. */
@@ -93,7 +93,7 @@ static int array_load(struct array *a, const char *name, double scale)
 		 (unsigned long long)a->seed);
 	if (a->profile->tier[PROFILE_TIER_CACHE].present) {
 		rc = cache_new_policy(
-		    a->profile->cache.size_bytes / BLOCK,
+		    a->profile->cache.size_bytes / BLOCK_SIZE,
 		    a->profile->cache.eviction == PROFILE_EVICT_ARC, &a->cache);
 		a->destage_bytes_per_ns =
 		    (double)a->profile->cache.destage_bytes_per_s * scale / 1e9;
@@ -220,7 +220,8 @@ static void residency_insert(struct array *a, uint64_t now_ns,
 	struct cache_key victim;
 
 	if (cache_insert(a->cache, k, dirty, &victim))
-		model_destage(a->model, now_ns, victim.block * BLOCK, BLOCK);
+		model_destage(a->model, now_ns, victim.block * BLOCK_SIZE,
+			      BLOCK_SIZE);
 }
 
 /* The residency key of block @i of @io, false for a hole (nothing on
@@ -230,7 +231,7 @@ static bool key_of(const struct array_io *io, uint64_t i, struct cache_key *k)
 {
 	if (!io->pblks) {
 		*k = (struct cache_key){.ino = io->ino,
-					.block = io->offset / BLOCK + i};
+					.block = io->offset / BLOCK_SIZE + i};
 		return true;
 	}
 	*k = (struct cache_key){.ino = 0, .block = io->pblks[i]};
@@ -242,8 +243,8 @@ static bool residency_update(struct array *a, uint64_t now_ns,
 			     const struct array_io *io)
 {
 	const struct profile_cache *pc = &a->profile->cache;
-	uint64_t n =
-	    (io->offset + io->length - 1) / BLOCK - io->offset / BLOCK + 1;
+	uint64_t n = (io->offset + io->length - 1) / BLOCK_SIZE -
+		     io->offset / BLOCK_SIZE + 1;
 	struct cache_key k;
 	bool hit = true;
 
@@ -278,7 +279,7 @@ bool array_wants_blocks(const struct array *a)
 static void destage_run(struct array *a, uint64_t now_ns)
 {
 	const struct profile_cache *pc = &a->profile->cache;
-	double cap_blocks = (double)(pc->size_bytes / BLOCK);
+	double cap_blocks = (double)(pc->size_bytes / BLOCK_SIZE);
 	uint64_t idle = now_ns - a->destage_last_ns;
 	struct cache_stats st;
 	struct cache_key k;
@@ -296,11 +297,12 @@ static void destage_run(struct array *a, uint64_t now_ns)
 			a->destaging = true;
 		if (dirty_pct <= pc->destage_stop_pct)
 			a->destaging = false;
-		if (!a->destaging || a->destage_budget < BLOCK ||
+		if (!a->destaging || a->destage_budget < BLOCK_SIZE ||
 		    !cache_destage_next(a->cache, &k))
 			break;
-		model_destage(a->model, now_ns, k.block * BLOCK, BLOCK);
-		a->destage_budget -= BLOCK;
+		model_destage(a->model, now_ns, k.block * BLOCK_SIZE,
+			      BLOCK_SIZE);
+		a->destage_budget -= BLOCK_SIZE;
 	}
 	if (!a->destaging && a->destage_budget > (double)DESTAGE_BURST_NS *
 						     a->destage_bytes_per_ns)
@@ -359,7 +361,7 @@ void array_submit(struct array *a, struct array_io *io)
 	 * data path did its work: the model's latency counts from then.
 	 * Never before the last fault change (the model's clock is
 	 * monotonic). */
-	arrive_ns = io->submit_ns ? io->submit_ns : stats_now_ns();
+	arrive_ns = io->submit_ns ? io->submit_ns : clock_mono_ns();
 	if (arrive_ns < a->fault_ns)
 		arrive_ns = a->fault_ns;
 	done_ns = timed(a, io, arrive_ns);
@@ -432,7 +434,7 @@ int array_fault(struct array *a, const struct model_fault *f, bool on,
 	int rc;
 
 	memset(eff, 0, sizeof(*eff));
-	*now_ns = stats_now_ns();
+	*now_ns = clock_mono_ns();
 	if (!a->model) {
 		snprintf(err, errlen,
 			 "array faults need a timed array profile (mount "
@@ -441,7 +443,7 @@ int array_fault(struct array *a, const struct model_fault *f, bool on,
 	}
 	mf.tier = fault_tier(a->profile, f->tier);
 	pthread_mutex_lock(&a->lock);
-	*now_ns = stats_now_ns();
+	*now_ns = clock_mono_ns();
 	if (*now_ns < a->fault_ns)
 		*now_ns = a->fault_ns;
 	a->fault_ns = *now_ns;
@@ -534,7 +536,7 @@ bool array_block_repairable(struct array *a, uint64_t pblk)
 	if (!a->model)
 		return false;
 	pthread_mutex_lock(&a->lock);
-	ok = model_block_repairable(a->model, stats_now_ns(), pblk);
+	ok = model_block_repairable(a->model, clock_mono_ns(), pblk);
 	pthread_mutex_unlock(&a->lock);
 	return ok;
 }

@@ -39,7 +39,7 @@ struct array_io {
 	 * block of the request (0: a hole), so that a deduplicated block
 	 * is resident in the flash tier once; NULL: by logical block. */
 	const uint64_t *pblks;
-	uint64_t submit_ns; /* stats_now_ns() when the request arrived */
+	uint64_t submit_ns; /* clock_mono_ns() when the request arrived */
 	/* Called exactly once when the request completes. */
 	void (*complete)(struct array_io *io);
 };
@@ -95,7 +95,7 @@ void array_stats_print(struct array *a, FILE *out, bool json,
  * -EIO, or waits until the array is back (profile `shutdown = block`). */
 void array_submit(struct array *a, struct array_io *io);
 /* Set (@on) or clear an array fault now; *now_ns is when (the host's
- * monotonic clock, as stats_now_ns) and @eff what the model did. 0, or
+ * monotonic clock, as clock_mono_ns) and @eff what the model did. 0, or
  * -ENOTSUP (the null model, or a tier or failure it cannot model),
  * -EINVAL (no such controller, path or drive), -EALREADY: with one line
  * in @err. @f->tier FAULT_TIER_AUTO-like values >= PROFILE_TIER_COUNT

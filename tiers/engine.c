@@ -81,7 +81,7 @@ struct resource {
 	struct calendar wire;  /* transfers booked on the wire */
 	struct calendar gate;  /* operation starts, 1/cap apart */
 	uint64_t head_bytes;   /* HDD: where the previous operation ended */
-	struct engine_rng rng; /* this resource's service-time stream */
+	uint64_t rng;	       /* this resource's service-time stream */
 	double slow;	       /* service-time multiplier (fail-slow) */
 	struct engine_resource_stats stats;
 	struct latency_hist latency; /* arrival to end, per operation */
@@ -92,30 +92,6 @@ struct engine {
 	struct resource *res;
 	unsigned n_res;
 };
-
-/* ---- PRNG -----------------------------------------------------------------
- */
-
-void engine_rng_seed(struct engine_rng *r, uint64_t seed)
-{
-	r->state = seed;
-}
-
-/* splitmix64 (Steele, Lea, Flood 2014): a 64-bit counter through a
- * bijective mixer; every seed gives a full-period, well-mixed stream. */
-uint64_t engine_rng_next(struct engine_rng *r)
-{
-	uint64_t z = (r->state += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
-double engine_rng_unit(struct engine_rng *r)
-{
-	return (double)(engine_rng_next(r) >> 11) * 0x1.0p-53;
-}
 
 /* ---- distributions ---------------------------------------------------- */
 
@@ -135,7 +111,7 @@ int engine_dist_check(const struct engine_dist *d)
 	return 0;
 }
 
-uint64_t engine_dist_sample(const struct engine_dist *d, struct engine_rng *r)
+uint64_t engine_dist_sample(const struct engine_dist *d, uint64_t *r)
 {
 	const struct engine_dist_point *pt = d->points;
 	double pct;
@@ -143,7 +119,7 @@ uint64_t engine_dist_sample(const struct engine_dist *d, struct engine_rng *r)
 
 	if (d->n_points == 0)
 		return d->fixed_ns;
-	pct = engine_rng_unit(r) * 100.0;
+	pct = prng_unit(r) * 100.0;
 	for (i = 0; i < d->n_points && pt[i].pct < pct; i++)
 		;
 	if (i == 0)
@@ -229,7 +205,7 @@ int engine_add_resource(struct engine *e,
 			const struct engine_resource_conf *conf)
 {
 	struct resource *grown, *r;
-	struct engine_rng mix;
+	uint64_t mix;
 	int rc;
 
 	rc = conf_check(conf);
@@ -249,9 +225,8 @@ int engine_add_resource(struct engine *e,
 	r->slow = 1.0;
 	/* A stream per resource, derived from (seed, id): one drive's
 	 * latencies do not shift when another resource draws more samples. */
-	engine_rng_seed(&mix,
-			e->seed ^ (0x6a09e667f3bcc909ull * (e->n_res + 1)));
-	engine_rng_seed(&r->rng, engine_rng_next(&mix));
+	mix = e->seed ^ (0x6a09e667f3bcc909ull * (e->n_res + 1));
+	r->rng = prng_next(&mix);
 	return (int)e->n_res++;
 
 out_free_res:

@@ -12,22 +12,11 @@
 
 #include <stdint.h>
 
+#include "common/prng.h"
+
 struct latency_hist;
 
 enum engine_op { ENGINE_OP_READ, ENGINE_OP_WRITE, ENGINE_OP_COUNT };
-
-/* ---- PRNG: splitmix64, explicit state ---------------------------------- */
-
-struct engine_rng {
-	uint64_t state;
-};
-
-/* Start the stream of @seed; the same seed gives the same stream. */
-void engine_rng_seed(struct engine_rng *r, uint64_t seed);
-/* The next 64 random bits. */
-uint64_t engine_rng_next(struct engine_rng *r);
-/* A uniform double in [0, 1), 53 bits. */
-double engine_rng_unit(struct engine_rng *r);
 
 /* ---- service-time distributions --------------------------------------- */
 
@@ -50,7 +39,7 @@ struct engine_dist {
 /* 0, or -EINVAL if @d's points are out of order or out of range. */
 int engine_dist_check(const struct engine_dist *d);
 /* One sample of @d, in ns, drawing from @r. */
-uint64_t engine_dist_sample(const struct engine_dist *d, struct engine_rng *r);
+uint64_t engine_dist_sample(const struct engine_dist *d, uint64_t *r);
 
 /* ---- resources ---------------------------------------------------------- */
 

@@ -48,10 +48,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "common/block.h"
 #include "tiers/model_i.h"
 #include "tiers/raid.h"
-
-#define BLOCK 4096u
 
 /* ---- scaling ------------------------------------------------------------ */
 
@@ -301,7 +300,7 @@ static void plan_io(struct model *m, const struct model_io *io, struct work *w)
 	const struct profile *p = m->p;
 	bool hybrid = p->tier[PROFILE_TIER_CACHE].present;
 	enum profile_policy pol = p->cache.policy;
-	uint64_t blocks = (io->length + BLOCK - 1) / BLOCK;
+	uint64_t blocks = (io->length + BLOCK_SIZE - 1) / BLOCK_SIZE;
 
 	w->n = w->ops = 0;
 	if (io->op == ENGINE_OP_WRITE && p->dedupe.enabled &&
@@ -341,7 +340,8 @@ static uint64_t run_controller(struct model *m, const struct model_io *io,
 	uint64_t t, back = ops * m->be_op_ns;
 
 	if (io->op == ENGINE_OP_WRITE)
-		back += (io->length + BLOCK - 1) / BLOCK * m->dedupe_ns;
+		back +=
+		    (io->length + BLOCK_SIZE - 1) / BLOCK_SIZE * m->dedupe_ns;
 	st.work_ns = m->fe_op_ns + (whole ? 0 : back);
 	t = engine_submit(m->e, start, &st, 1);
 	if (whole) {

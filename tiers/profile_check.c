@@ -13,6 +13,7 @@
  *   hybrid           [controllers] [frontend] [tier cache] [tier backing]
  *                    [cache] [dedupe]
  */
+#include "common/block.h"
 #include "tiers/profile_i.h"
 #include "tiers/raid.h"
 
@@ -146,10 +147,11 @@ static int check_raid(struct pstate *st, unsigned slot)
 		FAIL(st, PSEC_TIER, slot, "stripe_width",
 		     "%u does not divide drives = %u into RAID sets",
 		     t->stripe_width, t->drives);
-	if (t->stripe_unit_bytes < 4096 || t->stripe_unit_bytes % 4096)
+	if (t->stripe_unit_bytes < BLOCK_SIZE ||
+	    t->stripe_unit_bytes % BLOCK_SIZE)
 		FAIL(st, PSEC_TIER, slot, "stripe_unit",
 		     "must be a multiple of 4K");
-	if (t->scatter_bytes % 4096)
+	if (t->scatter_bytes % BLOCK_SIZE)
 		FAIL(st, PSEC_TIER, slot, "scatter",
 		     "must be 0 or a multiple of 4K");
 	if (t->scatter_bytes && raid_scatter_max_ops(t) > RAID_PLAN_MAX)

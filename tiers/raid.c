@@ -294,11 +294,10 @@ static void plan_scattered(const struct profile_tier *t, enum engine_op op,
 
 	for (uint64_t pos = off; pos < off + len;) {
 		struct piece p = piece_at(pos, off + len, piece);
-		struct engine_rng r;
+		uint64_t r;
 
-		engine_rng_seed(&r, p.unit);
-		plan_layout(t, op,
-			    engine_rng_next(&r) % places * piece + p.start,
+		r = p.unit;
+		plan_layout(t, op, prng_next(&r) % places * piece + p.start,
 			    p.bytes, plan);
 		pos += p.bytes;
 	}
