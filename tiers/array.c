@@ -43,6 +43,7 @@
 #include "tiers/completer.h"
 #include "tiers/model.h"
 #include "tiers/profile.h"
+#include "tiers/profile_calc.h"
 
 struct array {
 	uint64_t seed;

@@ -36,7 +36,7 @@
 
 #include "common/log.h"
 #include "common/clock.h"
-#include "tiers/array.h"
+#include "tiers/array_io.h"
 
 #define COMPLETER_BATCH 64 /* completions per unlock */
 

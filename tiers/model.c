@@ -49,20 +49,12 @@
 #include <stdlib.h>
 
 #include "common/block.h"
+#include "tiers/model_faults_i.h"
 #include "tiers/model_i.h"
+#include "tiers/profile_calc.h"
 #include "tiers/raid.h"
 
 /* ---- scaling ------------------------------------------------------------ */
-
-uint64_t model_scale_ns(const struct model *m, uint64_t ns)
-{
-	return (uint64_t)((double)ns / m->scale + 0.5);
-}
-
-uint64_t model_scale_rate(const struct model *m, uint64_t per_s)
-{
-	return (uint64_t)((double)per_s * m->scale + 0.5);
-}
 
 #define scale_ns model_scale_ns
 #define scale_rate model_scale_rate

@@ -51,7 +51,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tiers/model_faults_i.h"
 #include "tiers/model_i.h"
+#include "tiers/profile_calc.h"
 
 #define REBUILD_CHUNK (1ull << 20)
 /* Catching up after idle time, rebuild chunks older than this are taken

@@ -13,12 +13,14 @@
  *   hybrid           [controllers] [frontend] [tier cache] [tier backing]
  *                    [cache] [dedupe]
  */
-#include "common/block.h"
-#include "tiers/profile_i.h"
-#include "tiers/raid.h"
+#include "tiers/profile_check_i.h"
 
 #include <errno.h>
 #include <string.h>
+
+#include "common/block.h"
+#include "tiers/profile_calc.h"
+#include "tiers/raid.h"
 
 /* The line to name for key @name of (@sec, @slot): its own, else its
  * section's (0 if neither was given). */
@@ -290,36 +292,4 @@ int profile_resolve(struct pstate *st)
 	if (st->p->tier[PROFILE_TIER_CACHE].present && check_cache(st))
 		return -EINVAL;
 	return 0;
-}
-
-unsigned profile_data_tier(const struct profile *p)
-{
-	return p->tier[PROFILE_TIER_FLASH].present ? PROFILE_TIER_FLASH
-						   : PROFILE_TIER_BACKING;
-}
-
-uint64_t profile_tier_usable_bytes(const struct profile_tier *t)
-{
-	uint64_t sets = t->stripe_width ? t->drives / t->stripe_width : 0;
-
-	switch (t->raid) {
-	case PROFILE_RAID0:
-		return t->capacity_bytes * t->drives;
-	case PROFILE_RAID1:
-		return t->capacity_bytes;
-	case PROFILE_RAID10:
-		return t->capacity_bytes * (t->drives / 2);
-	case PROFILE_RAID5:
-		return t->capacity_bytes * sets * (t->stripe_width - 1);
-	case PROFILE_RAID6:
-		return t->capacity_bytes * sets * (t->stripe_width - 2);
-	}
-	return 0;
-}
-
-double profile_link_bytes_per_s(const struct profile_frontend *fe,
-				enum engine_op op)
-{
-	return (double)fe->line_bytes_per_s *
-	       (1.0 - fe->overhead_pct[op] / 100.0);
 }

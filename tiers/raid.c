@@ -33,6 +33,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "tiers/profile_calc.h"
 static void add_op(struct raid_plan *plan, unsigned drive, enum engine_op op,
 		   uint64_t offset, uint64_t bytes, unsigned phase)
 {
