@@ -199,7 +199,7 @@ int model_new(const struct profile *p, double scale, uint64_t seed,
 	if (!rc)
 		rc = add_drives(m);
 	if (!rc)
-		rc = faults_init(m);
+		rc = model_fault_init(m);
 	if (rc) {
 		model_free(m);
 		return rc;
@@ -218,7 +218,7 @@ void model_free(struct model *m)
 {
 	if (!m)
 		return;
-	faults_fini(m);
+	model_fault_fini(m);
 	engine_free(m->e);
 	free(m->plan[0]);
 	free(m->plan[1]);
@@ -265,8 +265,8 @@ static uint64_t run_plan(struct model *m, const struct work *w, unsigned i,
 
 			if (o->phase != phase)
 				continue;
-			t = faults_drive_op(m, (unsigned)w->tier[i], o, from,
-					    counts);
+			t = model_fault_drive_op(m, (unsigned)w->tier[i], o,
+						 from, counts);
 			end = t > end ? t : end;
 		}
 	}
@@ -327,7 +327,7 @@ static uint64_t run_controller(struct model *m, const struct model_io *io,
 			       unsigned ops, uint64_t start, uint64_t whole)
 {
 	const struct profile_controllers *c = &m->p->ctl;
-	unsigned i = faults_pick_ctl(m, &start), partner;
+	unsigned i = model_fault_pick_ctl(m, &start), partner;
 	struct engine_stage st = {.res = m->ctl[i], .op = io->op};
 	uint64_t t, back = ops * m->be_op_ns;
 
@@ -340,7 +340,7 @@ static uint64_t run_controller(struct model *m, const struct model_io *io,
 		st.work_ns = back;
 		t = engine_submit(m->e, whole > t ? whole : t, &st, 1);
 	}
-	partner = faults_partner(m, i);
+	partner = model_fault_partner(m, i);
 	if (io->op == ENGINE_OP_WRITE &&
 	    c->write_cache == PROFILE_WCACHE_MIRRORED && partner != i) {
 		/* The partner copies the data as it arrives, alongside the
@@ -383,8 +383,8 @@ uint64_t model_submit(struct model *m, uint64_t now_ns,
 	if (io->length == 0 || io->length > RAID_IO_MAX)
 		return now_ns;
 	/* A stall (failover, path loss) holds the request at the door. */
-	now_ns = faults_arrive(m, now_ns);
-	link = faults_pick_link(m);
+	now_ns = model_fault_arrive(m, now_ns);
+	link = model_fault_pick_link(m);
 	plan_io(m, io, &w);
 	t = now_ns + m->request_ns;
 	/* A write's data arrives before the controller works on it; a
@@ -424,7 +424,7 @@ uint64_t model_destage(struct model *m, uint64_t now_ns, uint64_t offset,
 	if (!m->p->tier[PROFILE_TIER_CACHE].present || length == 0 ||
 	    length > RAID_IO_MAX)
 		return now_ns;
-	now_ns = faults_arrive(m, now_ns);
+	now_ns = model_fault_arrive(m, now_ns);
 	work_add(m, &w, PROFILE_TIER_CACHE, ENGINE_OP_READ, offset, length);
 	t = run_work(m, &w, now_ns, m->counts.background_ops);
 	w.n = w.ops = 0;

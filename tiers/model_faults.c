@@ -61,7 +61,7 @@
 #define REBUILD_BURST_NS 100000000ull
 #define NEVER UINT64_MAX
 
-int faults_init(struct model *m)
+int model_fault_init(struct model *m)
 {
 	struct model_faults *f = &m->f;
 	const struct profile *p = m->p;
@@ -93,7 +93,7 @@ int faults_init(struct model *m)
 	return 0;
 }
 
-void faults_fini(struct model *m)
+void model_fault_fini(struct model *m)
 {
 	for (unsigned t = 0; t < PROFILE_TIER_COUNT; t++)
 		free(m->f.drive[t]);
@@ -147,7 +147,7 @@ static bool ctl_serves(const struct model *m, unsigned i, uint64_t t)
 	return !m->f.ctl_down[i] && m->f.ctl_serves_ns[i] <= t;
 }
 
-unsigned faults_pick_ctl(struct model *m, uint64_t *t)
+unsigned model_fault_pick_ctl(struct model *m, uint64_t *t)
 {
 	const struct profile_controllers *c = &m->p->ctl;
 	bool aa = c->ha == PROFILE_HA_ACTIVE_ACTIVE;
@@ -177,7 +177,7 @@ unsigned faults_pick_ctl(struct model *m, uint64_t *t)
 	return best;
 }
 
-unsigned faults_partner(const struct model *m, unsigned i)
+unsigned model_fault_partner(const struct model *m, unsigned i)
 {
 	unsigned n = m->p->ctl.count;
 
@@ -187,7 +187,7 @@ unsigned faults_partner(const struct model *m, unsigned i)
 	return i;
 }
 
-unsigned faults_pick_link(struct model *m)
+unsigned model_fault_pick_link(struct model *m)
 {
 	unsigned n = m->p->fe.links, first = m->next_link++ % n;
 
@@ -278,9 +278,9 @@ static uint64_t reconstruct(struct model *m, unsigned tier,
 	return end;
 }
 
-uint64_t faults_drive_op(struct model *m, unsigned tier,
-			 const struct raid_op *o, uint64_t from,
-			 uint64_t *counts)
+uint64_t model_fault_drive_op(struct model *m, unsigned tier,
+			      const struct raid_op *o, uint64_t from,
+			      uint64_t *counts)
 {
 	if (!m->f.drives_out || !degraded(m, tier, o->drive, o->offset, from))
 		return submit_on(m, tier, o->drive, o, from, counts);
@@ -372,7 +372,7 @@ static void drives_run(struct model *m, uint64_t now)
 		}
 }
 
-uint64_t faults_arrive(struct model *m, uint64_t now_ns)
+uint64_t model_fault_arrive(struct model *m, uint64_t now_ns)
 {
 	if (m->f.drives_out)
 		drives_run(m, now_ns);
@@ -487,7 +487,7 @@ static bool may_lose(const struct model *m, unsigned tier, unsigned drive,
 
 /* Record the state of @tier's drives at @t as a loss event; its number
  * (from 1), or 0 without memory (nothing is then reported lost). */
-static unsigned loss_record(struct model *m, unsigned tier, uint64_t t)
+static unsigned loss_event_record(struct model *m, unsigned tier, uint64_t t)
 {
 	struct model_faults *f = &m->f;
 	unsigned n = m->p->tier[tier].drives;
@@ -608,7 +608,7 @@ static int fault_drive(struct model *m, uint64_t now, unsigned tier,
 		return -EALREADY;
 	drive_pull(m, tier, d, now, eff);
 	if (may_lose(m, tier, id, now))
-		eff->loss = loss_record(m, tier, now);
+		eff->loss = loss_event_record(m, tier, now);
 	return 0;
 }
 
