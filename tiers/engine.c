@@ -47,6 +47,7 @@
  */
 #include "tiers/engine.h"
 
+#include "common/clock.h"
 #include "common/stats.h"
 
 #include <assert.h>
@@ -54,8 +55,6 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define NS_PER_S 1000000000ull
 
 /* Busy intervals of a serial resource (a slot, a wire, the ops/s gate),
  * sorted and disjoint. A stage books the first gap that fits at or
@@ -167,8 +166,8 @@ static int conf_check(const struct engine_resource_conf *c)
 	for (int op = 0; op < ENGINE_OP_COUNT; op++)
 		if (engine_dist_check(&c->service[op]) < 0)
 			return -EINVAL;
-	if (c->hdd.rpm != 0 && (c->hdd.span_bytes == 0 ||
-				c->hdd.full_seek_ns < c->hdd.track_seek_ns))
+	if (c->position_ns && (c->hdd.rpm == 0 || c->hdd.span_bytes == 0 ||
+			       c->hdd.full_seek_ns < c->hdd.track_seek_ns))
 		return -EINVAL;
 	return 0;
 }
@@ -234,52 +233,6 @@ out_free_res:
 	free(r->slot);
 	free(r->cal_mem);
 	return -ENOMEM;
-}
-
-/* floor(sqrt(x)), bit by bit: integers keep the seek model exact and
- * free of libm. */
-static uint64_t isqrt128(unsigned __int128 x)
-{
-	unsigned __int128 root = 0, bit = (unsigned __int128)1 << 126;
-
-	while (bit > x)
-		bit >>= 2;
-	while (bit) {
-		if (x >= root + bit) {
-			x -= root + bit;
-			root = (root >> 1) + bit;
-		} else {
-			root >>= 1;
-		}
-		bit >>= 2;
-	}
-	return (uint64_t)root;
-}
-
-/* HDD service time; see struct engine_hdd. Moves the head. */
-static uint64_t hdd_service_ns(struct resource *r, const struct engine_stage *s)
-{
-	const struct engine_hdd *h = &r->conf.hdd;
-	uint64_t d, frac, ns = h->overhead_ns;
-
-	d = s->offset_bytes > r->head_bytes ? s->offset_bytes - r->head_bytes
-					    : r->head_bytes - s->offset_bytes;
-	r->head_bytes = s->offset_bytes + s->bytes;
-	if (d == 0)
-		return ns;
-	if (d > h->span_bytes)
-		d = h->span_bytes;
-	/* sqrt(d / span) in 32.32 fixed point: 0 .. 1 << 32. */
-	frac = isqrt128(((unsigned __int128)d << 64) / h->span_bytes);
-	ns += h->track_seek_ns +
-	      (uint64_t)(((unsigned __int128)(h->full_seek_ns -
-					      h->track_seek_ns) *
-			      frac +
-			  (1ull << 31)) >>
-			 32);
-	/* Average rotational latency: half a revolution, 60e9/rpm/2 ns. */
-	ns += (30 * NS_PER_S + h->rpm / 2) / h->rpm;
-	return ns;
 }
 
 /* Make room: the two earliest intervals become one (struct calendar). */
@@ -395,14 +348,14 @@ static uint64_t stage_run(struct resource *r, const struct engine_stage *s,
 
 	/* The whole hold is known before a slot is picked, so the pick
 	 * can tell which gaps hold it. */
-	service_ns = c->hdd.rpm
-			 ? hdd_service_ns(r, s)
+	service_ns = c->position_ns
+			 ? c->position_ns(&c->hdd, &r->head_bytes, s)
 			 : engine_dist_sample(&c->service[s->op], &r->rng);
 	if (r->slow != 1.0) /* sampled all the same: the stream stays */
 		service_ns = (uint64_t)((double)service_ns * r->slow + 0.5);
 	service_ns += s->work_ns;
 	if (bw && s->bytes)
-		xfer_ns = (uint64_t)(((unsigned __int128)s->bytes * NS_PER_S +
+		xfer_ns = (uint64_t)(((unsigned __int128)s->bytes * NS_PER_SEC +
 				      bw - 1) /
 				     bw);
 	slot = slot_pick(r, arrive_ns, service_ns + xfer_ns, &slot_ns, &index);
@@ -410,7 +363,7 @@ static uint64_t stage_run(struct resource *r, const struct engine_stage *s,
 	cap = c->max_ops_per_s[s->op];
 	if (cap) /* starts 1/cap apart: each books 1/cap of the gate */
 		start_ns =
-		    cal_book(&r->gate, start_ns, (NS_PER_S + cap / 2) / cap);
+		    cal_book(&r->gate, start_ns, (NS_PER_SEC + cap / 2) / cap);
 	end_ns = start_ns + service_ns;
 	if (xfer_ns)
 		end_ns = cal_book(&r->wire, end_ns, xfer_ns) + xfer_ns;

@@ -49,6 +49,7 @@
 #include <stdlib.h>
 
 #include "common/block.h"
+#include "tiers/drive.h"
 #include "tiers/model_faults_i.h"
 #include "tiers/model_i.h"
 #include "tiers/profile_calc.h"
@@ -56,17 +57,14 @@
 
 /* ---- scaling ------------------------------------------------------------ */
 
-#define scale_ns model_scale_ns
-#define scale_rate model_scale_rate
-
 static struct engine_dist scale_dist(const struct model *m,
 				     const struct engine_dist *d)
 {
 	struct engine_dist out = *d;
 
-	out.fixed_ns = scale_ns(m, d->fixed_ns);
+	out.fixed_ns = model_scale_ns(m, d->fixed_ns);
 	for (unsigned i = 0; i < d->n_points; i++)
-		out.points[i].ns = scale_ns(m, d->points[i].ns);
+		out.points[i].ns = model_scale_ns(m, d->points[i].ns);
 	return out;
 }
 
@@ -81,7 +79,7 @@ static int add_links(struct model *m)
 	c.name = name;
 	for (unsigned i = 0; i < fe->links; i++) {
 		for (int op = 0; op < ENGINE_OP_COUNT; op++) {
-			uint64_t bw = scale_rate(
+			uint64_t bw = model_scale_rate(
 			    m, (uint64_t)profile_link_bytes_per_s(fe, op));
 			int *ids =
 			    op == ENGINE_OP_READ ? m->link_out : m->link_in;
@@ -122,24 +120,10 @@ static struct engine_resource_conf drive_conf(const struct model *m,
 	for (int op = 0; op < ENGINE_OP_COUNT; op++) {
 		c.service[op] = scale_dist(m, &t->latency[op]);
 		c.bandwidth_bytes_per_s[op] =
-		    scale_rate(m, t->bandwidth_bytes_per_s[op]);
-		c.max_ops_per_s[op] = scale_rate(m, t->iops[op]);
+		    model_scale_rate(m, t->bandwidth_bytes_per_s[op]);
+		c.max_ops_per_s[op] = model_scale_rate(m, t->iops[op]);
 	}
-	if (t->kind == PROFILE_KIND_HDD) {
-		/* An HDD's latency keys are its command overhead; seek and
-		 * rotation come from the head position (engine.h). */
-		const struct engine_dist *d = &t->latency[ENGINE_OP_READ];
-
-		c.hdd.rpm = (uint32_t)scale_rate(m, t->rpm);
-		c.hdd.overhead_ns =
-		    scale_ns(m, d->n_points ? d->points[d->n_points - 1].ns
-					    : d->fixed_ns);
-		c.hdd.track_seek_ns = scale_ns(m, t->track_seek_ns);
-		c.hdd.full_seek_ns = scale_ns(m, t->full_seek_ns);
-		c.hdd.span_bytes = t->capacity_bytes;
-		if (!c.hdd.rpm)
-			c.hdd.rpm = 1;
-	}
+	drive_ops_of(t->kind)->engine_conf(t, m->scale, &c);
 	return c;
 }
 
@@ -204,12 +188,13 @@ int model_new(const struct profile *p, double scale, uint64_t seed,
 		model_free(m);
 		return rc;
 	}
-	m->request_ns = scale_ns(m, p->fe.request_ns);
-	m->fe_op_ns = scale_ns(m, p->ctl.frontend_op_ns);
-	m->be_op_ns = scale_ns(m, p->ctl.backend_op_ns);
-	m->mirror_ns = scale_ns(m, p->ctl.mirror_ns);
-	m->backlog_ns = scale_ns(m, p->ctl.write_backlog_ns);
-	m->dedupe_ns = p->dedupe.enabled ? scale_ns(m, p->dedupe.cpu_ns) : 0;
+	m->request_ns = model_scale_ns(m, p->fe.request_ns);
+	m->fe_op_ns = model_scale_ns(m, p->ctl.frontend_op_ns);
+	m->be_op_ns = model_scale_ns(m, p->ctl.backend_op_ns);
+	m->mirror_ns = model_scale_ns(m, p->ctl.mirror_ns);
+	m->backlog_ns = model_scale_ns(m, p->ctl.write_backlog_ns);
+	m->dedupe_ns =
+	    p->dedupe.enabled ? model_scale_ns(m, p->dedupe.cpu_ns) : 0;
 	*out = m;
 	return 0;
 }

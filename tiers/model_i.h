@@ -10,6 +10,7 @@
 #include "tiers/model.h"
 #include "tiers/placement.h"
 #include "tiers/raid.h"
+#include "tiers/scale.h"
 
 #define MODEL_MAX_LINKS 64
 #define MODEL_MAX_CTLS 64
@@ -69,16 +70,16 @@ struct model {
 	struct model_faults f;
 };
 
-/* A profile's duration, divided by --scale (rounded to the nearest ns). */
+/* A profile's duration, divided by --scale (tiers/scale.h). */
 static inline uint64_t model_scale_ns(const struct model *m, uint64_t ns)
 {
-	return (uint64_t)((double)ns / m->scale + 0.5);
+	return scale_ns(m->scale, ns);
 }
 
-/* A profile's rate, times --scale (rounded). */
+/* A profile's rate, times --scale. */
 static inline uint64_t model_scale_rate(const struct model *m, uint64_t per_s)
 {
-	return (uint64_t)((double)per_s * m->scale + 0.5);
+	return scale_rate(m->scale, per_s);
 }
 
 #endif

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "common/block.h"
+#include "tiers/drive.h"
 #include "tiers/profile_calc.h"
 #include "tiers/raid.h"
 
@@ -166,32 +167,16 @@ static int check_raid(struct pstate *st, unsigned slot)
 
 /* A distribution's largest value: it must be more than zero, or the
  * drive would serve infinitely fast. */
-static uint64_t dist_max_ns(const struct engine_dist *d)
-{
-	return d->n_points ? d->points[d->n_points - 1].ns : d->fixed_ns;
-}
-
 static int check_drive(struct pstate *st, unsigned slot)
 {
 	const struct profile_tier *t = &st->p->tier[slot];
-	bool hdd = t->kind == PROFILE_KIND_HDD;
+	const char *key = NULL, *what;
 
 	if (t->capacity_bytes < 1024 * 1024)
 		FAIL(st, PSEC_TIER, slot, "capacity", "must be 1M or more");
-	if (!dist_max_ns(&t->latency[ENGINE_OP_READ]) && !hdd)
-		FAIL(st, PSEC_TIER, slot, "read_latency", "must be above 0");
-	if (!dist_max_ns(&t->latency[ENGINE_OP_WRITE]) && !hdd)
-		FAIL(st, PSEC_TIER, slot, "write_latency", "must be above 0");
-	if (hdd && !t->rpm)
-		FAIL(st, PSEC_TIER, slot, "rpm", "required for kind = hdd");
-	if (hdd && t->full_seek_ns < t->track_seek_ns)
-		FAIL(st, PSEC_TIER, slot, "full_seek",
-		     "shorter than track_seek");
-	if (!hdd && (t->rpm || t->track_seek_ns || t->full_seek_ns))
-		FAIL(st, PSEC_TIER, slot,
-		     t->rpm ? "rpm"
-			    : (t->track_seek_ns ? "track_seek" : "full_seek"),
-		     "only for kind = hdd");
+	what = drive_ops_of(t->kind)->check(t, &key);
+	if (what)
+		FAIL(st, PSEC_TIER, slot, key, "%s", what);
 	return 0;
 }
 

@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "common/stats.h"
+#include "tiers/drive_hdd.h"
 #include "tiers/engine.h"
 
 #define US 1000ull
@@ -418,6 +419,7 @@ static void test_dist_edges(void **state)
 	c.service[ENGINE_OP_WRITE] = d;
 	assert_int_equal(engine_add_resource(e, &c), -EINVAL);
 	c = t_fixed(1, 1);
+	c.position_ns = drive_hdd_position_ns;
 	c.hdd.rpm = 7200; /* no span */
 	assert_int_equal(engine_add_resource(e, &c), -EINVAL);
 	engine_free(e);
@@ -502,6 +504,7 @@ static struct engine_resource_conf t_hdd(void)
 {
 	struct engine_resource_conf c = t_fixed(1, 0);
 
+	c.position_ns = drive_hdd_position_ns;
 	c.hdd = (struct engine_hdd){
 	    .rpm = 7200,
 	    .overhead_ns = T_OVERHEAD_NS,
