@@ -61,8 +61,7 @@ static int array_load(struct array *a, const char *name, double scale)
 		rc = cache_new_policy(
 		    a->profile->cache.size_bytes / BLOCK_SIZE,
 		    a->profile->cache.eviction == PROFILE_EVICT_ARC, &a->cache);
-		a->destage_bytes_per_ns =
-		    (double)a->profile->cache.destage_bytes_per_s * scale / 1e9;
+		cache_destager_init(&a->destager, &a->profile->cache, scale);
 	}
 	return rc;
 }

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "tiers/array.h"
+#include "tiers/cache_destager.h"
 
 struct array_ops;
 
@@ -20,11 +21,8 @@ struct array {
 	pthread_mutex_t lock; /* serialises model and cache */
 	/* Hybrid only: */
 	struct cache *cache;
-	double destage_bytes_per_ns; /* scaled destage_rate */
-	double destage_budget;	     /* bytes the destager may move now */
-	uint64_t destage_last_ns;    /* when the budget was last topped up */
-	bool destaging;		     /* between start and stop thresholds */
-	uint64_t fault_ns;	     /* the last fault change */
+	struct cache_destager destager;
+	uint64_t fault_ns; /* the last fault change */
 	/* Held while shut down with `shutdown = block`, oldest first. */
 	struct held *held, **held_tail;
 };

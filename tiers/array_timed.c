@@ -10,12 +10,14 @@
  * the host's monotonic clock: a request submitted at t with a modelled
  * latency of L completes at t + L.
  *
- * A hybrid keeps flash residency (tiers/cache.c) by physical block when
+ * A hybrid keeps flash residency (cache_residency.c, over the LRU of
+ * cache.c) by physical block when
  * the data path gives them (io->pblks), else by (inode, block): a read
  * hits when all its blocks are resident (a miss promotes them if the
  * profile says so); a write lands per policy (write-back: dirty in flash;
  * write-through: clean in flash; write-around: not in flash). A block
- * dedupe shares between files takes flash space once. The destager runs
+ * dedupe shares between files takes flash space once. The destager
+ * (cache_destager.c) runs
  * inside submissions, in emulated time: from destage_start to
  * destage_stop percent dirty it moves the oldest dirty blocks to the
  * backing tier at destage_rate (model_destage), competing with the
@@ -36,11 +38,11 @@
 #include "common/block.h"
 #include "common/clock.h"
 #include "tiers/cache.h"
+#include "tiers/cache_destager.h"
+#include "tiers/cache_residency.h"
 #include "tiers/completer.h"
 #include "tiers/model.h"
 #include "tiers/profile_calc.h"
-
-#define DESTAGE_BURST_NS 100000000ull /* budget saved over idle time */
 
 static void model_io_of(const struct array_io *io, struct model_io *m)
 {
@@ -50,98 +52,6 @@ static void model_io_of(const struct array_io *io, struct model_io *m)
 	m->length = io->length;
 	m->cache_hit = true; /* all-flash: everything is in flash */
 	m->blocks_deduped = io->blocks_deduped;
-}
-
-/* Make block @k resident (dirty or not); a dirty victim is destaged. */
-static void residency_insert(struct array *a, uint64_t now_ns,
-			     struct cache_key k, bool dirty)
-{
-	struct cache_key victim;
-
-	if (cache_insert(a->cache, k, dirty, &victim))
-		model_destage(a->model, now_ns, victim.block * BLOCK_SIZE,
-			      BLOCK_SIZE);
-}
-
-/* The residency key of block @i of @io, false for a hole (nothing on
- * any drive). With physical blocks, a block that dedupe shares between
- * files or offsets is one key: it takes flash space once. */
-static bool key_of(const struct array_io *io, uint64_t i, struct cache_key *k)
-{
-	if (!io->pblks) {
-		*k = (struct cache_key){.ino = io->ino,
-					.block = io->offset / BLOCK_SIZE + i};
-		return true;
-	}
-	*k = (struct cache_key){.ino = 0, .block = io->pblks[i]};
-	return k->block != 0;
-}
-
-/* Hybrid: whether @io hits flash, and its blocks' new residency. */
-static bool residency_update(struct array *a, uint64_t now_ns,
-			     const struct array_io *io)
-{
-	const struct profile_cache *pc = &a->profile->cache;
-	uint64_t n = (io->offset + io->length - 1) / BLOCK_SIZE -
-		     io->offset / BLOCK_SIZE + 1;
-	struct cache_key k;
-	bool hit = true;
-
-	if (io->kind == ARRAY_IO_READ) {
-		for (uint64_t i = 0; i < n; i++)
-			if (key_of(io, i, &k))
-				hit &= cache_lookup(a->cache, k);
-		if (!hit && pc->promote_on_read_miss)
-			for (uint64_t i = 0; i < n; i++)
-				if (key_of(io, i, &k))
-					residency_insert(a, now_ns, k, false);
-		return hit;
-	}
-	if (pc->policy == PROFILE_POLICY_WRITE_AROUND)
-		return false;
-	for (uint64_t i = 0; i < n; i++)
-		if (key_of(io, i, &k))
-			residency_insert(a, now_ns, k,
-					 pc->policy ==
-					     PROFILE_POLICY_WRITE_BACK);
-	return true;
-}
-
-/* The destager, caught up to @now_ns: between the thresholds it moves
- * the oldest dirty blocks at destage_rate (budget saved over at most
- * DESTAGE_BURST_NS of idle time). */
-static void destage_run(struct array *a, uint64_t now_ns)
-{
-	const struct profile_cache *pc = &a->profile->cache;
-	double cap_blocks = (double)(pc->size_bytes / BLOCK_SIZE);
-	uint64_t idle = now_ns - a->destage_last_ns;
-	struct cache_stats st;
-	struct cache_key k;
-
-	if (idle > DESTAGE_BURST_NS)
-		idle = DESTAGE_BURST_NS;
-	a->destage_budget += (double)idle * a->destage_bytes_per_ns;
-	a->destage_last_ns = now_ns;
-	for (;;) {
-		double dirty_pct;
-
-		cache_stats(a->cache, &st);
-		dirty_pct = (double)st.dirty * 100.0 / cap_blocks;
-		if (dirty_pct >= pc->destage_start_pct)
-			a->destaging = true;
-		if (dirty_pct <= pc->destage_stop_pct)
-			a->destaging = false;
-		if (!a->destaging || a->destage_budget < BLOCK_SIZE ||
-		    !cache_destage_next(a->cache, &k))
-			break;
-		model_destage(a->model, now_ns, k.block * BLOCK_SIZE,
-			      BLOCK_SIZE);
-		a->destage_budget -= BLOCK_SIZE;
-	}
-	if (!a->destaging && a->destage_budget > (double)DESTAGE_BURST_NS *
-						     a->destage_bytes_per_ns)
-		a->destage_budget =
-		    (double)DESTAGE_BURST_NS * a->destage_bytes_per_ns;
 }
 
 /* The array is shut down: fail @io, or hold it (true: held). */
@@ -168,8 +78,9 @@ static uint64_t timed(struct array *a, struct array_io *io, uint64_t arrive_ns)
 
 	model_io_of(io, &mio);
 	if (a->cache && io->length) {
-		mio.cache_hit = residency_update(a, arrive_ns, io);
-		destage_run(a, arrive_ns);
+		mio.cache_hit = cache_residency_update(
+		    a->cache, &a->profile->cache, a->model, arrive_ns, io);
+		cache_destager_run(&a->destager, a->cache, a->model, arrive_ns);
 	}
 	return model_submit(a->model, arrive_ns, &mio);
 }
