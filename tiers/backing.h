@@ -7,8 +7,11 @@
  * thread, with physically adjacent blocks of one call coalesced into one
  * readv/writev.
  *
- * All I/O reaches the store through struct backing_ops, the one seam that
- * tests and faults/ substitute (a faulty device wraps the real one).
+ * All I/O reaches the store through struct backing_ops: the data path
+ * and fsck call only dev.ops. tests/tiers/t_backing.c substitutes it (an
+ * in-memory store, and a wrapper failing the Nth call, over either), and
+ * test_backing_ops checks both against the same contract; faults/ does
+ * not wrap it (its kinds act above, in the data path).
  */
 #ifndef ARRAYSIM_TIERS_BACKING_H
 #define ARRAYSIM_TIERS_BACKING_H
