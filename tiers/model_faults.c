@@ -10,7 +10,7 @@
  *                      queueing under load). Too many failed (single: its
  *                      one; active-standby: all; active-active: a
  *                      majority, as Infinidat's 3 with 2 down): the array
- *                      shuts down (model_down; tiers/array.c fails or
+ *                      shuts down (model_down; tiers/array_timed.c fails or
  *                      holds the I/O per `shutdown`). Restored: it serves
  *                      again recovery_time later.
  *   path lost          requests arriving in the next multipath_timeout
@@ -41,7 +41,7 @@
  *                      (model_block_lost); nothing brings it back. raid0
  *                      has nothing to rebuild from: a pull loses its
  *                      drive's units and starts no rebuild. On the cache
- *                      tier only dirty blocks can be lost (array.c).
+ *                      tier only dirty blocks can be lost (array_timed.c).
  *   drive slow         its service times are multiplied by the factor.
  *
  * Requests already booked when a fault begins keep their times: a stall
