@@ -13,8 +13,9 @@
  *              one freed last) and holds it through service and
  *              transfer;
  *   service    per op kind: fixed, or sampled from percentile points
- *              (inverse CDF, one seeded splitmix64 stream per resource),
- *              or, for an HDD, overhead + seek(distance) + half a rotation;
+ *              (inverse CDF, one seeded prng_next stream per resource),
+ *              or from the conf's position_ns hook (an HDD, drive_hdd.c:
+ *              overhead + seek(distance) + half a rotation);
  *              plus the stage's own work_ns (a controller's CPU cost);
  *   ops/s cap  a gate spacing operation starts 1/cap apart (all slots);
  *   bandwidth  one wire per resource shared by all slots: transfers are
