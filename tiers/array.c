@@ -2,71 +2,36 @@
  *
  *   FUSE worker                          completer thread
  *   -----------                          ----------------
- *   array_submit(io)
- *     null model: io->complete(io) now
- *     timed: lock; t = model_submit(now)       ...
+ *   array_submit(io) -> a->ops->submit
+ *     null  (array_null.c):  io->complete(io) now
+ *     timed (array_timed.c): lock; t = model_submit(now)    ...
  *            unlock; completer_submit(t, io) ---> io->complete(io) at t
  *
  * The `null` profile (the default) completes every request at once, in
  * the submitting thread: no timing, for fast CI. A timed profile runs
- * the model of tiers/model.c: under one lock, with now = CLOCK_MONOTONIC
- * read inside it (so the engine sees arrivals in non-decreasing time),
- * it computes the emulated completion time, and the completer thread
- * replies then. Emulated time is the host's monotonic clock: a request
- * submitted at t with a modelled latency of L completes at t + L.
- *
- * A hybrid keeps flash residency (tiers/cache.c) by (inode, block): a
- * read hits when all its blocks are resident (a miss promotes them if
- * the profile says so); a write lands per policy (write-back: dirty in
- * flash; write-through: clean in flash; write-around: not in flash). The
- * destager runs inside submissions, in emulated time: from destage_start
- * to destage_stop percent dirty it moves the oldest dirty blocks to the
- * backing tier at destage_rate (model_destage), competing with the
- * foreground for the same drives. A dirty block evicted is destaged at
- * once. Not yet: a deduplicated block takes cache space once (residency
- * is by logical block; the data path does not pass physical ones).
+ * the model of tiers/model.c and the completer thread replies at the
+ * modelled time. This file loads the profile, picks the ops
+ * (struct array_ops, array_i.h) and hands each public call to them; what
+ * differs between the two lives in their files.
  *
  * A request the data path failed completes at once: it never reached
  * the drives.
  */
-#include "tiers/array.h"
+#include "tiers/array_i.h"
 
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/block.h"
+#include "common/clock.h"
 #include "common/log.h"
-#include "common/stats.h"
 #include "tiers/cache.h"
 #include "tiers/completer.h"
 #include "tiers/model.h"
 #include "tiers/profile.h"
-
-struct array {
-	uint64_t seed;
-	struct profile *profile; /* NULL: the null model */
-	struct model *model;
-	struct completer *completer;
-	pthread_mutex_t lock; /* serialises model and cache */
-	/* Hybrid only: */
-	struct cache *cache;
-	double destage_bytes_per_ns; /* scaled destage_rate */
-	double destage_budget;	     /* bytes the destager may move now */
-	uint64_t destage_last_ns;    /* when the budget was last topped up */
-	bool destaging;		     /* between start and stop thresholds */
-	uint64_t fault_ns;	     /* the last fault change */
-	/* Held while shut down with `shutdown = block`, oldest first. */
-	struct held *held, **held_tail;
-};
-
-struct held {
-	struct array_io *io;
-	struct held *next;
-};
-
-#define BLOCK 4096u
-#define DESTAGE_BURST_NS 100000000ull /* budget saved over idle time */
+#include "tiers/profile_calc.h"
 
 /* Load @name and build its model; a null profile leaves a->model NULL. */
 static int array_load(struct array *a, const char *name, double scale)
@@ -83,7 +48,8 @@ static int array_load(struct array *a, const char *name, double scale)
 		return -EINVAL;
 	}
 	if (a->profile->model == PROFILE_MODEL_NULL)
-		return 0;
+		return 0; /* a->ops stays &array_null_ops */
+	a->ops = &array_timed_ops;
 	rc = model_new(a->profile, scale, a->seed, &a->model);
 	if (!rc)
 		rc = completer_new(&a->completer);
@@ -93,10 +59,9 @@ static int array_load(struct array *a, const char *name, double scale)
 		 (unsigned long long)a->seed);
 	if (a->profile->tier[PROFILE_TIER_CACHE].present) {
 		rc = cache_new_policy(
-		    a->profile->cache.size_bytes / BLOCK,
+		    a->profile->cache.size_bytes / BLOCK_SIZE,
 		    a->profile->cache.eviction == PROFILE_EVICT_ARC, &a->cache);
-		a->destage_bytes_per_ns =
-		    (double)a->profile->cache.destage_bytes_per_s * scale / 1e9;
+		cache_destager_init(&a->destager, &a->profile->cache, scale);
 	}
 	return rc;
 }
@@ -113,6 +78,7 @@ int array_new(const char *profile, double scale, uint64_t seed,
 	a = calloc(1, sizeof(*a));
 	if (!a)
 		return -ENOMEM;
+	a->ops = &array_null_ops;
 	a->seed = seed;
 	a->held_tail = &a->held;
 	pthread_mutex_init(&a->lock, NULL);
@@ -132,9 +98,8 @@ static void array_log_summary(struct array *a)
 	struct completer_lateness l;
 	struct cache_stats st = {0};
 
-	if (!a->completer)
+	if (array_host_bound(a, &l))
 		return;
-	completer_lateness(a->completer, &l);
 	if (a->cache)
 		cache_stats(a->cache, &st);
 	log_info("array",
@@ -147,26 +112,12 @@ static void array_log_summary(struct array *a)
 		 (unsigned long long)st.dirty);
 }
 
-/* Complete @h's requests (each with @result if non-zero), freeing @h. */
-static void held_complete(struct held *h, int result)
-{
-	while (h) {
-		struct held *next = h->next;
-
-		if (result)
-			h->io->result = result;
-		h->io->complete(h->io);
-		free(h);
-		h = next;
-	}
-}
-
 void array_free(struct array *a)
 {
 	if (!a)
 		return;
 	/* Still shut down at unmount: what waited fails, nothing hangs. */
-	held_complete(a->held, -EIO);
+	a->ops->drain(a);
 	array_log_summary(a);
 	/* Completes whatever is still queued, then the model can go. */
 	completer_free(a->completer);
@@ -179,18 +130,12 @@ void array_free(struct array *a)
 
 bool array_timed(const struct array *a)
 {
-	return a->model != NULL;
+	return a->ops->timed;
 }
 
 unsigned array_in_flight(struct array *a)
 {
-	unsigned held = 0;
-
-	pthread_mutex_lock(&a->lock);
-	for (const struct held *h = a->held; h; h = h->next)
-		held++;
-	pthread_mutex_unlock(&a->lock);
-	return held + (a->completer ? completer_pending(a->completer) : 0);
+	return a->ops->in_flight(a);
 }
 
 int array_cache_stats(const struct array *a, struct cache_stats *st)
@@ -203,340 +148,14 @@ int array_cache_stats(const struct array *a, struct cache_stats *st)
 	return 0;
 }
 
-static void model_io_of(const struct array_io *io, struct model_io *m)
-{
-	memset(m, 0, sizeof(*m));
-	m->op = io->kind == ARRAY_IO_WRITE ? ENGINE_OP_WRITE : ENGINE_OP_READ;
-	m->offset = io->offset;
-	m->length = io->length;
-	m->cache_hit = true; /* all-flash: everything is in flash */
-	m->blocks_deduped = io->blocks_deduped;
-}
-
-/* Make block @k resident (dirty or not); a dirty victim is destaged. */
-static void residency_insert(struct array *a, uint64_t now_ns,
-			     struct cache_key k, bool dirty)
-{
-	struct cache_key victim;
-
-	if (cache_insert(a->cache, k, dirty, &victim))
-		model_destage(a->model, now_ns, victim.block * BLOCK, BLOCK);
-}
-
-/* The residency key of block @i of @io, false for a hole (nothing on
- * any drive). With physical blocks, a block that dedupe shares between
- * files or offsets is one key: it takes flash space once. */
-static bool key_of(const struct array_io *io, uint64_t i, struct cache_key *k)
-{
-	if (!io->pblks) {
-		*k = (struct cache_key){.ino = io->ino,
-					.block = io->offset / BLOCK + i};
-		return true;
-	}
-	*k = (struct cache_key){.ino = 0, .block = io->pblks[i]};
-	return k->block != 0;
-}
-
-/* Hybrid: whether @io hits flash, and its blocks' new residency. */
-static bool residency_update(struct array *a, uint64_t now_ns,
-			     const struct array_io *io)
-{
-	const struct profile_cache *pc = &a->profile->cache;
-	uint64_t n =
-	    (io->offset + io->length - 1) / BLOCK - io->offset / BLOCK + 1;
-	struct cache_key k;
-	bool hit = true;
-
-	if (io->kind == ARRAY_IO_READ) {
-		for (uint64_t i = 0; i < n; i++)
-			if (key_of(io, i, &k))
-				hit &= cache_lookup(a->cache, k);
-		if (!hit && pc->promote_on_read_miss)
-			for (uint64_t i = 0; i < n; i++)
-				if (key_of(io, i, &k))
-					residency_insert(a, now_ns, k, false);
-		return hit;
-	}
-	if (pc->policy == PROFILE_POLICY_WRITE_AROUND)
-		return false;
-	for (uint64_t i = 0; i < n; i++)
-		if (key_of(io, i, &k))
-			residency_insert(a, now_ns, k,
-					 pc->policy ==
-					     PROFILE_POLICY_WRITE_BACK);
-	return true;
-}
-
 bool array_wants_blocks(const struct array *a)
 {
 	return a->cache != NULL;
 }
 
-/* The destager, caught up to @now_ns: between the thresholds it moves
- * the oldest dirty blocks at destage_rate (budget saved over at most
- * DESTAGE_BURST_NS of idle time). */
-static void destage_run(struct array *a, uint64_t now_ns)
-{
-	const struct profile_cache *pc = &a->profile->cache;
-	double cap_blocks = (double)(pc->size_bytes / BLOCK);
-	uint64_t idle = now_ns - a->destage_last_ns;
-	struct cache_stats st;
-	struct cache_key k;
-
-	if (idle > DESTAGE_BURST_NS)
-		idle = DESTAGE_BURST_NS;
-	a->destage_budget += (double)idle * a->destage_bytes_per_ns;
-	a->destage_last_ns = now_ns;
-	for (;;) {
-		double dirty_pct;
-
-		cache_stats(a->cache, &st);
-		dirty_pct = (double)st.dirty * 100.0 / cap_blocks;
-		if (dirty_pct >= pc->destage_start_pct)
-			a->destaging = true;
-		if (dirty_pct <= pc->destage_stop_pct)
-			a->destaging = false;
-		if (!a->destaging || a->destage_budget < BLOCK ||
-		    !cache_destage_next(a->cache, &k))
-			break;
-		model_destage(a->model, now_ns, k.block * BLOCK, BLOCK);
-		a->destage_budget -= BLOCK;
-	}
-	if (!a->destaging && a->destage_budget > (double)DESTAGE_BURST_NS *
-						     a->destage_bytes_per_ns)
-		a->destage_budget =
-		    (double)DESTAGE_BURST_NS * a->destage_bytes_per_ns;
-}
-
-/* The array is shut down: fail @io, or hold it (true: held). */
-static bool shut_down(struct array *a, struct array_io *io)
-{
-	struct held *h;
-
-	if (a->profile->ctl.shutdown == PROFILE_SHUTDOWN_BLOCK &&
-	    (h = malloc(sizeof(*h)))) {
-		h->io = io;
-		h->next = NULL;
-		*a->held_tail = h;
-		a->held_tail = &h->next;
-		return true;
-	}
-	io->result = -EIO;
-	return false;
-}
-
-/* The model's completion time of @io arriving at @arrive_ns (locked). */
-static uint64_t timed(struct array *a, struct array_io *io, uint64_t arrive_ns)
-{
-	struct model_io mio;
-
-	model_io_of(io, &mio);
-	if (a->cache && io->length) {
-		mio.cache_hit = residency_update(a, arrive_ns, io);
-		destage_run(a, arrive_ns);
-	}
-	return model_submit(a->model, arrive_ns, &mio);
-}
-
-void array_submit(struct array *a, struct array_io *io)
-{
-	uint64_t arrive_ns, done_ns;
-
-	if (!a->model || io->result || io->kind == ARRAY_IO_FLUSH) {
-		io->complete(io);
-		return;
-	}
-	pthread_mutex_lock(&a->lock);
-	if (model_down(a->model)) {
-		bool held = shut_down(a, io);
-
-		pthread_mutex_unlock(&a->lock);
-		if (!held)
-			io->complete(io);
-		return;
-	}
-	/* The request reached the array when the FUSE op began, before the
-	 * data path did its work: the model's latency counts from then.
-	 * Never before the last fault change (the model's clock is
-	 * monotonic). */
-	arrive_ns = io->submit_ns ? io->submit_ns : stats_now_ns();
-	if (arrive_ns < a->fault_ns)
-		arrive_ns = a->fault_ns;
-	done_ns = timed(a, io, arrive_ns);
-	pthread_mutex_unlock(&a->lock);
-	if (completer_submit(a->completer, done_ns, io))
-		io->complete(io); /* no memory to queue it: late beats never */
-}
-
-/* Back up: the held requests arrive now, oldest first (locked). */
-static void release_held(struct array *a, uint64_t now_ns)
-{
-	struct held *h = a->held;
-
-	a->held = NULL;
-	a->held_tail = &a->held;
-	while (h) {
-		struct held *next = h->next;
-		uint64_t done = timed(a, h->io, now_ns);
-
-		if (completer_submit(a->completer, done, h->io))
-			h->io->complete(h->io);
-		free(h);
-		h = next;
-	}
-}
-
-/* The model's tier for a rule's: the data tier when not given. */
-static unsigned fault_tier(const struct profile *p, unsigned tier)
-{
-	return tier < PROFILE_TIER_COUNT ? tier : profile_data_tier(p);
-}
-
-static void fault_error(const struct array *a, const struct model_fault *f,
-			int rc, char *err, size_t errlen)
-{
-	static const char *const what[] = {"controller", "path", "drive",
-					   "drive"};
-	static const char *const tiers[] = {"flash", "cache", "backing"};
-
-	if (rc == -EINVAL && f->kind == MODEL_FAULT_DRIVE_SLOW &&
-	    f->id < a->profile->tier[f->tier].drives)
-		snprintf(err, errlen, "drive-slow: factor must be above 1");
-	else if (rc == -EINVAL && f->kind <= MODEL_FAULT_PATH)
-		snprintf(
-		    err, errlen, "no %s %u: profile %s has %u (0 to %u)",
-		    what[f->kind], f->id, a->profile->name,
-		    f->kind == MODEL_FAULT_CONTROLLER ? a->profile->ctl.count
-						      : a->profile->fe.links,
-		    (f->kind == MODEL_FAULT_CONTROLLER ? a->profile->ctl.count
-						       : a->profile->fe.links) -
-			1);
-	else if (rc == -EINVAL)
-		snprintf(err, errlen, "no drive %u in tier %s: it has %u",
-			 f->id, tiers[f->tier],
-			 a->profile->tier[f->tier].drives);
-	else if (rc == -ENOTSUP && !a->profile->tier[f->tier].present)
-		snprintf(err, errlen, "profile %s has no %s tier",
-			 a->profile->name, tiers[f->tier]);
-	else
-		snprintf(err, errlen, "%s %u is %s already (see: fault list)",
-			 what[f->kind], f->id,
-			 f->kind == MODEL_FAULT_DRIVE_SLOW ? "slow" : "failed");
-}
-
-int array_fault(struct array *a, const struct model_fault *f, bool on,
-		uint64_t *now_ns, struct model_fault_effect *eff, char *err,
-		size_t errlen)
-{
-	struct model_fault mf = *f;
-	int rc;
-
-	memset(eff, 0, sizeof(*eff));
-	*now_ns = stats_now_ns();
-	if (!a->model) {
-		snprintf(err, errlen,
-			 "array faults need a timed array profile (mount "
-			 "--profile NAME); this mount has the null model");
-		return -ENOTSUP;
-	}
-	mf.tier = fault_tier(a->profile, f->tier);
-	pthread_mutex_lock(&a->lock);
-	*now_ns = stats_now_ns();
-	if (*now_ns < a->fault_ns)
-		*now_ns = a->fault_ns;
-	a->fault_ns = *now_ns;
-	rc = model_fault(a->model, *now_ns, &mf, on, eff);
-	if (!rc && eff->down_changed && !eff->down)
-		release_held(a, *now_ns);
-	pthread_mutex_unlock(&a->lock);
-	if (rc)
-		fault_error(a, &mf, rc, err, errlen);
-	return rc;
-}
-
 int array_host_bound(struct array *a, struct completer_lateness *out)
 {
-	if (!a->completer)
-		return -ENOENT;
-	completer_lateness(a->completer, out);
-	return 0;
-}
-
-void array_with_engine(struct array *a,
-		       void (*fn)(void *ctx, const struct engine *e), void *ctx)
-{
-	if (!a->model) {
-		fn(ctx, NULL);
-		return;
-	}
-	pthread_mutex_lock(&a->lock);
-	fn(ctx, model_engine(a->model));
-	pthread_mutex_unlock(&a->lock);
-}
-
-void array_with_model(struct array *a,
-		      void (*fn)(void *ctx, const struct model *m,
-				 const struct cache *c),
-		      void *ctx)
-{
-	if (!a->model)
-		return;
-	pthread_mutex_lock(&a->lock);
-	fn(ctx, a->model, a->cache);
-	pthread_mutex_unlock(&a->lock);
-}
-
-bool array_fault_current(struct array *a, const struct model_fault *f,
-			 enum model_fault_mark mark, uint64_t key_ns)
-{
-	struct model_fault mf = *f;
-	bool cur;
-
-	if (!a->model)
-		return false;
-	mf.tier = fault_tier(a->profile, f->tier);
-	pthread_mutex_lock(&a->lock);
-	cur = model_fault_current(a->model, &mf, mark, key_ns);
-	pthread_mutex_unlock(&a->lock);
-	return cur;
-}
-
-size_t array_lost_filter(struct array *a, unsigned loss, uint64_t *pblk,
-			 size_t n)
-{
-	size_t kept = 0;
-
-	bool cache;
-
-	if (!a->model)
-		return 0;
-	pthread_mutex_lock(&a->lock);
-	/* The cache tier holds copies, except for dirty blocks: only those
-	 * can be lost with it, and not when a mirror holds them too. */
-	cache = model_loss_tier(a->model, loss) == PROFILE_TIER_CACHE;
-	if (cache && (!a->cache || a->profile->cache.mirrored))
-		n = 0;
-	for (size_t i = 0; i < n; i++)
-		if ((!cache ||
-		     cache_is_dirty(
-			 a->cache,
-			 (struct cache_key){.ino = 0, .block = pblk[i]})) &&
-		    model_block_lost(a->model, loss, pblk[i]))
-			pblk[kept++] = pblk[i];
-	pthread_mutex_unlock(&a->lock);
-	return kept;
-}
-
-bool array_block_repairable(struct array *a, uint64_t pblk)
-{
-	bool ok;
-
-	if (!a->model)
-		return false;
-	pthread_mutex_lock(&a->lock);
-	ok = model_block_repairable(a->model, stats_now_ns(), pblk);
-	pthread_mutex_unlock(&a->lock);
-	return ok;
+	return a->ops->host_bound(a, out);
 }
 
 int array_cache_fail(struct array *a, uint64_t **pblk, size_t *n,
@@ -572,4 +191,51 @@ int array_cache_fail(struct array *a, uint64_t **pblk, size_t *n,
 			(*pblk)[(*n)++] = keys[i].block;
 	free(keys);
 	return 0;
+}
+
+/* ---- the calls that differ: through a->ops ------------------------------ */
+
+void array_submit(struct array *a, struct array_io *io)
+{
+	a->ops->submit(a, io);
+}
+
+int array_fault(struct array *a, const struct model_fault *f, bool on,
+		uint64_t *now_ns, struct model_fault_effect *eff, char *err,
+		size_t errlen)
+{
+	memset(eff, 0, sizeof(*eff));
+	*now_ns = clock_mono_ns();
+	return a->ops->fault(a, f, on, now_ns, eff, err, errlen);
+}
+
+bool array_fault_current(struct array *a, const struct model_fault *f,
+			 enum model_fault_mark mark, uint64_t key_ns)
+{
+	return a->ops->fault_current(a, f, mark, key_ns);
+}
+
+size_t array_lost_filter(struct array *a, unsigned loss, uint64_t *pblk,
+			 size_t n)
+{
+	return a->ops->lost_filter(a, loss, pblk, n);
+}
+
+bool array_block_repairable(struct array *a, uint64_t pblk)
+{
+	return a->ops->block_repairable(a, pblk);
+}
+
+void array_with_engine(struct array *a,
+		       void (*fn)(void *ctx, const struct engine *e), void *ctx)
+{
+	a->ops->with_engine(a, fn, ctx);
+}
+
+void array_with_model(struct array *a,
+		      void (*fn)(void *ctx, const struct model *m,
+				 const struct cache *c),
+		      void *ctx)
+{
+	a->ops->with_model(a, fn, ctx);
 }

@@ -23,26 +23,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "tiers/array_io.h"
+#include "tiers/array_stats.h" /* array_stats_print, for fs/daemon.c */
 #include "tiers/model.h"
-
-enum array_io_kind { ARRAY_IO_READ, ARRAY_IO_WRITE, ARRAY_IO_FLUSH };
-
-struct array_io {
-	enum array_io_kind kind;
-	uint64_t ino;
-	uint64_t offset;	 /* bytes */
-	uint64_t length;	 /* bytes */
-	uint32_t blocks_stored;	 /* unique blocks written to the back end */
-	uint32_t blocks_deduped; /* blocks that took a reference instead */
-	int result;		 /* 0 or -errno, from the data path */
-	/* When array_wants_blocks(): the physical block of each logical
-	 * block of the request (0: a hole), so that a deduplicated block
-	 * is resident in the flash tier once; NULL: by logical block. */
-	const uint64_t *pblks;
-	uint64_t submit_ns; /* stats_now_ns() when the request arrived */
-	/* Called exactly once when the request completes. */
-	void (*complete)(struct array_io *io);
-};
 
 struct array;
 
@@ -85,17 +68,12 @@ void array_with_model(struct array *a,
 		      void (*fn)(void *ctx, const struct model *m,
 				 const struct cache *c),
 		      void *ctx);
-/* Print the model's figures per tier and per resource (links,
- * controllers, drives), the flash cache and host-bound counts, as text or
- * one JSON object; rates are averages over @elapsed_ns. */
-void array_stats_print(struct array *a, FILE *out, bool json,
-		       uint64_t elapsed_ns);
 /* Hand @io to the model; io->complete runs at its emulated completion.
  * While the array is shut down (model_down) it completes at once with
  * -EIO, or waits until the array is back (profile `shutdown = block`). */
 void array_submit(struct array *a, struct array_io *io);
 /* Set (@on) or clear an array fault now; *now_ns is when (the host's
- * monotonic clock, as stats_now_ns) and @eff what the model did. 0, or
+ * monotonic clock, as clock_mono_ns) and @eff what the model did. 0, or
  * -ENOTSUP (the null model, or a tier or failure it cannot model),
  * -EINVAL (no such controller, path or drive), -EALREADY: with one line
  * in @err. @f->tier FAULT_TIER_AUTO-like values >= PROFILE_TIER_COUNT

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/clock.h"
 #include "tiers/engine.h"
 
 const char *array_tier_name(unsigned tier)
@@ -91,7 +92,7 @@ static void fill(void *ctx, const struct model *m, const struct cache *c)
 	const struct profile *p = model_profile(m);
 	const struct engine *e = model_engine(m);
 
-	s->now_ns = stats_now_ns();
+	s->now_ns = clock_mono_ns();
 	s->down = model_down(m);
 	if (c) {
 		s->has_cache = true;

@@ -9,6 +9,8 @@
  * depth is Little's law, (time queued + time in service) / elapsed.
  * Latency is arrival to completion at that resource, queueing included.
  */
+#include "tiers/array_stats.h"
+
 #include <ctype.h>
 #include <string.h>
 

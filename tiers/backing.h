@@ -1,14 +1,17 @@
 /* The backing store: where the bytes of every unique 4 KiB block live.
  *
  * Physical block n (pblk, n >= 1) sits in STORE/data/chunk-NNNNNN at offset
- * (n % BACKING_CHUNK_BLOCKS) * 4096, chunk file n / BACKING_CHUNK_BLOCKS.
+ * (n % BACKING_CHUNK_BLOCKS) * BLOCK_SIZE, chunk file n / BACKING_CHUNK_BLOCKS.
  * Chunk files are created on first use and grow sparse; a block never
  * written reads as zeros. I/O goes through io_uring, one ring per calling
  * thread, with physically adjacent blocks of one call coalesced into one
  * readv/writev.
  *
- * All I/O reaches the store through struct backing_ops, the one seam that
- * tests and faults/ substitute (a faulty device wraps the real one).
+ * All I/O reaches the store through struct backing_ops: the data path
+ * and fsck call only dev.ops. tests/tiers/t_backing.c substitutes it (an
+ * in-memory store, and a wrapper failing the Nth call, over either), and
+ * test_backing_ops checks both against the same contract; faults/ does
+ * not wrap it (its kinds act above, in the data path).
  */
 #ifndef ARRAYSIM_TIERS_BACKING_H
 #define ARRAYSIM_TIERS_BACKING_H
@@ -16,13 +19,14 @@
 #include <stdint.h>
 #include <stddef.h>
 
-#define BACKING_BLOCK_SIZE 4096u
+#include "common/block.h"
+
 #define BACKING_CHUNK_BLOCKS (256u * 1024u) /* 1 GiB chunk files */
 
 /* One 4 KiB block transfer. */
 struct backing_io {
 	uint64_t pblk; /* physical block number, >= 1 */
-	void *buf;     /* BACKING_BLOCK_SIZE bytes */
+	void *buf;     /* BLOCK_SIZE bytes */
 };
 
 struct backing_ops {

@@ -31,6 +31,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/prng.h"
+
 #define NIL UINT32_MAX
 
 enum { PROBATION, PROTECTED, SEGMENTS };
@@ -59,7 +61,7 @@ struct cache {
 
 static uint32_t key_hash(struct cache_key k, uint32_t size)
 {
-	uint64_t h = k.ino * 0x9e3779b97f4a7c15ull ^ k.block;
+	uint64_t h = k.ino * PRNG_GOLDEN ^ k.block;
 
 	h ^= h >> 31;
 	h *= 0xbf58476d1ce4e5b9ull;

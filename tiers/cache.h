@@ -3,8 +3,9 @@
  *
  * The bytes live once in the store whatever the model says; this only
  * decides hit or miss and what the destager owes the backing tier. A
- * block is named by (inode, block number). Not thread-safe: tiers/array.c
- * calls it under the model's lock.
+ * block is named by its physical block (ino 0) or by (inode, block
+ * number). Not thread-safe: the timed array (array_timed.c,
+ * cache_residency.c, cache_destager.c) calls it under the array's lock.
  */
 #ifndef ARRAYSIM_TIERS_CACHE_H
 #define ARRAYSIM_TIERS_CACHE_H
@@ -17,7 +18,7 @@ struct cache;
 
 struct cache_key {
 	uint64_t ino;
-	uint64_t block; /* offset / 4096 */
+	uint64_t block; /* pblk (ino 0), else offset / BLOCK_SIZE */
 };
 
 struct cache_stats {

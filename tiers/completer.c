@@ -35,8 +35,8 @@
 #include <unistd.h>
 
 #include "common/log.h"
-#include "common/stats.h"
-#include "tiers/array.h"
+#include "common/clock.h"
+#include "tiers/array_io.h"
 
 #define COMPLETER_BATCH 64 /* completions per unlock */
 
@@ -163,7 +163,7 @@ static void *completer_main(void *arg)
 	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
 	pthread_mutex_lock(&c->lock);
 	for (;;) {
-		uint64_t now_ns = stats_now_ns();
+		uint64_t now_ns = clock_mono_ns();
 		unsigned n = 0;
 
 		while (n < COMPLETER_BATCH && c->n &&

@@ -1,7 +1,7 @@
 /* The completer: a thread that calls io->complete(io) at a deadline.
  *
  * The timing engine decides when a request completes (tiers/engine.h); the
- * data path converts that to a CLOCK_MONOTONIC deadline (stats_now_ns()
+ * data path converts that to a CLOCK_MONOTONIC deadline (clock_mono_ns()
  * clock) and hands the request here. One thread sleeps on a timerfd armed
  * to the earliest deadline and completes requests as they fall due; a
  * FUSE worker never waits.

@@ -13,8 +13,9 @@
  *              one freed last) and holds it through service and
  *              transfer;
  *   service    per op kind: fixed, or sampled from percentile points
- *              (inverse CDF, one seeded splitmix64 stream per resource),
- *              or, for an HDD, overhead + seek(distance) + half a rotation;
+ *              (inverse CDF, one seeded prng_next stream per resource),
+ *              or from the conf's position_ns hook (an HDD, drive_hdd.c:
+ *              overhead + seek(distance) + half a rotation);
  *              plus the stage's own work_ns (a controller's CPU cost);
  *   ops/s cap  a gate spacing operation starts 1/cap apart (all slots);
  *   bandwidth  one wire per resource shared by all slots: transfers are
@@ -47,6 +48,7 @@
  */
 #include "tiers/engine.h"
 
+#include "common/clock.h"
 #include "common/stats.h"
 
 #include <assert.h>
@@ -54,8 +56,6 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define NS_PER_S 1000000000ull
 
 /* Busy intervals of a serial resource (a slot, a wire, the ops/s gate),
  * sorted and disjoint. A stage books the first gap that fits at or
@@ -81,7 +81,7 @@ struct resource {
 	struct calendar wire;  /* transfers booked on the wire */
 	struct calendar gate;  /* operation starts, 1/cap apart */
 	uint64_t head_bytes;   /* HDD: where the previous operation ended */
-	struct engine_rng rng; /* this resource's service-time stream */
+	uint64_t rng;	       /* this resource's service-time stream */
 	double slow;	       /* service-time multiplier (fail-slow) */
 	struct engine_resource_stats stats;
 	struct latency_hist latency; /* arrival to end, per operation */
@@ -92,30 +92,6 @@ struct engine {
 	struct resource *res;
 	unsigned n_res;
 };
-
-/* ---- PRNG -----------------------------------------------------------------
- */
-
-void engine_rng_seed(struct engine_rng *r, uint64_t seed)
-{
-	r->state = seed;
-}
-
-/* splitmix64 (Steele, Lea, Flood 2014): a 64-bit counter through a
- * bijective mixer; every seed gives a full-period, well-mixed stream. */
-uint64_t engine_rng_next(struct engine_rng *r)
-{
-	uint64_t z = (r->state += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
-double engine_rng_unit(struct engine_rng *r)
-{
-	return (double)(engine_rng_next(r) >> 11) * 0x1.0p-53;
-}
 
 /* ---- distributions ---------------------------------------------------- */
 
@@ -135,7 +111,7 @@ int engine_dist_check(const struct engine_dist *d)
 	return 0;
 }
 
-uint64_t engine_dist_sample(const struct engine_dist *d, struct engine_rng *r)
+uint64_t engine_dist_sample(const struct engine_dist *d, uint64_t *r)
 {
 	const struct engine_dist_point *pt = d->points;
 	double pct;
@@ -143,7 +119,7 @@ uint64_t engine_dist_sample(const struct engine_dist *d, struct engine_rng *r)
 
 	if (d->n_points == 0)
 		return d->fixed_ns;
-	pct = engine_rng_unit(r) * 100.0;
+	pct = prng_unit(r) * 100.0;
 	for (i = 0; i < d->n_points && pt[i].pct < pct; i++)
 		;
 	if (i == 0)
@@ -191,8 +167,8 @@ static int conf_check(const struct engine_resource_conf *c)
 	for (int op = 0; op < ENGINE_OP_COUNT; op++)
 		if (engine_dist_check(&c->service[op]) < 0)
 			return -EINVAL;
-	if (c->hdd.rpm != 0 && (c->hdd.span_bytes == 0 ||
-				c->hdd.full_seek_ns < c->hdd.track_seek_ns))
+	if (c->position_ns && (c->hdd.rpm == 0 || c->hdd.span_bytes == 0 ||
+			       c->hdd.full_seek_ns < c->hdd.track_seek_ns))
 		return -EINVAL;
 	return 0;
 }
@@ -229,7 +205,7 @@ int engine_add_resource(struct engine *e,
 			const struct engine_resource_conf *conf)
 {
 	struct resource *grown, *r;
-	struct engine_rng mix;
+	uint64_t mix;
 	int rc;
 
 	rc = conf_check(conf);
@@ -249,9 +225,8 @@ int engine_add_resource(struct engine *e,
 	r->slow = 1.0;
 	/* A stream per resource, derived from (seed, id): one drive's
 	 * latencies do not shift when another resource draws more samples. */
-	engine_rng_seed(&mix,
-			e->seed ^ (0x6a09e667f3bcc909ull * (e->n_res + 1)));
-	engine_rng_seed(&r->rng, engine_rng_next(&mix));
+	mix = e->seed ^ (0x6a09e667f3bcc909ull * (e->n_res + 1));
+	r->rng = prng_next(&mix);
 	return (int)e->n_res++;
 
 out_free_res:
@@ -259,52 +234,6 @@ out_free_res:
 	free(r->slot);
 	free(r->cal_mem);
 	return -ENOMEM;
-}
-
-/* floor(sqrt(x)), bit by bit: integers keep the seek model exact and
- * free of libm. */
-static uint64_t isqrt128(unsigned __int128 x)
-{
-	unsigned __int128 root = 0, bit = (unsigned __int128)1 << 126;
-
-	while (bit > x)
-		bit >>= 2;
-	while (bit) {
-		if (x >= root + bit) {
-			x -= root + bit;
-			root = (root >> 1) + bit;
-		} else {
-			root >>= 1;
-		}
-		bit >>= 2;
-	}
-	return (uint64_t)root;
-}
-
-/* HDD service time; see struct engine_hdd. Moves the head. */
-static uint64_t hdd_service_ns(struct resource *r, const struct engine_stage *s)
-{
-	const struct engine_hdd *h = &r->conf.hdd;
-	uint64_t d, frac, ns = h->overhead_ns;
-
-	d = s->offset_bytes > r->head_bytes ? s->offset_bytes - r->head_bytes
-					    : r->head_bytes - s->offset_bytes;
-	r->head_bytes = s->offset_bytes + s->bytes;
-	if (d == 0)
-		return ns;
-	if (d > h->span_bytes)
-		d = h->span_bytes;
-	/* sqrt(d / span) in 32.32 fixed point: 0 .. 1 << 32. */
-	frac = isqrt128(((unsigned __int128)d << 64) / h->span_bytes);
-	ns += h->track_seek_ns +
-	      (uint64_t)(((unsigned __int128)(h->full_seek_ns -
-					      h->track_seek_ns) *
-			      frac +
-			  (1ull << 31)) >>
-			 32);
-	/* Average rotational latency: half a revolution, 60e9/rpm/2 ns. */
-	ns += (30 * NS_PER_S + h->rpm / 2) / h->rpm;
-	return ns;
 }
 
 /* Make room: the two earliest intervals become one (struct calendar). */
@@ -420,14 +349,14 @@ static uint64_t stage_run(struct resource *r, const struct engine_stage *s,
 
 	/* The whole hold is known before a slot is picked, so the pick
 	 * can tell which gaps hold it. */
-	service_ns = c->hdd.rpm
-			 ? hdd_service_ns(r, s)
+	service_ns = c->position_ns
+			 ? c->position_ns(&c->hdd, &r->head_bytes, s)
 			 : engine_dist_sample(&c->service[s->op], &r->rng);
 	if (r->slow != 1.0) /* sampled all the same: the stream stays */
 		service_ns = (uint64_t)((double)service_ns * r->slow + 0.5);
 	service_ns += s->work_ns;
 	if (bw && s->bytes)
-		xfer_ns = (uint64_t)(((unsigned __int128)s->bytes * NS_PER_S +
+		xfer_ns = (uint64_t)(((unsigned __int128)s->bytes * NS_PER_SEC +
 				      bw - 1) /
 				     bw);
 	slot = slot_pick(r, arrive_ns, service_ns + xfer_ns, &slot_ns, &index);
@@ -435,7 +364,7 @@ static uint64_t stage_run(struct resource *r, const struct engine_stage *s,
 	cap = c->max_ops_per_s[s->op];
 	if (cap) /* starts 1/cap apart: each books 1/cap of the gate */
 		start_ns =
-		    cal_book(&r->gate, start_ns, (NS_PER_S + cap / 2) / cap);
+		    cal_book(&r->gate, start_ns, (NS_PER_SEC + cap / 2) / cap);
 	end_ns = start_ns + service_ns;
 	if (xfer_ns)
 		end_ns = cal_book(&r->wire, end_ns, xfer_ns) + xfer_ns;

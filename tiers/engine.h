@@ -12,22 +12,12 @@
 
 #include <stdint.h>
 
+#include "common/prng.h"
+
 struct latency_hist;
+struct engine_stage;
 
 enum engine_op { ENGINE_OP_READ, ENGINE_OP_WRITE, ENGINE_OP_COUNT };
-
-/* ---- PRNG: splitmix64, explicit state ---------------------------------- */
-
-struct engine_rng {
-	uint64_t state;
-};
-
-/* Start the stream of @seed; the same seed gives the same stream. */
-void engine_rng_seed(struct engine_rng *r, uint64_t seed);
-/* The next 64 random bits. */
-uint64_t engine_rng_next(struct engine_rng *r);
-/* A uniform double in [0, 1), 53 bits. */
-double engine_rng_unit(struct engine_rng *r);
 
 /* ---- service-time distributions --------------------------------------- */
 
@@ -50,11 +40,12 @@ struct engine_dist {
 /* 0, or -EINVAL if @d's points are out of order or out of range. */
 int engine_dist_check(const struct engine_dist *d);
 /* One sample of @d, in ns, drawing from @r. */
-uint64_t engine_dist_sample(const struct engine_dist *d, struct engine_rng *r);
+uint64_t engine_dist_sample(const struct engine_dist *d, uint64_t *r);
 
 /* ---- resources ---------------------------------------------------------- */
 
-/* HDD positioning, replacing the service distribution when rpm != 0:
+/* HDD positioning (tiers/drive_hdd.c), replacing the service
+ * distribution when a resource has a position_ns hook:
  *   service = overhead_ns                                   distance 0
  *   service = overhead_ns + seek(d) + 30e9 / rpm            distance d > 0
  *   seek(d) = track_seek_ns
@@ -64,7 +55,7 @@ uint64_t engine_dist_sample(const struct engine_dist *d, struct engine_rng *r);
  * under the head). sqrt is taken in 32.32 fixed point, the product
  * rounded to ns: integer arithmetic, exact for d = span / 4^k. */
 struct engine_hdd {
-	uint32_t rpm;		/* 0: no HDD model */
+	uint32_t rpm;		/* revolutions per minute, >= 1 */
 	uint64_t overhead_ns;	/* command processing, every operation */
 	uint64_t track_seek_ns; /* seek to the nearest other position */
 	uint64_t full_seek_ns;	/* seek across span_bytes */
@@ -79,6 +70,12 @@ struct engine_resource_conf {
 	uint64_t bandwidth_bytes_per_s[ENGINE_OP_COUNT];
 	/* Operation starts per second, all slots together; 0 = unlimited. */
 	uint64_t max_ops_per_s[ENGINE_OP_COUNT];
+	/* A positioning model in place of service[] (a drive kind's, see
+	 * tiers/drive.h), or NULL: the service time of @s with the head
+	 * at *@head_bytes, moving the head. Its parameters are @hdd. */
+	uint64_t (*position_ns)(const struct engine_hdd *hdd,
+				uint64_t *head_bytes,
+				const struct engine_stage *s);
 	struct engine_hdd hdd;
 };
 

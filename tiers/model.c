@@ -48,34 +48,23 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "common/block.h"
+#include "tiers/drive.h"
+#include "tiers/model_faults_i.h"
 #include "tiers/model_i.h"
+#include "tiers/profile_calc.h"
 #include "tiers/raid.h"
 
-#define BLOCK 4096u
-
 /* ---- scaling ------------------------------------------------------------ */
-
-uint64_t model_scale_ns(const struct model *m, uint64_t ns)
-{
-	return (uint64_t)((double)ns / m->scale + 0.5);
-}
-
-uint64_t model_scale_rate(const struct model *m, uint64_t per_s)
-{
-	return (uint64_t)((double)per_s * m->scale + 0.5);
-}
-
-#define scale_ns model_scale_ns
-#define scale_rate model_scale_rate
 
 static struct engine_dist scale_dist(const struct model *m,
 				     const struct engine_dist *d)
 {
 	struct engine_dist out = *d;
 
-	out.fixed_ns = scale_ns(m, d->fixed_ns);
+	out.fixed_ns = model_scale_ns(m, d->fixed_ns);
 	for (unsigned i = 0; i < d->n_points; i++)
-		out.points[i].ns = scale_ns(m, d->points[i].ns);
+		out.points[i].ns = model_scale_ns(m, d->points[i].ns);
 	return out;
 }
 
@@ -90,7 +79,7 @@ static int add_links(struct model *m)
 	c.name = name;
 	for (unsigned i = 0; i < fe->links; i++) {
 		for (int op = 0; op < ENGINE_OP_COUNT; op++) {
-			uint64_t bw = scale_rate(
+			uint64_t bw = model_scale_rate(
 			    m, (uint64_t)profile_link_bytes_per_s(fe, op));
 			int *ids =
 			    op == ENGINE_OP_READ ? m->link_out : m->link_in;
@@ -131,24 +120,10 @@ static struct engine_resource_conf drive_conf(const struct model *m,
 	for (int op = 0; op < ENGINE_OP_COUNT; op++) {
 		c.service[op] = scale_dist(m, &t->latency[op]);
 		c.bandwidth_bytes_per_s[op] =
-		    scale_rate(m, t->bandwidth_bytes_per_s[op]);
-		c.max_ops_per_s[op] = scale_rate(m, t->iops[op]);
+		    model_scale_rate(m, t->bandwidth_bytes_per_s[op]);
+		c.max_ops_per_s[op] = model_scale_rate(m, t->iops[op]);
 	}
-	if (t->kind == PROFILE_KIND_HDD) {
-		/* An HDD's latency keys are its command overhead; seek and
-		 * rotation come from the head position (engine.h). */
-		const struct engine_dist *d = &t->latency[ENGINE_OP_READ];
-
-		c.hdd.rpm = (uint32_t)scale_rate(m, t->rpm);
-		c.hdd.overhead_ns =
-		    scale_ns(m, d->n_points ? d->points[d->n_points - 1].ns
-					    : d->fixed_ns);
-		c.hdd.track_seek_ns = scale_ns(m, t->track_seek_ns);
-		c.hdd.full_seek_ns = scale_ns(m, t->full_seek_ns);
-		c.hdd.span_bytes = t->capacity_bytes;
-		if (!c.hdd.rpm)
-			c.hdd.rpm = 1;
-	}
+	drive_ops_of(t->kind)->engine_conf(t, m->scale, &c);
 	return c;
 }
 
@@ -208,17 +183,18 @@ int model_new(const struct profile *p, double scale, uint64_t seed,
 	if (!rc)
 		rc = add_drives(m);
 	if (!rc)
-		rc = faults_init(m);
+		rc = model_fault_init(m);
 	if (rc) {
 		model_free(m);
 		return rc;
 	}
-	m->request_ns = scale_ns(m, p->fe.request_ns);
-	m->fe_op_ns = scale_ns(m, p->ctl.frontend_op_ns);
-	m->be_op_ns = scale_ns(m, p->ctl.backend_op_ns);
-	m->mirror_ns = scale_ns(m, p->ctl.mirror_ns);
-	m->backlog_ns = scale_ns(m, p->ctl.write_backlog_ns);
-	m->dedupe_ns = p->dedupe.enabled ? scale_ns(m, p->dedupe.cpu_ns) : 0;
+	m->request_ns = model_scale_ns(m, p->fe.request_ns);
+	m->fe_op_ns = model_scale_ns(m, p->ctl.frontend_op_ns);
+	m->be_op_ns = model_scale_ns(m, p->ctl.backend_op_ns);
+	m->mirror_ns = model_scale_ns(m, p->ctl.mirror_ns);
+	m->backlog_ns = model_scale_ns(m, p->ctl.write_backlog_ns);
+	m->dedupe_ns =
+	    p->dedupe.enabled ? model_scale_ns(m, p->dedupe.cpu_ns) : 0;
 	*out = m;
 	return 0;
 }
@@ -227,7 +203,7 @@ void model_free(struct model *m)
 {
 	if (!m)
 		return;
-	faults_fini(m);
+	model_fault_fini(m);
 	engine_free(m->e);
 	free(m->plan[0]);
 	free(m->plan[1]);
@@ -274,8 +250,8 @@ static uint64_t run_plan(struct model *m, const struct work *w, unsigned i,
 
 			if (o->phase != phase)
 				continue;
-			t = faults_drive_op(m, (unsigned)w->tier[i], o, from,
-					    counts);
+			t = model_fault_drive_op(m, (unsigned)w->tier[i], o,
+						 from, counts);
 			end = t > end ? t : end;
 		}
 	}
@@ -301,7 +277,7 @@ static void plan_io(struct model *m, const struct model_io *io, struct work *w)
 	const struct profile *p = m->p;
 	bool hybrid = p->tier[PROFILE_TIER_CACHE].present;
 	enum profile_policy pol = p->cache.policy;
-	uint64_t blocks = (io->length + BLOCK - 1) / BLOCK;
+	uint64_t blocks = (io->length + BLOCK_SIZE - 1) / BLOCK_SIZE;
 
 	w->n = w->ops = 0;
 	if (io->op == ENGINE_OP_WRITE && p->dedupe.enabled &&
@@ -336,19 +312,20 @@ static uint64_t run_controller(struct model *m, const struct model_io *io,
 			       unsigned ops, uint64_t start, uint64_t whole)
 {
 	const struct profile_controllers *c = &m->p->ctl;
-	unsigned i = faults_pick_ctl(m, &start), partner;
+	unsigned i = model_fault_pick_ctl(m, &start), partner;
 	struct engine_stage st = {.res = m->ctl[i], .op = io->op};
 	uint64_t t, back = ops * m->be_op_ns;
 
 	if (io->op == ENGINE_OP_WRITE)
-		back += (io->length + BLOCK - 1) / BLOCK * m->dedupe_ns;
+		back +=
+		    (io->length + BLOCK_SIZE - 1) / BLOCK_SIZE * m->dedupe_ns;
 	st.work_ns = m->fe_op_ns + (whole ? 0 : back);
 	t = engine_submit(m->e, start, &st, 1);
 	if (whole) {
 		st.work_ns = back;
 		t = engine_submit(m->e, whole > t ? whole : t, &st, 1);
 	}
-	partner = faults_partner(m, i);
+	partner = model_fault_partner(m, i);
 	if (io->op == ENGINE_OP_WRITE &&
 	    c->write_cache == PROFILE_WCACHE_MIRRORED && partner != i) {
 		/* The partner copies the data as it arrives, alongside the
@@ -391,8 +368,8 @@ uint64_t model_submit(struct model *m, uint64_t now_ns,
 	if (io->length == 0 || io->length > RAID_IO_MAX)
 		return now_ns;
 	/* A stall (failover, path loss) holds the request at the door. */
-	now_ns = faults_arrive(m, now_ns);
-	link = faults_pick_link(m);
+	now_ns = model_fault_arrive(m, now_ns);
+	link = model_fault_pick_link(m);
 	plan_io(m, io, &w);
 	t = now_ns + m->request_ns;
 	/* A write's data arrives before the controller works on it; a
@@ -432,7 +409,7 @@ uint64_t model_destage(struct model *m, uint64_t now_ns, uint64_t offset,
 	if (!m->p->tier[PROFILE_TIER_CACHE].present || length == 0 ||
 	    length > RAID_IO_MAX)
 		return now_ns;
-	now_ns = faults_arrive(m, now_ns);
+	now_ns = model_fault_arrive(m, now_ns);
 	work_add(m, &w, PROFILE_TIER_CACHE, ENGINE_OP_READ, offset, length);
 	t = run_work(m, &w, now_ns, m->counts.background_ops);
 	w.n = w.ops = 0;

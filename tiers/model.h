@@ -6,7 +6,7 @@
  * per direction), each controller, each drive of each tier.
  * model_submit() returns when one I/O completes, in emulated ns; see
  * model.c for the path a read and a write take. Not thread-safe: the
- * caller serialises submissions (tiers/array.c holds a lock).
+ * caller serialises submissions (tiers/array_timed.c holds a lock).
  */
 #ifndef ARRAYSIM_TIERS_MODEL_H
 #define ARRAYSIM_TIERS_MODEL_H
@@ -94,7 +94,7 @@ struct model_fault_effect {
  * factor; -ENOTSUP: the profile lacks that tier; -EALREADY: already so.
  * @eff says what it did. A drive failure beyond the tolerance is taken:
  * eff->loss names the loss (on the cache tier only dirty blocks can be
- * lost: tiers/array.c filters). */
+ * lost: tiers/array_timed.c filters). */
 int model_fault(struct model *m, uint64_t now_ns, const struct model_fault *f,
 		bool on, struct model_fault_effect *eff);
 /* What a scheduled transition of fault @f was: its stall's end, a

@@ -10,7 +10,7 @@
  *                      queueing under load). Too many failed (single: its
  *                      one; active-standby: all; active-active: a
  *                      majority, as Infinidat's 3 with 2 down): the array
- *                      shuts down (model_down; tiers/array.c fails or
+ *                      shuts down (model_down; tiers/array_timed.c fails or
  *                      holds the I/O per `shutdown`). Restored: it serves
  *                      again recovery_time later.
  *   path lost          requests arriving in the next multipath_timeout
@@ -41,7 +41,7 @@
  *                      (model_block_lost); nothing brings it back. raid0
  *                      has nothing to rebuild from: a pull loses its
  *                      drive's units and starts no rebuild. On the cache
- *                      tier only dirty blocks can be lost (array.c).
+ *                      tier only dirty blocks can be lost (array_timed.c).
  *   drive slow         its service times are multiplied by the factor.
  *
  * Requests already booked when a fault begins keep their times: a stall
@@ -51,7 +51,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tiers/model_faults_i.h"
 #include "tiers/model_i.h"
+#include "tiers/profile_calc.h"
 
 #define REBUILD_CHUNK (1ull << 20)
 /* Catching up after idle time, rebuild chunks older than this are taken
@@ -59,7 +61,7 @@
 #define REBUILD_BURST_NS 100000000ull
 #define NEVER UINT64_MAX
 
-int faults_init(struct model *m)
+int model_fault_init(struct model *m)
 {
 	struct model_faults *f = &m->f;
 	const struct profile *p = m->p;
@@ -91,7 +93,7 @@ int faults_init(struct model *m)
 	return 0;
 }
 
-void faults_fini(struct model *m)
+void model_fault_fini(struct model *m)
 {
 	for (unsigned t = 0; t < PROFILE_TIER_COUNT; t++)
 		free(m->f.drive[t]);
@@ -145,7 +147,7 @@ static bool ctl_serves(const struct model *m, unsigned i, uint64_t t)
 	return !m->f.ctl_down[i] && m->f.ctl_serves_ns[i] <= t;
 }
 
-unsigned faults_pick_ctl(struct model *m, uint64_t *t)
+unsigned model_fault_pick_ctl(struct model *m, uint64_t *t)
 {
 	const struct profile_controllers *c = &m->p->ctl;
 	bool aa = c->ha == PROFILE_HA_ACTIVE_ACTIVE;
@@ -175,7 +177,7 @@ unsigned faults_pick_ctl(struct model *m, uint64_t *t)
 	return best;
 }
 
-unsigned faults_partner(const struct model *m, unsigned i)
+unsigned model_fault_partner(const struct model *m, unsigned i)
 {
 	unsigned n = m->p->ctl.count;
 
@@ -185,7 +187,7 @@ unsigned faults_partner(const struct model *m, unsigned i)
 	return i;
 }
 
-unsigned faults_pick_link(struct model *m)
+unsigned model_fault_pick_link(struct model *m)
 {
 	unsigned n = m->p->fe.links, first = m->next_link++ % n;
 
@@ -276,9 +278,9 @@ static uint64_t reconstruct(struct model *m, unsigned tier,
 	return end;
 }
 
-uint64_t faults_drive_op(struct model *m, unsigned tier,
-			 const struct raid_op *o, uint64_t from,
-			 uint64_t *counts)
+uint64_t model_fault_drive_op(struct model *m, unsigned tier,
+			      const struct raid_op *o, uint64_t from,
+			      uint64_t *counts)
 {
 	if (!m->f.drives_out || !degraded(m, tier, o->drive, o->offset, from))
 		return submit_on(m, tier, o->drive, o, from, counts);
@@ -370,7 +372,7 @@ static void drives_run(struct model *m, uint64_t now)
 		}
 }
 
-uint64_t faults_arrive(struct model *m, uint64_t now_ns)
+uint64_t model_fault_arrive(struct model *m, uint64_t now_ns)
 {
 	if (m->f.drives_out)
 		drives_run(m, now_ns);
@@ -485,7 +487,7 @@ static bool may_lose(const struct model *m, unsigned tier, unsigned drive,
 
 /* Record the state of @tier's drives at @t as a loss event; its number
  * (from 1), or 0 without memory (nothing is then reported lost). */
-static unsigned loss_record(struct model *m, unsigned tier, uint64_t t)
+static unsigned loss_event_record(struct model *m, unsigned tier, uint64_t t)
 {
 	struct model_faults *f = &m->f;
 	unsigned n = m->p->tier[tier].drives;
@@ -606,7 +608,7 @@ static int fault_drive(struct model *m, uint64_t now, unsigned tier,
 		return -EALREADY;
 	drive_pull(m, tier, d, now, eff);
 	if (may_lose(m, tier, id, now))
-		eff->loss = loss_record(m, tier, now);
+		eff->loss = loss_event_record(m, tier, now);
 	return 0;
 }
 

@@ -1,5 +1,6 @@
-/* Private to tiers/model.c and tiers/model_faults.c: the model's state,
- * including the faults it runs under. */
+/* Private to tiers/model*.c: the model's state, including the faults it
+ * runs under, and its scaling. Types and inline helpers only: model.c
+ * calls into model_faults.c (model_faults_i.h), never the reverse. */
 #ifndef ARRAYSIM_TIERS_MODEL_I_H
 #define ARRAYSIM_TIERS_MODEL_I_H
 
@@ -9,6 +10,7 @@
 #include "tiers/model.h"
 #include "tiers/placement.h"
 #include "tiers/raid.h"
+#include "tiers/scale.h"
 
 #define MODEL_MAX_LINKS 64
 #define MODEL_MAX_CTLS 64
@@ -68,29 +70,16 @@ struct model {
 	struct model_faults f;
 };
 
-uint64_t model_scale_ns(const struct model *m, uint64_t ns);
-uint64_t model_scale_rate(const struct model *m, uint64_t per_s);
+/* A profile's duration, divided by --scale (tiers/scale.h). */
+static inline uint64_t model_scale_ns(const struct model *m, uint64_t ns)
+{
+	return scale_ns(m->scale, ns);
+}
 
-/* ---- hooks of tiers/model_faults.c into the request path ---------------- */
-
-/* Fault state for @m's profile. 0 or -ENOMEM. */
-int faults_init(struct model *m);
-void faults_fini(struct model *m);
-/* Bring the background (rebuilds) up to @now_ns; returns when a request
- * arriving at @now_ns may start (after a stall). */
-uint64_t faults_arrive(struct model *m, uint64_t now_ns);
-/* The controller that takes a request at @t (round robin over those
- * serving), and when it can start (a recovering one only later). */
-unsigned faults_pick_ctl(struct model *m, uint64_t *t);
-/* The partner of controller @i for mirroring, or @i when none is up. */
-unsigned faults_partner(const struct model *m, unsigned i);
-/* The next front-end link that is up. */
-unsigned faults_pick_link(struct model *m);
-/* Submit one planned operation @o of tier @tier at @from, as a
- * degraded array does (reconstructed from the others when the drive is
- * out); returns its end and counts the operations in @counts. */
-uint64_t faults_drive_op(struct model *m, unsigned tier,
-			 const struct raid_op *o, uint64_t from,
-			 uint64_t *counts);
+/* A profile's rate, times --scale. */
+static inline uint64_t model_scale_rate(const struct model *m, uint64_t per_s)
+{
+	return scale_rate(m->scale, per_s);
+}
 
 #endif

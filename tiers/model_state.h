@@ -5,7 +5,7 @@
  * Pure reads of the model: they move nothing (a rebuild's progress is
  * computed from its schedule, which is exact: rebuilds end after
  * used / rebuild_rate however loaded the drives are). Not thread-safe,
- * like the rest of the model: tiers/array.c calls them under its lock,
+ * like the rest of the model: tiers/array_timed.c calls them under its lock,
  * from the scrape and sampler threads, never from a FUSE worker.
  */
 #ifndef ARRAYSIM_TIERS_MODEL_STATE_H

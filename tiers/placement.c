@@ -9,10 +9,10 @@
  */
 #include "tiers/placement.h"
 
+#include "common/block.h"
 #include "tiers/engine.h"
 
-#define BLOCK 4096u
-#define SEED_MEMBERS 0x9e3779b97f4a7c15ull
+#define SEED_MEMBERS PRNG_GOLDEN
 #define SEED_POS 0xc2b2ae3d27d4eb4full
 
 void placement_init(struct placement *pl, const struct profile_tier *t,
@@ -23,7 +23,7 @@ void placement_init(struct placement *pl, const struct profile_tier *t,
 	pl->raid = t->raid;
 	pl->drives = t->drives;
 	pl->seed = seed;
-	pl->unit_blocks = t->stripe_unit_bytes / BLOCK;
+	pl->unit_blocks = t->stripe_unit_bytes / BLOCK_SIZE;
 	if (!pl->unit_blocks)
 		pl->unit_blocks = 1;
 	switch (t->raid) {
@@ -59,11 +59,11 @@ uint64_t placement_stripe(const struct placement *pl, uint64_t pblk)
 /* @w distinct drives of @n drawn from the stream of @seed. */
 static void draw(uint64_t seed, unsigned n, unsigned w, unsigned *out)
 {
-	struct engine_rng r;
+	uint64_t r;
 
-	engine_rng_seed(&r, seed);
+	r = seed;
 	for (unsigned k = 0; k < w;) {
-		unsigned d = (unsigned)(engine_rng_next(&r) % n);
+		unsigned d = (unsigned)(prng_next(&r) % n);
 		unsigned i = 0;
 
 		while (i < k && out[i] != d)
@@ -105,10 +105,10 @@ unsigned placement_drive(const struct placement *pl, uint64_t pblk)
 
 double placement_rebuild_pos(const struct placement *pl, uint64_t g)
 {
-	struct engine_rng r;
+	uint64_t r;
 
-	engine_rng_seed(&r, pl->seed ^ SEED_POS ^ (g * 0x94d049bb133111ebull));
-	return engine_rng_unit(&r);
+	r = pl->seed ^ SEED_POS ^ (g * 0x94d049bb133111ebull);
+	return prng_unit(&r);
 }
 
 bool placement_lost(const struct placement *pl, uint64_t pblk,

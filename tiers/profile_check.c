@@ -13,11 +13,15 @@
  *   hybrid           [controllers] [frontend] [tier cache] [tier backing]
  *                    [cache] [dedupe]
  */
-#include "tiers/profile_i.h"
-#include "tiers/raid.h"
+#include "tiers/profile_check_i.h"
 
 #include <errno.h>
 #include <string.h>
+
+#include "common/block.h"
+#include "tiers/drive.h"
+#include "tiers/profile_calc.h"
+#include "tiers/raid.h"
 
 /* The line to name for key @name of (@sec, @slot): its own, else its
  * section's (0 if neither was given). */
@@ -146,10 +150,11 @@ static int check_raid(struct pstate *st, unsigned slot)
 		FAIL(st, PSEC_TIER, slot, "stripe_width",
 		     "%u does not divide drives = %u into RAID sets",
 		     t->stripe_width, t->drives);
-	if (t->stripe_unit_bytes < 4096 || t->stripe_unit_bytes % 4096)
+	if (t->stripe_unit_bytes < BLOCK_SIZE ||
+	    t->stripe_unit_bytes % BLOCK_SIZE)
 		FAIL(st, PSEC_TIER, slot, "stripe_unit",
 		     "must be a multiple of 4K");
-	if (t->scatter_bytes % 4096)
+	if (t->scatter_bytes % BLOCK_SIZE)
 		FAIL(st, PSEC_TIER, slot, "scatter",
 		     "must be 0 or a multiple of 4K");
 	if (t->scatter_bytes && raid_scatter_max_ops(t) > RAID_PLAN_MAX)
@@ -162,32 +167,16 @@ static int check_raid(struct pstate *st, unsigned slot)
 
 /* A distribution's largest value: it must be more than zero, or the
  * drive would serve infinitely fast. */
-static uint64_t dist_max_ns(const struct engine_dist *d)
-{
-	return d->n_points ? d->points[d->n_points - 1].ns : d->fixed_ns;
-}
-
 static int check_drive(struct pstate *st, unsigned slot)
 {
 	const struct profile_tier *t = &st->p->tier[slot];
-	bool hdd = t->kind == PROFILE_KIND_HDD;
+	const char *key = NULL, *what;
 
 	if (t->capacity_bytes < 1024 * 1024)
 		FAIL(st, PSEC_TIER, slot, "capacity", "must be 1M or more");
-	if (!dist_max_ns(&t->latency[ENGINE_OP_READ]) && !hdd)
-		FAIL(st, PSEC_TIER, slot, "read_latency", "must be above 0");
-	if (!dist_max_ns(&t->latency[ENGINE_OP_WRITE]) && !hdd)
-		FAIL(st, PSEC_TIER, slot, "write_latency", "must be above 0");
-	if (hdd && !t->rpm)
-		FAIL(st, PSEC_TIER, slot, "rpm", "required for kind = hdd");
-	if (hdd && t->full_seek_ns < t->track_seek_ns)
-		FAIL(st, PSEC_TIER, slot, "full_seek",
-		     "shorter than track_seek");
-	if (!hdd && (t->rpm || t->track_seek_ns || t->full_seek_ns))
-		FAIL(st, PSEC_TIER, slot,
-		     t->rpm ? "rpm"
-			    : (t->track_seek_ns ? "track_seek" : "full_seek"),
-		     "only for kind = hdd");
+	what = drive_ops_of(t->kind)->check(t, &key);
+	if (what)
+		FAIL(st, PSEC_TIER, slot, key, "%s", what);
 	return 0;
 }
 
@@ -288,36 +277,4 @@ int profile_resolve(struct pstate *st)
 	if (st->p->tier[PROFILE_TIER_CACHE].present && check_cache(st))
 		return -EINVAL;
 	return 0;
-}
-
-unsigned profile_data_tier(const struct profile *p)
-{
-	return p->tier[PROFILE_TIER_FLASH].present ? PROFILE_TIER_FLASH
-						   : PROFILE_TIER_BACKING;
-}
-
-uint64_t profile_tier_usable_bytes(const struct profile_tier *t)
-{
-	uint64_t sets = t->stripe_width ? t->drives / t->stripe_width : 0;
-
-	switch (t->raid) {
-	case PROFILE_RAID0:
-		return t->capacity_bytes * t->drives;
-	case PROFILE_RAID1:
-		return t->capacity_bytes;
-	case PROFILE_RAID10:
-		return t->capacity_bytes * (t->drives / 2);
-	case PROFILE_RAID5:
-		return t->capacity_bytes * sets * (t->stripe_width - 1);
-	case PROFILE_RAID6:
-		return t->capacity_bytes * sets * (t->stripe_width - 2);
-	}
-	return 0;
-}
-
-double profile_link_bytes_per_s(const struct profile_frontend *fe,
-				enum engine_op op)
-{
-	return (double)fe->line_bytes_per_s *
-	       (1.0 - fe->overhead_pct[op] / 100.0);
 }

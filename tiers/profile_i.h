@@ -1,5 +1,6 @@
 /* Private to tiers/profile*.c: the key table that drives parsing,
- * defaults, checks and printing alike. */
+ * defaults, checks and printing alike (pkeys[]: profile_keys.c), the
+ * state of one parse. One key's value: profile_value_i.h. */
 #ifndef ARRAYSIM_TIERS_PROFILE_I_H
 #define ARRAYSIM_TIERS_PROFILE_I_H
 
@@ -45,6 +46,7 @@ struct pkey {
 
 #define PROFILE_SLOTS PROFILE_TIER_COUNT /* per key: one per tier */
 #define PROFILE_MAX_VALUE 256		 /* a value as printed */
+#define PROFILE_MAX_LINE 200		 /* INI_MAX_LINE of Debian's libinih */
 
 extern const struct pkey pkeys[];
 extern const unsigned n_pkeys;
@@ -62,23 +64,5 @@ struct pstate {
 	size_t errlen;
 	int err_line; /* 0: no error yet */
 };
-
-/* Record the first error, at @line (0: no line known). */
-void pstate_error(struct pstate *st, int line, enum psec sec, unsigned slot,
-		  const char *key, const char *fmt, ...)
-    __attribute__((format(printf, 6, 7)));
-/* Parse @val for key @k into field memory @field. 0 or -EINVAL after
- * pstate_error(). */
-int pkey_set(struct pstate *st, const struct pkey *k, unsigned slot,
-	     void *field, const char *val);
-/* Address of key @k's field for @slot. */
-void *pkey_field(struct profile *p, const struct pkey *k, unsigned slot);
-/* Index of key @key in section @sec, or -1. */
-int pkey_find(enum psec sec, const char *key);
-/* Defaults, then checks across keys. 0 or -EINVAL after pstate_error. */
-int profile_resolve(struct pstate *st);
-/* Format key @k's value from @field into @buf (the form it parses from). */
-void pkey_format(const struct pkey *k, const void *field, char *buf,
-		 size_t len);
 
 #endif

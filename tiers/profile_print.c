@@ -6,12 +6,13 @@
  * to the same struct. Derived figures (usable capacity, effective link
  * rate) follow as comments, in human units.
  */
-#include "tiers/profile_i.h"
+#include "tiers/profile_value_i.h"
 
 #include <inttypes.h>
 #include <string.h>
 
 #include "common/units.h"
+#include "tiers/profile_calc.h"
 
 /* @v in the largest unit of @units (ascending multiples) dividing it. */
 static void format_exact(uint64_t v, const uint64_t *mult,
@@ -82,7 +83,9 @@ static void format_dist(const struct engine_dist *d, char *buf, size_t len)
 	}
 }
 
-void pkey_format(const struct pkey *k, const void *field, char *buf, size_t len)
+/* Format key @k's value from @field into @buf (the form it parses from). */
+static void pkey_format(const struct pkey *k, const void *field, char *buf,
+			size_t len)
 {
 	switch (k->type) {
 	case PK_STRING:

@@ -33,6 +33,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "tiers/profile_calc.h"
 static void add_op(struct raid_plan *plan, unsigned drive, enum engine_op op,
 		   uint64_t offset, uint64_t bytes, unsigned phase)
 {
@@ -294,11 +295,10 @@ static void plan_scattered(const struct profile_tier *t, enum engine_op op,
 
 	for (uint64_t pos = off; pos < off + len;) {
 		struct piece p = piece_at(pos, off + len, piece);
-		struct engine_rng r;
+		uint64_t r;
 
-		engine_rng_seed(&r, p.unit);
-		plan_layout(t, op,
-			    engine_rng_next(&r) % places * piece + p.start,
+		r = p.unit;
+		plan_layout(t, op, prng_next(&r) % places * piece + p.start,
 			    p.bytes, plan);
 		pos += p.bytes;
 	}

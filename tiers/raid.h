@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "tiers/engine.h"
-#include "tiers/profile.h"
+#include "tiers/profile_types.h"
 
 #define RAID_PLAN_MAX 2048 /* ops: a 1 MiB I/O in 4K units on raid6 */
 #define RAID_IO_MAX (1u << 20)

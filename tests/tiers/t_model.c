@@ -50,17 +50,17 @@ static struct model_io t_next_io(struct t_workload *w, unsigned client)
 	struct model_io io = {.length = w->block};
 	uint64_t blocks = w->span_bytes / w->block;
 
-	io.op = engine_rng_unit(&w->rng) < w->read_frac ? ENGINE_OP_READ
-							: ENGINE_OP_WRITE;
-	if (engine_rng_unit(&w->rng) < w->random_frac || !blocks) {
+	io.op = prng_unit(&w->rng) < w->read_frac ? ENGINE_OP_READ
+						  : ENGINE_OP_WRITE;
+	if (prng_unit(&w->rng) < w->random_frac || !blocks) {
 		io.offset =
-		    engine_rng_next(&w->rng) % (blocks ? blocks : 1) * w->block;
+		    prng_next(&w->rng) % (blocks ? blocks : 1) * w->block;
 	} else {
 		/* Each client streams through its own region. */
 		io.offset = w->seq_next[stream] % w->span_bytes;
 	}
 	w->seq_next[stream] = io.offset + w->block;
-	io.cache_hit = engine_rng_unit(&w->rng) < w->hit_frac;
+	io.cache_hit = prng_unit(&w->rng) < w->hit_frac;
 	return io;
 }
 

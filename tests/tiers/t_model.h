@@ -28,7 +28,7 @@ struct t_workload {
 	 * with many outstanding, as CrystalDiskMark's Q32T1), rather than
 	 * each client its own region. */
 	bool one_stream;
-	struct engine_rng rng;
+	uint64_t rng;
 	uint64_t seq_next[T_MAX_CLIENTS]; /* sequential position */
 };
 

@@ -15,6 +15,7 @@
 
 #include <cmocka.h>
 
+#include "common/clock.h"
 #include "common/stats.h"
 #include "tiers/array.h"
 #include "tiers/cache.h"
@@ -74,7 +75,7 @@ static void t_complete_wake(struct array_io *io)
 	    (struct t_wait *)((char *)io - offsetof(struct t_wait, io));
 
 	pthread_mutex_lock(&w->lock);
-	w->done_ns = stats_now_ns();
+	w->done_ns = clock_mono_ns();
 	w->thread = pthread_self();
 	w->done = true;
 	pthread_cond_signal(&w->cond);
@@ -85,7 +86,7 @@ static void t_complete_wake(struct array_io *io)
 static uint64_t t_submit_wait(struct array *a, struct t_wait *w)
 {
 	w->done = false;
-	w->io.submit_ns = stats_now_ns();
+	w->io.submit_ns = clock_mono_ns();
 	w->io.complete = t_complete_wake;
 	array_submit(a, &w->io);
 	pthread_mutex_lock(&w->lock);
@@ -128,7 +129,7 @@ static void test_timed_completes_later(void **state)
 	assert_int_equal(array_new("micron-m600", 1000, 1, &a), 0);
 	w.io = (struct array_io){.kind = ARRAY_IO_READ, .length = 4096};
 	w.done = false;
-	w.io.submit_ns = stats_now_ns() - 1000000;
+	w.io.submit_ns = clock_mono_ns() - 1000000;
 	w.io.complete = t_complete_wake;
 	array_submit(a, &w.io);
 	pthread_mutex_lock(&w.lock);
@@ -287,7 +288,7 @@ static void test_faults_shutdown(void **state)
 	w.io.kind = ARRAY_IO_READ;
 	w.io.length = 4096;
 	w.done = false;
-	w.io.submit_ns = stats_now_ns();
+	w.io.submit_ns = clock_mono_ns();
 	w.io.complete = t_complete_wake;
 	array_submit(a, &w.io);
 	/* Held: nothing completes it until a controller returns, not even

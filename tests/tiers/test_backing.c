@@ -22,9 +22,10 @@
 
 #include <cmocka.h>
 
+#include "common/prng.h"
 #include "tiers/backing.h"
 
-#define BS BACKING_BLOCK_SIZE
+#define BS BLOCK_SIZE
 #define CB ((uint64_t)BACKING_CHUNK_BLOCKS)
 
 struct t_store {
@@ -38,7 +39,7 @@ struct t_store {
 /* Block contents: a function of (pblk, generation). */
 static void t_fill(void *buf, uint64_t pblk, unsigned gen)
 {
-	uint64_t x = pblk * 0x9e3779b97f4a7c15ull + gen + 1, *p = buf;
+	uint64_t x = pblk * PRNG_GOLDEN + gen + 1, *p = buf;
 
 	for (unsigned i = 0; i < BS / 8; i++) {
 		x ^= x << 13;

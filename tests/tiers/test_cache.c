@@ -87,13 +87,13 @@ static void test_dirty(void **state)
 static double t_hit_ratio(uint64_t cap, uint64_t working_set)
 {
 	struct cache *c = t_cache(cap);
-	struct engine_rng r;
+	uint64_t r;
 	struct cache_stats st;
 	struct cache_key v;
 
-	engine_rng_seed(&r, 11);
+	r = 11;
 	for (unsigned i = 0; i < 20 * working_set; i++) {
-		struct cache_key k = t_key(engine_rng_next(&r) % working_set);
+		struct cache_key k = t_key(prng_next(&r) % working_set);
 
 		if (!cache_lookup(c, k))
 			cache_insert(c, k, false, &v);
@@ -186,12 +186,12 @@ static void test_against_reference(void **state)
 	uint64_t ref[CAP];
 	unsigned n = 0;
 	struct cache *c = t_cache(CAP);
-	struct engine_rng r;
+	uint64_t r;
 	struct cache_key v;
 
-	engine_rng_seed(&r, 5);
+	r = 5;
 	for (unsigned op = 0; op < OPS; op++) {
-		uint64_t b = engine_rng_next(&r) % KEYS;
+		uint64_t b = prng_next(&r) % KEYS;
 		unsigned i;
 		bool hit;
 

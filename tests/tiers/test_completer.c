@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "common/stats.h"
+#include "common/clock.h"
 #include "tiers/array.h"
 #include "tiers/completer.h"
 #include "tiers/engine.h"
@@ -34,7 +34,7 @@ static void t_complete(struct array_io *io)
 {
 	struct t_io *t = (struct t_io *)io;
 
-	t->done_ns = stats_now_ns();
+	t->done_ns = clock_mono_ns();
 	atomic_fetch_add(&t->completions, 1);
 }
 
@@ -50,7 +50,7 @@ static void t_init(struct t_io *t, uint64_t deadline_ns)
 /* Wait (real time, at most @limit_ns) until @n of @ios have completed. */
 static void t_wait_all(struct t_io *ios, unsigned n, uint64_t limit_ns)
 {
-	uint64_t until_ns = stats_now_ns() + limit_ns;
+	uint64_t until_ns = clock_mono_ns() + limit_ns;
 
 	for (;;) {
 		unsigned done = 0;
@@ -59,7 +59,7 @@ static void t_wait_all(struct t_io *ios, unsigned n, uint64_t limit_ns)
 			done += atomic_load(&ios[i].completions) > 0;
 		if (done == n)
 			return;
-		if (stats_now_ns() > until_ns)
+		if (clock_mono_ns() > until_ns)
 			fail_msg("%u of %u completed in time", done, n);
 		usleep(1000);
 	}
@@ -87,15 +87,15 @@ static atomic_int t_submit_errors;
 static void *t_submit_main(void *arg)
 {
 	struct t_submitter *s = arg;
-	struct engine_rng r;
+	uint64_t r;
 
-	engine_rng_seed(&r, s->seed);
+	r = s->seed;
 	for (unsigned i = 0; i < T_PER_THREAD; i++) {
 		/* Deadlines 0..50 ms ahead, submitted over ~25 ms, so new
 		 * earliest deadlines keep arriving while the thread sleeps. */
-		uint64_t ahead_ns = engine_rng_next(&r) % (50 * MS);
+		uint64_t ahead_ns = prng_next(&r) % (50 * MS);
 
-		t_init(&s->ios[i], stats_now_ns() + ahead_ns);
+		t_init(&s->ios[i], clock_mono_ns() + ahead_ns);
 		/* cmocka asserts only in the test's thread: count here. */
 		if (completer_submit(s->c, s->ios[i].deadline_ns,
 				     &s->ios[i].io) != 0)
@@ -149,7 +149,7 @@ static void test_past_deadline_and_order(void **state)
 {
 	static struct t_io ios[3];
 	struct completer *c;
-	uint64_t now_ns = stats_now_ns();
+	uint64_t now_ns = clock_mono_ns();
 
 	assert_int_equal(completer_new(&c), 0);
 	/* Submitted late-first: the earlier deadline re-arms the timer. */
@@ -172,7 +172,7 @@ static void test_stop_drains(void **state)
 {
 	static struct t_io ios[100];
 	struct completer *c;
-	uint64_t start_ns = stats_now_ns(), took_ns;
+	uint64_t start_ns = clock_mono_ns(), took_ns;
 
 	assert_int_equal(completer_new(&c), 0);
 	for (unsigned i = 0; i < 100; i++) {
@@ -182,7 +182,7 @@ static void test_stop_drains(void **state)
 	}
 	assert_int_equal(completer_pending(c), 100);
 	completer_free(c);
-	took_ns = stats_now_ns() - start_ns;
+	took_ns = clock_mono_ns() - start_ns;
 	/* All completed once, at once, not 10 s later. */
 	for (unsigned i = 0; i < 100; i++)
 		assert_int_equal(atomic_load(&ios[i].completions), 1);

@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "common/stats.h"
+#include "tiers/drive_hdd.h"
 #include "tiers/engine.h"
 
 #define US 1000ull
@@ -361,12 +362,12 @@ static void test_percentiles(void **state)
 {
 	enum { N = 100000 };
 	uint64_t *v = malloc(N * sizeof(*v));
-	struct engine_rng r;
+	uint64_t r;
 
 	assert_non_null(v);
 	assert_int_equal(engine_dist_check(&t_dist), 0);
 	for (uint64_t seed = 1; seed <= 10; seed++) {
-		engine_rng_seed(&r, seed);
+		r = seed;
 		for (unsigned i = 0; i < N; i++) {
 			v[i] = engine_dist_sample(&t_dist, &r);
 			assert_true(v[i] >= 50 * US && v[i] <= 2 * MS);
@@ -388,12 +389,12 @@ static void test_dist_edges(void **state)
 	struct engine_dist d = {.n_points = 2,
 				.points = {{50.0, 100 * US}, {90.0, 200 * US}}};
 	struct engine_resource_conf c = t_fixed(0, 1);
-	struct engine_rng r;
+	uint64_t r;
 	unsigned low = 0, high = 0;
 	struct engine *e = t_engine(1);
 
 	/* Below the first point: its value; above the last: the last. */
-	engine_rng_seed(&r, 9);
+	r = 9;
 	for (unsigned i = 0; i < 10000; i++) {
 		uint64_t ns = engine_dist_sample(&d, &r);
 
@@ -418,6 +419,7 @@ static void test_dist_edges(void **state)
 	c.service[ENGINE_OP_WRITE] = d;
 	assert_int_equal(engine_add_resource(e, &c), -EINVAL);
 	c = t_fixed(1, 1);
+	c.position_ns = drive_hdd_position_ns;
 	c.hdd.rpm = 7200; /* no span */
 	assert_int_equal(engine_add_resource(e, &c), -EINVAL);
 	engine_free(e);
@@ -449,7 +451,7 @@ static void t_latencies(uint64_t seed, uint64_t *lat)
 static void test_seed(void **state)
 {
 	static uint64_t a[2000], b[2000], c[2000];
-	struct engine_rng r1, r2;
+	uint64_t r1, r2;
 
 	t_latencies(42, a);
 	t_latencies(42, b);
@@ -457,15 +459,15 @@ static void test_seed(void **state)
 	assert_memory_equal(a, b, sizeof(a));
 	assert_memory_not_equal(a, c, sizeof(a));
 
-	engine_rng_seed(&r1, 7);
-	engine_rng_seed(&r2, 7);
+	r1 = 7;
+	r2 = 7;
 	for (unsigned i = 0; i < 1000; i++)
-		assert_int_equal(engine_rng_next(&r1), engine_rng_next(&r2));
-	engine_rng_seed(&r2, 8);
-	assert_int_not_equal(engine_rng_next(&r1), engine_rng_next(&r2));
+		assert_int_equal(prng_next(&r1), prng_next(&r2));
+	r2 = 8;
+	assert_int_not_equal(prng_next(&r1), prng_next(&r2));
 	/* splitmix64's published first output for seed 0. */
-	engine_rng_seed(&r1, 0);
-	assert_int_equal(engine_rng_next(&r1), 0xe220a8397b1dcdafull);
+	r1 = 0;
+	assert_int_equal(prng_next(&r1), 0xe220a8397b1dcdafull);
 }
 
 /* ---- HDD ------------------------------------------------------------------
@@ -502,6 +504,7 @@ static struct engine_resource_conf t_hdd(void)
 {
 	struct engine_resource_conf c = t_fixed(1, 0);
 
+	c.position_ns = drive_hdd_position_ns;
 	c.hdd = (struct engine_hdd){
 	    .rpm = 7200,
 	    .overhead_ns = T_OVERHEAD_NS,
@@ -579,7 +582,7 @@ static void test_hdd_random_vs_sequential(void **state)
 	struct engine_resource_conf c = t_hdd();
 	struct engine_stage st = {
 	    .res = t_add(e, &c), .op = ENGINE_OP_READ, .bytes = 4096};
-	struct engine_rng r;
+	uint64_t r;
 	uint64_t t = 0, n = 2000;
 	double seq, rnd;
 
@@ -591,11 +594,10 @@ static void test_hdd_random_vs_sequential(void **state)
 	/* Exactly: no seek, no rotation. */
 	assert_int_equal(t, n * (T_OVERHEAD_NS + T_XFER_NS));
 
-	engine_rng_seed(&r, 5);
+	r = 5;
 	t = 0;
 	for (uint64_t i = 0; i < n; i++) {
-		st.offset_bytes =
-		    (engine_rng_next(&r) % (T_SPAN / 4096)) * 4096;
+		st.offset_bytes = (prng_next(&r) % (T_SPAN / 4096)) * 4096;
 		t = engine_submit(e, t, &st, 1);
 	}
 	rnd = t_per_s(n, t);

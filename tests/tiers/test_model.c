@@ -379,7 +379,7 @@ static void test_model_raid_counts(void **state)
 		snprintf(text, sizeof(text), fmt, raids[i]);
 		p = t_profile(text);
 		m = t_model(p, 1.0, 1);
-		engine_rng_seed(&w.rng, 5);
+		w.rng = 5;
 		r = t_run(m, &w, 4, 1000);
 		model_counts(m, &c);
 		assert_true(r.writes > 400 && r.reads > 400);

@@ -372,16 +372,16 @@ static void t_faulty_run(uint64_t seed, uint64_t *done, unsigned n)
 	struct model *m = t_model(p, 1.0, seed);
 	struct model_fault_effect eff;
 	struct model_fault f = {.kind = MODEL_FAULT_DRIVE};
-	struct engine_rng r;
+	uint64_t r;
 
-	engine_rng_seed(&r, 99);
+	r = 99;
 	for (unsigned i = 0; i < n; i++) {
 		struct model_io io = {.op = i % 3 ? ENGINE_OP_READ
 						  : ENGINE_OP_WRITE,
 				      .length = 8192,
 				      .cache_hit = true};
 
-		io.offset = engine_rng_next(&r) % (512 * MIB) / 4096 * 4096;
+		io.offset = prng_next(&r) % (512 * MIB) / 4096 * 4096;
 		if (i == n / 4)
 			t_fault(m, i * 100 * US, MODEL_FAULT_CONTROLLER, 1,
 				true, &eff);
@@ -431,8 +431,8 @@ static void controller_loss_under_load(void **state)
 	struct model_fault_effect eff;
 	struct t_result r3, r2;
 
-	engine_rng_seed(&w3.rng, 1);
-	engine_rng_seed(&w2.rng, 1);
+	w3.rng = 1;
+	w2.rng = 1;
 	t_fault(m2, 0, MODEL_FAULT_CONTROLLER, 2, true, &eff);
 	r3 = t_run_rate(m3, &w3, 25000, 20000);
 	r2 = t_run_rate(m2, &w2, 25000, 20000);
@@ -451,13 +451,13 @@ static void controller_loss_under_load(void **state)
 
 /* Mean latency of @n reads at @rate from @start, one 4 KiB read each. */
 static double t_mean_from(struct model *m, uint64_t start, double rate,
-			  unsigned n, struct engine_rng *rng)
+			  unsigned n, uint64_t *rng)
 {
 	double sum = 0;
 
 	for (unsigned i = 0; i < n; i++) {
 		uint64_t at = start + (uint64_t)((double)i * S / rate);
-		uint64_t off = engine_rng_next(rng) % (256 * MIB) / 4096 * 4096;
+		uint64_t off = prng_next(rng) % (256 * MIB) / 4096 * 4096;
 
 		sum += (double)(t_read(m, at, off) - at);
 	}
@@ -477,10 +477,10 @@ static void rebuild_loads_foreground(void **state)
 	struct model *m = t_model(p, 1.0, 3);
 	struct model_fault f = {.kind = MODEL_FAULT_DRIVE, .id = 3};
 	struct model_fault_effect eff;
-	struct engine_rng rng;
+	uint64_t rng;
 	double before, during, after;
 
-	engine_rng_seed(&rng, 1);
+	rng = 1;
 	before = t_mean_from(m, 0, 2000, 2000, &rng);
 	assert_int_equal(model_fault(m, 1 * S, &f, true, &eff), 0);
 	during = t_mean_from(m, 1 * S, 2000, 2000, &rng);

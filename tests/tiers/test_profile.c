@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "tiers/profile.h"
+#include "tiers/profile_calc.h"
 
 /* Lines:         1           2             3             4 */
 static const char base[] = "[frontend]\nspeed = 10GbE\n[tier flash]\nkind = "

@@ -143,7 +143,7 @@ static struct t_result t_figure_run(const struct t_figure *f)
 	assert_non_null(p);
 	assert_int_equal(profile_load(f->profile, p, err, sizeof(err)), 0);
 	m = t_model(p, 1.0, 1);
-	engine_rng_seed(&w.rng, 7);
+	w.rng = 7;
 	/* Enough I/Os that start-up is noise: about 2 s of emulated time,
 	 * at least 2000 and 100 per outstanding I/O. */
 	r = t_run(m, &w, f->qd, 20000);
@@ -201,7 +201,7 @@ static void test_infinidat_controllers(void **state)
 		memcpy(at, counts[i], strlen(counts[i]));
 		p = t_profile(text);
 		m = t_model(p, 1.0, 1);
-		engine_rng_seed(&w.rng, 3);
+		w.rng = 3;
 		r[i] = t_run_rate_capped(m, &w, 150000, 300000, 1200);
 		print_message("# infinidat-6303 %s: 150K offered, at most "
 			      "1200 outstanding: %.0f IOPS done, read %.0f "
@@ -250,7 +250,7 @@ static void test_infinidat_rebuild(void **state)
 	memcpy(at, "detection_window = 0  ", 22);
 	p = t_profile(text);
 	m = t_model(p, 1.0, 1);
-	engine_rng_seed(&w.rng, 3);
+	w.rng = 3;
 	assert_int_equal(model_fault(m, 0, &f, true, &eff), 0);
 	r = t_run_rate(m, &w, 150000, 300000);
 	print_message("# infinidat-6303 rebuilding: %.0f IOPS, read %.0f us "

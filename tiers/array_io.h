@@ -1,0 +1,28 @@
+/* One request to the array model: what the data path hands to
+ * array_submit() (tiers/array.h) and the completer completes
+ * (tiers/completer.h). Types only. */
+#ifndef ARRAYSIM_TIERS_ARRAY_IO_H
+#define ARRAYSIM_TIERS_ARRAY_IO_H
+
+#include <stdint.h>
+
+enum array_io_kind { ARRAY_IO_READ, ARRAY_IO_WRITE, ARRAY_IO_FLUSH };
+
+struct array_io {
+	enum array_io_kind kind;
+	uint64_t ino;
+	uint64_t offset;	 /* bytes */
+	uint64_t length;	 /* bytes */
+	uint32_t blocks_stored;	 /* unique blocks written to the back end */
+	uint32_t blocks_deduped; /* blocks that took a reference instead */
+	int result;		 /* 0 or -errno, from the data path */
+	/* When array_wants_blocks(): the physical block of each logical
+	 * block of the request (0: a hole), so that a deduplicated block
+	 * is resident in the flash tier once; NULL: by logical block. */
+	const uint64_t *pblks;
+	uint64_t submit_ns; /* clock_mono_ns() when the request arrived */
+	/* Called exactly once when the request completes. */
+	void (*complete)(struct array_io *io);
+};
+
+#endif

@@ -1,0 +1,27 @@
+/* A hybrid's destager (cache_destager.c). Not thread-safe: tiers/array_timed.c
+ * runs it under the array's lock. */
+#ifndef ARRAYSIM_TIERS_CACHE_DESTAGER_H
+#define ARRAYSIM_TIERS_CACHE_DESTAGER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "tiers/cache.h"
+#include "tiers/model.h"
+
+struct cache_destager {
+	const struct profile_cache *pc; /* thresholds and rate */
+	double bytes_per_ns;		/* scaled destage_rate */
+	double budget;			/* bytes it may move now */
+	uint64_t last_ns;		/* when the budget was last topped up */
+	bool on;			/* between start and stop thresholds */
+};
+
+/* A destager idle at time 0, for @pc at --scale @scale. */
+void cache_destager_init(struct cache_destager *d,
+			 const struct profile_cache *pc, double scale);
+/* Catch up to @now_ns: destage from @c on @m as the budget allows. */
+void cache_destager_run(struct cache_destager *d, struct cache *c,
+			struct model *m, uint64_t now_ns);
+
+#endif

@@ -1,0 +1,71 @@
+/* A hybrid's residency, request by request: which cache keys an I/O's
+ * blocks are, whether a read hits, and what a request leaves resident by
+ * the profile's policy, over the LRU of cache.c.
+ *
+ *   read    hit when every block is resident (holes do not count); a
+ *           miss promotes the blocks if promote_on_read_miss
+ *   write   write-back: dirty in flash; write-through: clean in flash;
+ *           write-around: not in flash, and never a hit
+ *
+ * Keys are physical blocks when the data path gives them (io->pblks): a
+ * block dedupe shares between files or offsets takes flash space once.
+ * Else (inode, logical block). A dirty block evicted to make room is
+ * destaged at once (model_destage).
+ */
+#include "tiers/cache_residency.h"
+
+#include "common/block.h"
+
+/* Make block @k resident (dirty or not); a dirty victim is destaged. */
+static void residency_insert(struct cache *c, struct model *m, uint64_t now_ns,
+			     struct cache_key k, bool dirty)
+{
+	struct cache_key victim;
+
+	if (cache_insert(c, k, dirty, &victim))
+		model_destage(m, now_ns, victim.block * BLOCK_SIZE, BLOCK_SIZE);
+}
+
+/* The residency key of block @i of @io, false for a hole (nothing on
+ * any drive). With physical blocks, a block that dedupe shares between
+ * files or offsets is one key: it takes flash space once. */
+static bool key_of(const struct array_io *io, uint64_t i, struct cache_key *k)
+{
+	if (!io->pblks) {
+		*k = (struct cache_key){.ino = io->ino,
+					.block = io->offset / BLOCK_SIZE + i};
+		return true;
+	}
+	*k = (struct cache_key){.ino = 0, .block = io->pblks[i]};
+	return k->block != 0;
+}
+
+bool cache_residency_update(struct cache *c, const struct profile_cache *pc,
+			    struct model *m, uint64_t now_ns,
+			    const struct array_io *io)
+{
+	uint64_t n = (io->offset + io->length - 1) / BLOCK_SIZE -
+		     io->offset / BLOCK_SIZE + 1;
+	struct cache_key k;
+	bool hit = true;
+
+	if (io->kind == ARRAY_IO_READ) {
+		for (uint64_t i = 0; i < n; i++)
+			if (key_of(io, i, &k))
+				hit &= cache_lookup(c, k);
+		if (!hit && pc->promote_on_read_miss)
+			for (uint64_t i = 0; i < n; i++)
+				if (key_of(io, i, &k))
+					residency_insert(c, m, now_ns, k,
+							 false);
+		return hit;
+	}
+	if (pc->policy == PROFILE_POLICY_WRITE_AROUND)
+		return false;
+	for (uint64_t i = 0; i < n; i++)
+		if (key_of(io, i, &k))
+			residency_insert(c, m, now_ns, k,
+					 pc->policy ==
+					     PROFILE_POLICY_WRITE_BACK);
+	return true;
+}

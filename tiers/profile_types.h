@@ -1,0 +1,158 @@
+/* struct profile: an array profile resolved, every field set (the
+ * parser, tiers/profile.h, fills it; tiers/profiles/README.md describes
+ * each key). Types only, so that what reads a profile need not see
+ * the parser.
+ */
+#ifndef ARRAYSIM_TIERS_PROFILE_TYPES_H
+#define ARRAYSIM_TIERS_PROFILE_TYPES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "tiers/engine.h"
+
+#define PROFILE_ERR_LEN 256
+#define PROFILE_TEXT_LEN 160
+#define PROFILE_MAX_DRIVES 1024 /* per tier */
+#define PROFILE_MAX_WIDTH 64	/* members of a raid5/6 set */
+
+enum profile_model { PROFILE_MODEL_NULL, PROFILE_MODEL_TIMED };
+
+enum profile_ha {
+	PROFILE_HA_SINGLE,	   /* one controller */
+	PROFILE_HA_ACTIVE_STANDBY, /* one serves, the others wait */
+	PROFILE_HA_ACTIVE_ACTIVE,  /* all serve, requests spread */
+};
+
+enum profile_write_cache {
+	PROFILE_WCACHE_NONE,	   /* writes ack after the drives */
+	PROFILE_WCACHE_UNMIRRORED, /* ack from controller RAM */
+	PROFILE_WCACHE_MIRRORED,   /* ack once copied to a partner too */
+};
+
+/* What the array does with I/O while too few controllers (or no
+ * front-end path) are left: fail it, or hold it until they return. */
+enum profile_shutdown { PROFILE_SHUTDOWN_EIO, PROFILE_SHUTDOWN_BLOCK };
+
+enum profile_kind { PROFILE_KIND_NVME, PROFILE_KIND_SSD, PROFILE_KIND_HDD };
+
+enum profile_raid {
+	PROFILE_RAID0,
+	PROFILE_RAID1,
+	PROFILE_RAID10,
+	PROFILE_RAID5,
+	PROFILE_RAID6,
+};
+
+enum profile_policy {
+	PROFILE_POLICY_WRITE_BACK,    /* writes land in flash, destaged */
+	PROFILE_POLICY_WRITE_THROUGH, /* writes go to both tiers */
+	PROFILE_POLICY_WRITE_AROUND,  /* writes go to the backing tier */
+};
+
+enum profile_eviction { PROFILE_EVICT_LRU, PROFILE_EVICT_ARC };
+
+/* Which drive groups an array has: index into profile.tier. */
+enum profile_tier_id {
+	PROFILE_TIER_FLASH,   /* all-flash: the one tier */
+	PROFILE_TIER_CACHE,   /* hybrid: the flash cache tier */
+	PROFILE_TIER_BACKING, /* hybrid: the tier behind the cache */
+	PROFILE_TIER_COUNT,
+};
+
+struct profile_controllers {
+	unsigned count;
+	enum profile_ha ha;
+	unsigned cores;		 /* operations processed in parallel, each */
+	uint64_t frontend_op_ns; /* CPU per front-end (host) operation */
+	uint64_t backend_op_ns;	 /* CPU per back-end (drive) operation */
+	enum profile_write_cache write_cache;
+	uint64_t mirror_ns; /* copying a write to the partner's cache */
+	/* How far the drives may lag behind acknowledged writes before a
+	 * write waits for them (the write cache's depth, in time). */
+	uint64_t write_backlog_ns;
+	/* Faults (tiers/model_faults.c): I/O stalls this long when a
+	 * serving controller fails; a restored one serves again after
+	 * recovery_ns; shutdown when too few are left. */
+	uint64_t failover_ns;
+	uint64_t recovery_ns;
+	enum profile_shutdown shutdown;
+};
+
+struct profile_frontend {
+	unsigned links;
+	char speed[24];		   /* the name given: "10GbE", "8GFC" */
+	uint64_t line_bytes_per_s; /* that speed's data rate, per direction */
+	/* Share of the line rate lost to the protocol, per direction:
+	 * [READ] array to host, [WRITE] host to array. */
+	double overhead_pct[ENGINE_OP_COUNT];
+	/* A write's data is received whole before the controller starts
+	 * (a NAS taking an NFS or iSCSI request); else it streams through
+	 * to the drives (SATA, FC DMA). */
+	bool write_staging;
+	uint64_t request_ns; /* protocol round trip each request pays */
+	/* The host's multipath layer notices a dead path after this long;
+	 * I/O in flight on it stalls until then. */
+	uint64_t multipath_timeout_ns;
+};
+
+struct profile_tier {
+	bool present;
+	enum profile_kind kind;
+	unsigned drives;
+	uint64_t capacity_bytes; /* per drive */
+	enum profile_raid raid;
+	unsigned stripe_width;	    /* drives per RAID set (raid5/6) */
+	uint64_t stripe_unit_bytes; /* contiguous bytes per member */
+	/* Write-anywhere layout: each piece of this many bytes of a host
+	 * I/O lies at its own place in the tier (0: host offsets map
+	 * straight onto the RAID layout). */
+	uint64_t scatter_bytes;
+	struct engine_dist latency[ENGINE_OP_COUNT]; /* per drive */
+	unsigned slots; /* commands a drive runs in parallel */
+	uint64_t bandwidth_bytes_per_s[ENGINE_OP_COUNT]; /* 0: no cap */
+	uint64_t iops[ENGINE_OP_COUNT];			 /* 0: no cap */
+	unsigned rpm;					 /* hdd only */
+	uint64_t track_seek_ns, full_seek_ns;		 /* hdd only */
+	/* Faults: a failed drive is rebuilt at rebuild_bytes_per_s (per
+	 * drive; resolved from fill when 0: one hour for the used part)
+	 * for capacity x fill_pct; a pull shorter than detection_ns is
+	 * not noticed. */
+	uint64_t rebuild_bytes_per_s;
+	double fill_pct;
+	uint64_t detection_ns;
+};
+
+struct profile_cache {
+	enum profile_policy policy;
+	uint64_t size_bytes;
+	enum profile_eviction eviction;
+	bool promote_on_read_miss;
+	bool mirrored; /* dirty blocks survive a cache device failure */
+	double destage_start_pct; /* dirty share that starts destaging */
+	double destage_stop_pct;  /* ... and that stops it */
+	uint64_t destage_bytes_per_s;
+};
+
+struct profile_dedupe {
+	bool enabled;
+	uint64_t cpu_ns; /* fingerprinting and lookup, per 4 KiB block */
+};
+
+struct profile {
+	char name[64]; /* file stem or built-in name */
+	char description[PROFILE_TEXT_LEN];
+	enum profile_model model; /* null: no timing, nothing else applies */
+	struct profile_controllers ctl;
+	struct profile_frontend fe;
+	struct profile_tier tier[PROFILE_TIER_COUNT];
+	struct profile_cache cache; /* hybrid only */
+	struct profile_dedupe dedupe;
+};
+
+struct profile_builtin {
+	const char *name;
+	const char *text; /* the .ini file's contents */
+};
+
+#endif
