@@ -10,13 +10,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define BLOCK_BYTES 4096u
+#include "common/block.h"
+#include "common/prng.h"
 
 struct active_rule {
 	struct fault_rule r;
 	uint64_t id;
 	uint64_t fired;
-	uint64_t rng; /* splitmix64 state */
+	uint64_t rng; /* prng_next state */
 };
 
 struct faults {
@@ -28,20 +29,6 @@ struct faults {
 	_Atomic unsigned op_rules;   /* rules faults_check must see */
 	_Atomic uint64_t thin_plus1; /* thin limit in blocks + 1; 0: none */
 };
-
-uint64_t faults_rng_next(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
-/* A uniform draw in [0, 1) with 53 bits. */
-static double unit_draw(uint64_t *s)
-{
-	return (double)(faults_rng_next(s) >> 11) * 0x1.0p-53;
-}
 
 static bool is_op_rule(const struct fault_rule *r)
 {
@@ -77,7 +64,7 @@ static void recount(struct faults *f)
 	for (unsigned i = 0; i < f->n; i++) {
 		ops += is_op_rule(&f->rules[i].r);
 		if (f->rules[i].r.kind == FAULT_THIN)
-			thin = f->rules[i].r.capacity_bytes / BLOCK_BYTES + 1;
+			thin = f->rules[i].r.capacity_bytes / BLOCK_SIZE + 1;
 	}
 	atomic_store(&f->op_rules, ops);
 	atomic_store(&f->thin_plus1, thin);
@@ -185,7 +172,7 @@ static bool rule_fires(struct active_rule *a, unsigned op, const char *path)
 		return false;
 	if (a->r.path[0] && (!path || fnmatch(a->r.path, path, 0)))
 		return false;
-	if (a->r.prob < 1 && unit_draw(&a->rng) >= a->r.prob)
+	if (a->r.prob < 1 && prng_unit(&a->rng) >= a->r.prob)
 		return false;
 	a->fired++;
 	return true;

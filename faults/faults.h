@@ -7,8 +7,8 @@
  * Bit rot is not a rule that waits for operations: it is applied when
  * injected (faults/bitrot.c), and stays listed for the record.
  *
- * Decisions are deterministic: each rule draws from its own splitmix64
- * stream seeded from the mount's --seed and the rule's id, so the same
+ * Decisions are deterministic: each rule draws from its own stream
+ * (common/prng.h) seeded from the mount's --seed and the rule's id, so the same
  * sequence of operations meets the same faults. Checking costs one atomic
  * load while no rule is active.
  */
@@ -36,10 +36,6 @@ struct fault_hit {
 /* Path of an inode or entry, computed only when a rule needs it. Returns
  * false when the path is unknown (then no path rule matches). */
 typedef bool (*fault_path_fn)(void *ctx, char *buf, size_t len);
-
-/* The next 64 bits of the splitmix64 stream in @state: the random draws
- * faults make (rules here, the blocks bit rot picks in fs/bitrot.c). */
-uint64_t faults_rng_next(uint64_t *state);
 
 int faults_new(uint64_t seed, struct faults **out);
 void faults_free(struct faults *f);

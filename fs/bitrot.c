@@ -25,13 +25,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/block.h"
+#include "common/prng.h"
 #include "dedupe/fingerprint.h"
 #include "dedupe/index.h"
 #include "faults/faults.h"
 #include "fs/datapath.h"
 #include "fs/namespace.h"
 
-#define BS MS_BLOCK_SIZE
+#define BS BLOCK_SIZE
 #define MAX_BLOCKS 4096 /* one injection corrupts at most this many */
 
 #define ROT_MASK 0xff /* what corrupt_block() does to byte 0 */
@@ -39,7 +41,7 @@
 /* Flip every bit of the block's first byte: any checksum notices. */
 static int corrupt_block(struct fs *fs, uint64_t pblk)
 {
-	uint8_t *buf = aligned_alloc(4096, BS);
+	uint8_t *buf = aligned_alloc(BS, BS);
 	if (!buf)
 		return -ENOMEM;
 	struct backing_io io = {pblk, buf};
@@ -90,7 +92,7 @@ static int pick_random(struct fs *fs, MDB_txn *txn, uint64_t *rng,
 	/* Bounded tries: a sparse store may not yield them all. */
 	for (uint64_t tries = 0; *n < want && tries < 64 * want + 1024;
 	     tries++) {
-		uint64_t p = 1 + faults_rng_next(rng) % (c.next_pblk - 1);
+		uint64_t p = 1 + prng_next(rng) % (c.next_pblk - 1);
 		struct ms_block b;
 		if (dedupe_block_get(fs->ms, txn, p, &b) == 0 &&
 		    !chosen(out, *n, p))

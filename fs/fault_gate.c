@@ -7,7 +7,7 @@
 #include <time.h>
 
 #include "common/log.h"
-#include "common/stats.h"
+#include "common/clock.h"
 #include "faults/events.h"
 #include "fs/bitrot.h"
 #include "fs/inode_table.h"
@@ -109,8 +109,8 @@ int fault_gate_meta(struct fs *fs, unsigned op, uint64_t ino, uint64_t parent,
 	decide(fs, op, &w, &hit);
 	if (hit.delay_ns) {
 		/* A slow metadata server holds the host's thread as long. */
-		struct timespec ts = {(time_t)(hit.delay_ns / 1000000000u),
-				      (long)(hit.delay_ns % 1000000000u)};
+		struct timespec ts = {(time_t)(hit.delay_ns / NS_PER_SEC),
+				      (long)(hit.delay_ns % NS_PER_SEC)};
 		while (nanosleep(&ts, &ts) && errno == EINTR)
 			;
 	}
@@ -226,7 +226,7 @@ static void mark_fire(struct array_io *io)
 	struct mark *k = (struct mark *)io;
 
 	/* Early only when the mount ends (the completer flushes). */
-	if (stats_now_ns() + 1000000 >= k->due_ns &&
+	if (clock_mono_ns() + 1000000 >= k->due_ns &&
 	    array_fault_current(k->fs->array, &k->f, k->what, k->key_ns)) {
 		if (k->pct)
 			events_emit(k->fs->events, k->event,
