@@ -54,7 +54,8 @@ static int corrupt_block(struct fs *fs, uint64_t pblk)
 	return r;
 }
 
-bool bitrot_rebuild(struct fs *fs, uint64_t pblk, uint8_t *buf, uint64_t xxh3)
+bool bitrot_undo_injected(struct fs *fs, uint64_t pblk, uint8_t *buf,
+			  uint64_t xxh3)
 {
 	if (!fs->array || !array_block_repairable(fs->array, pblk))
 		return false;

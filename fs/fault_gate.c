@@ -380,7 +380,7 @@ int fault_gate_inject(struct fs *fs, const struct fault_rule *rule, FILE *out,
 		fprintf(out, "%llu\n", (unsigned long long)id);
 		*idp = id;
 		/* The fault stands; only its report can fail. */
-		return loss ? loss_record(fs, loss, out, err, errlen) : 0;
+		return loss ? loss_add_event(fs, loss, out, err, errlen) : 0;
 	}
 	if (r == -EEXIST)
 		snprintf(err, errlen,
