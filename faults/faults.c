@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/block.h"
 #include "common/prng.h"
 
 struct active_rule {
@@ -32,8 +31,7 @@ struct faults {
 
 static bool is_op_rule(const struct fault_rule *r)
 {
-	return r->kind == FAULT_ERROR || r->kind == FAULT_LATENCY ||
-	       r->kind == FAULT_TORN_WRITE;
+	return r->kind->on_io != NULL;
 }
 
 int faults_new(uint64_t seed, struct faults **out)
@@ -63,8 +61,8 @@ static void recount(struct faults *f)
 	uint64_t thin = 0;
 	for (unsigned i = 0; i < f->n; i++) {
 		ops += is_op_rule(&f->rules[i].r);
-		if (f->rules[i].r.kind == FAULT_THIN)
-			thin = f->rules[i].r.capacity_bytes / BLOCK_SIZE + 1;
+		if (f->rules[i].r.kind->on_alloc)
+			thin = f->rules[i].r.kind->on_alloc(&f->rules[i].r) + 1;
 	}
 	atomic_store(&f->op_rules, ops);
 	atomic_store(&f->thin_plus1, thin);
@@ -74,8 +72,8 @@ int faults_add(struct faults *f, const struct fault_rule *r, uint64_t *id)
 {
 	pthread_mutex_lock(&f->lock);
 	int rc = 0;
-	for (unsigned i = 0; i < f->n && r->kind == FAULT_THIN; i++)
-		if (f->rules[i].r.kind == FAULT_THIN)
+	for (unsigned i = 0; i < f->n && r->kind->single; i++)
+		if (f->rules[i].r.kind == r->kind)
 			rc = -EEXIST;
 	if (!rc && f->n == FAULTS_MAX_RULES)
 		rc = -ENOSPC;
@@ -182,18 +180,7 @@ static void apply(const struct active_rule *a, struct fault_hit *hit)
 {
 	if (!hit->rule_id)
 		hit->rule_id = a->id;
-	switch (a->r.kind) {
-	case FAULT_ERROR:
-		if (!hit->err)
-			hit->err = -a->r.err;
-		break;
-	case FAULT_LATENCY:
-		hit->delay_ns += a->r.latency_ns;
-		break;
-	default:
-		hit->torn = true;
-		break;
-	}
+	a->r.kind->on_io(&a->r, hit);
 }
 
 static bool needs_path(const struct faults *f, unsigned op)

@@ -41,7 +41,8 @@ int faults_new(uint64_t seed, struct faults **out);
 void faults_free(struct faults *f);
 
 /* Activate @r; *id is its number (>= 1, never reused in this mount).
- * -ENOSPC: FAULTS_MAX_RULES active; -EEXIST: a second thin rule. */
+ * -ENOSPC: FAULTS_MAX_RULES active; -EEXIST: a second rule of a kind
+ * that takes one at a time (thin). */
 int faults_add(struct faults *f, const struct fault_rule *r, uint64_t *id);
 /* Remove rule @id, or every rule when @id is 0. -ENOENT: no such rule. */
 int faults_clear(struct faults *f, uint64_t id);
