@@ -4,13 +4,14 @@
  * operation it can fail; an answer is an error to return instead of doing
  * the operation, a latency to add to its reply, or a torn write. The data
  * path asks faults_thin_limit() before it allocates a new unique block.
- * Bit rot is not a rule that waits for operations: it is applied when
- * injected (faults/bitrot.c), and stays listed for the record.
+ * Each rule's kind (faults/kind.h) says what it does to an operation
+ * (on_io) or to allocation (on_alloc). Kinds that act at once (bit rot,
+ * power loss, cache device) never enter the registry.
  *
  * Decisions are deterministic: each rule draws from its own stream
- * (common/prng.h) seeded from the mount's --seed and the rule's id, so the same
- * sequence of operations meets the same faults. Checking costs one atomic
- * load while no rule is active.
+ * (common/prng.h) seeded from the mount's --seed and the rule's id, so
+ * the same sequence of operations meets the same faults. Checking costs
+ * one atomic load while no rule is active.
  */
 #ifndef ARRAYSIM_FAULTS_FAULTS_H
 #define ARRAYSIM_FAULTS_FAULTS_H

@@ -96,8 +96,8 @@ static void test_array_kinds(void **state)
 	assert_string_equal(r.kind->name, "drive-slow");
 	assert_int_equal(r.tier, 1);
 	assert_true(r.factor == 2.5);
-	assert_false(
-	    fault_rule_is_array(&(struct fault_rule){.kind = fault_kind_find("thin")}));
+	assert_false(fault_rule_is_array(
+	    &(struct fault_rule){.kind = fault_kind_find("thin")}));
 	r = parse_ok("cache-device");
 	assert_string_equal(r.kind->name, "cache-device");
 	assert_false(fault_rule_is_array(&r));
