@@ -34,6 +34,10 @@ struct fault_hit {
 	uint64_t rule_id;  /* the rule that fired (the first, if several) */
 };
 
+/* How much of a torn write of @len bytes persists: half of it, down to a
+ * 512-byte sector (so a write under 1 KiB persists nothing). */
+size_t fault_torn_prefix(size_t len);
+
 /* Path of an inode or entry, computed only when a rule needs it. Returns
  * false when the path is unknown (then no path rule matches). */
 typedef bool (*fault_path_fn)(void *ctx, char *buf, size_t len);

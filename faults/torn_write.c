@@ -1,6 +1,11 @@
-/* torn-write: only a prefix of a write persists (fs/fault_gate.h:
- * fault_gate_torn_prefix), while the host is told all of it did. */
+/* torn-write: only a prefix of a write persists (fault_torn_prefix),
+ * while the host is told all of it did. */
 #include "faults/faults.h"
+
+size_t fault_torn_prefix(size_t len)
+{
+	return (len / 2) & ~(size_t)511;
+}
 
 static void defaults(struct fault_rule *r)
 {

@@ -131,7 +131,7 @@ void fault_gate_io(struct fs *fs, unsigned op, uint64_t ino, uint64_t off,
 
 size_t fault_gate_torn_prefix(size_t len)
 {
-	return (len / 2) & ~(size_t)511;
+	return fault_torn_prefix(len);
 }
 
 void fault_gate_torn_event(struct fs *fs, uint64_t ino, uint64_t off,

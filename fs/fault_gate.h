@@ -33,8 +33,7 @@ int fault_gate_meta(struct fs *fs, unsigned op, uint64_t ino, uint64_t parent,
 /* A read or write of [@off, @off+@len) of @ino: what the rules decided. */
 void fault_gate_io(struct fs *fs, unsigned op, uint64_t ino, uint64_t off,
 		   size_t len, struct fault_hit *hit);
-/* How much of a torn write of @len bytes persists: half of it, down to a
- * 512-byte sector (so a write under 1 KiB persists nothing). */
+/* fault_torn_prefix (faults/torn_write.c), for fs/ops.c. */
 size_t fault_gate_torn_prefix(size_t len);
 /* Log a torn write's effect. */
 void fault_gate_torn_event(struct fs *fs, uint64_t ino, uint64_t off,
