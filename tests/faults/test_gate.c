@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -25,6 +26,7 @@
 #include "fs/fs.h"
 #include "fs/loss.h"
 #include "fs/namespace.h"
+#include "fs/scenario_run.h"
 
 struct t_ctx {
 	char dir[64];
@@ -308,6 +310,72 @@ static void test_bitrot_random_and_no_loss(void **state)
 	assert_string_equal(out, "");
 }
 
+/* ---- a scenario run ----------------------------------------------------- */
+
+/* The "t" of the @nth line of STORE/events.jsonl that has @what; -1 if
+ * none. */
+static double t_event_t(struct t_ctx *t, const char *what, unsigned nth)
+{
+	char path[200], line[4096];
+	double found = -1;
+	unsigned seen = 0;
+
+	snprintf(path, sizeof(path), "%s/events.jsonl", t->dir);
+	FILE *f = fopen(path, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		const char *p = strstr(line, "\"t\":");
+		if (strstr(line, what) && p && seen++ == nth)
+			found = strtod(p + 4, NULL);
+	}
+	fclose(f);
+	return found;
+}
+
+/* Steps are due at the runner's start plus their scaled time, and
+ * scenario_start carries that start: no step is logged before its time
+ * relative to it (tests/integration/scenario.sh saw one 9 us early when
+ * the start event was stamped after the runner's clock). */
+static void test_scenario_step_times(void **state)
+{
+	struct t_ctx *t = *state;
+	char path[200], out[512] = "", err[256] = "";
+
+	snprintf(path, sizeof(path), "%s/s.ini", t->dir);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("[scenario]\nname = quick\n[at 0s]\ninject.a = error "
+	      "op=write\n[at 20ms]\nclear = a\n[at 40ms]\ninject.b = "
+	      "latency latency=1ms\n",
+	      f);
+	fclose(f);
+	FILE *o = fmemopen(out, sizeof(out), "w");
+	int rc = scenario_run_start(&t->fs, path, 1, o, err, sizeof(err));
+	fclose(o);
+	if (rc)
+		fail_msg("scenario run: %s", err);
+	for (int i = 0; i < 200; i++) {
+		memset(out, 0, sizeof(out));
+		o = fmemopen(out, sizeof(out), "w");
+		scenario_run_status(&t->fs, o);
+		fclose(o);
+		if (!strncmp(out, "finished", 8))
+			break;
+		usleep(10000);
+	}
+	assert_int_equal(strncmp(out, "finished", 8), 0);
+	double start = t_event_t(t, "\"scenario_start\"", 0);
+	const double at[] = {0, 0.020, 0.040};
+	assert_true(start >= 0);
+	for (unsigned i = 0; i < 3; i++) {
+		double s = t_event_t(t, "\"scenario_step\"", i);
+		if (s - start < at[i])
+			fail_msg("step %u logged at %.6f s, due %.6f s", i,
+				 s - start, at[i]);
+	}
+	assert_int_equal(faults_count(t->fs.faults), 1); /* b stays */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -327,6 +395,8 @@ int main(void)
 					    t_teardown),
 	    cmocka_unit_test_setup_teardown(test_bitrot_random_and_no_loss,
 					    t_setup, t_teardown),
+	    cmocka_unit_test_setup_teardown(test_scenario_step_times, t_setup,
+					    t_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
