@@ -237,7 +237,8 @@ static void test_power_loss(void **state)
 
 /* ---- bit rot and the loss report -------------------------------------- */
 
-/* A file "/f" holding @n distinct 4 KiB blocks. */
+/* A file "/f" of @n distinct 4 KiB blocks, the i-th starting with the
+ * letter i mod 26 from 'a'. */
 static uint64_t t_file(struct t_ctx *t, unsigned n)
 {
 	struct fs *fs = &t->fs;
@@ -248,8 +249,10 @@ static uint64_t t_file(struct t_ctx *t, unsigned n)
 	bool drop = false;
 
 	assert_non_null(buf);
-	for (unsigned i = 0; i < n; i++)
-		memset(buf + (size_t)i * 4096, 'a' + (int)i, 4096);
+	for (unsigned i = 0; i < n; i++) { /* distinct: none dedupes */
+		memset(buf + (size_t)i * 4096, 'a' + (int)(i % 26), 4096);
+		memcpy(buf + (size_t)i * 4096 + 4092, &i, sizeof(i));
+	}
 	assert_int_equal(dp_begin(fs, &x), 0);
 	assert_int_equal(ns_inode_new(fs->ms, x.txn, &x.c, S_IFREG | 0644, 0, 0,
 				      0, 1, &ino, &in),
@@ -310,17 +313,105 @@ static void test_bitrot_random_and_no_loss(void **state)
 	assert_string_equal(out, "");
 }
 
+/* ---- array loss ---------------------------------------------------------- */
+
+/* A timed raid5 array, as tests/integration/array_loss.sh has it. */
+static const char r5_ini[] =
+    "[controllers]\ncount = 2\nmode = active-active\ncores = 8\n"
+    "[frontend]\nlinks = 2\nspeed = 10GbE\n"
+    "[tier flash]\nkind = ssd\ndrives = 8\ncapacity = 10G\n"
+    "raid = raid5\nstripe_width = 4\nstripe_unit = 64K\n"
+    "read_latency = 100us\nwrite_latency = 50us\nslots = 8\n"
+    "fill = 50%\nrebuild_rate = 50M/s\ndetection_window = 2s\n";
+
+static int t_setup_r5(void **state)
+{
+	char dir[64], ini[100], store[100], err[512] = "";
+	struct t_ctx *t = calloc(1, sizeof(*t));
+
+	snprintf(dir, sizeof(dir), "/tmp/arraysim-test-gate-XXXXXX");
+	if (!t || !mkdtemp(dir)) {
+		free(t);
+		return -1;
+	}
+	snprintf(t->dir, sizeof(t->dir), "%s", dir);
+	snprintf(ini, sizeof(ini), "%s/r5.ini", dir);
+	FILE *f = fopen(ini, "w");
+	if (!f || fputs(r5_ini, f) < 0 || fclose(f))
+		return -1;
+	/* The profile beside the store, which must start empty. */
+	snprintf(store, sizeof(store), "%s/store", dir);
+	if (mkdir(store, 0700))
+		return -1;
+	struct fs_config cfg = {
+	    .store = store, .seed = 5, .profile = ini, .scale = 10};
+	if (fs_open(&t->fs, &cfg, err, sizeof(err))) {
+		print_error("fs_open: %s\n", err);
+		return -1;
+	}
+	*state = t;
+	return 0;
+}
+
+/* Two drives of eight out in stripes of four: some blocks are lost, each
+ * reported and then read as EIO, and restoring the drives brings none
+ * back. */
+static void test_array_loss(void **state)
+{
+	struct t_ctx *t = *state;
+	static char out[1 << 18];
+	char err[256] = "", line[64];
+	uint8_t buf[4096];
+	size_t got;
+	uint64_t id, ino = t_file(t, 2048);
+	unsigned n = 0, refs = 0, eio = 0;
+	uint64_t lost_off = 0;
+
+	assert_int_equal(
+	    t_inject(t, "drive id=2", &id, out, sizeof(out), err, sizeof(err)),
+	    0);
+	assert_null(strstr(out, "lost "));
+	assert_false(loss_any(&t->fs));
+	assert_int_equal(
+	    t_inject(t, "drive id=5", &id, out, sizeof(out), err, sizeof(err)),
+	    0);
+	/* The summary after the per-block lines. */
+	const char *sum = strstr(out, " blocks referenced ");
+	assert_non_null(sum);
+	while (sum > out && sum[-1] != '\n')
+		sum--;
+	assert_int_equal(
+	    sscanf(sum, "lost %u blocks referenced %u times", &n, &refs), 2);
+	if (!(n > 0 && n < 2048))
+		fail_msg("lost %u of 2048", n);
+	assert_int_equal(refs, n);
+	assert_true(loss_any(&t->fs));
+	for (uint64_t off = 0; off < 2048 * 4096; off += 4096) {
+		int r = datapath_read(&t->fs, ino, off, 4096, buf, &got);
+		snprintf(line, sizeof(line), "lost /f offset %llu length",
+			 (unsigned long long)off);
+		assert_int_equal(r, strstr(out, line) ? -EIO : 0);
+		if (r == -EIO && !eio++)
+			lost_off = off;
+	}
+	assert_int_equal(eio, n);
+	assert_int_equal(fault_gate_clear(&t->fs, 0, err, sizeof(err)), 0);
+	assert_true(loss_any(&t->fs));
+	assert_int_equal(datapath_read(&t->fs, ino, lost_off, 4096, buf, &got),
+			 -EIO);
+}
+
 /* ---- a scenario run ----------------------------------------------------- */
 
 /* The "t" of the @nth line of STORE/events.jsonl that has @what; -1 if
  * none. */
 static double t_event_t(struct t_ctx *t, const char *what, unsigned nth)
 {
-	char path[200], line[4096];
+	char path[4200], line[4096];
 	double found = -1;
 	unsigned seen = 0;
 
-	snprintf(path, sizeof(path), "%s/events.jsonl", t->dir);
+	snprintf(path, sizeof(path), "%s/events.jsonl", t->fs.store);
 	FILE *f = fopen(path, "r");
 	assert_non_null(f);
 	while (fgets(line, sizeof(line), f)) {
@@ -396,6 +487,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_bitrot_random_and_no_loss,
 					    t_setup, t_teardown),
 	    cmocka_unit_test_setup_teardown(test_scenario_step_times, t_setup,
+					    t_teardown),
+	    cmocka_unit_test_setup_teardown(test_array_loss, t_setup_r5,
 					    t_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
