@@ -1,6 +1,7 @@
 /* The JSON-lines event log; see faults/events.h. */
 #include "faults/events.h"
 
+#include "common/clock.h"
 #include "common/log.h"
 
 #include <errno.h>
@@ -10,13 +11,12 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 #include <unistd.h>
 
 struct events {
 	FILE *f;
 	pthread_mutex_t lock;
-	struct timespec start; /* CLOCK_MONOTONIC at open */
+	uint64_t start_ns; /* clock_mono_ns() at open */
 };
 
 int events_open(const char *path, struct events **out)
@@ -35,7 +35,7 @@ int events_open(const char *path, struct events **out)
 	setvbuf(f, NULL, _IOLBF, 0);
 	ev->f = f;
 	pthread_mutex_init(&ev->lock, NULL);
-	clock_gettime(CLOCK_MONOTONIC, &ev->start);
+	ev->start_ns = clock_mono_ns();
 	*out = ev;
 	return 0;
 }
@@ -49,37 +49,53 @@ void events_close(struct events *ev)
 	free(ev);
 }
 
-static double since(const struct timespec *a, const struct timespec *b)
+/* One line stamped @mono_ns; the body of events_emit and events_emit_at. */
+static void emit(struct events *ev, uint64_t mono_ns, const char *event,
+		 const char *fmt, va_list ap)
+    __attribute__((format(printf, 4, 0)));
+static void emit(struct events *ev, uint64_t mono_ns, const char *event,
+		 const char *fmt, va_list ap)
 {
-	return (double)(b->tv_sec - a->tv_sec) +
-	       (double)(b->tv_nsec - a->tv_nsec) / 1e9;
-}
-
-void events_emit(struct events *ev, const char *event, const char *fmt, ...)
-{
-	if (!ev)
-		return;
-	struct timespec mono;
-	clock_gettime(CLOCK_MONOTONIC, &mono);
 	char ts[40];
 	log_utc_now(ts, sizeof(ts));
 	/* Formatted first: a format that makes nothing ("%s" of "", which
 	 * callers use since an empty format draws -Wformat-zero-length) must
 	 * not leave a comma before the brace, which no JSON reader takes. */
 	char *members = NULL;
-	va_list ap;
-	va_start(ap, fmt);
 	if (vasprintf(&members, fmt, ap) < 0)
 		members = NULL;
-	va_end(ap);
+	/* Signed: a time from before the open reads as negative, not huge. */
+	double t = ((double)mono_ns - (double)ev->start_ns) / 1e9;
 	pthread_mutex_lock(&ev->lock);
-	fprintf(ev->f, "{\"ts\":\"%s\",\"t\":%.6f,\"event\":\"%s\"", ts,
-		since(&ev->start, &mono), event);
+	fprintf(ev->f, "{\"ts\":\"%s\",\"t\":%.6f,\"event\":\"%s\"", ts, t,
+		event);
 	if (members && members[0])
 		fprintf(ev->f, ",%s", members);
 	free(members);
 	fputs("}\n", ev->f);
 	pthread_mutex_unlock(&ev->lock);
+}
+
+void events_emit(struct events *ev, const char *event, const char *fmt, ...)
+{
+	if (!ev)
+		return;
+	uint64_t now = clock_mono_ns();
+	va_list ap;
+	va_start(ap, fmt);
+	emit(ev, now, event, fmt, ap);
+	va_end(ap);
+}
+
+void events_emit_at(struct events *ev, uint64_t mono_ns, const char *event,
+		    const char *fmt, ...)
+{
+	if (!ev)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	emit(ev, mono_ns, event, fmt, ap);
+	va_end(ap);
 }
 
 char *events_json_escape(const char *s, char *buf, size_t len)

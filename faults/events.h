@@ -12,6 +12,7 @@
 #define ARRAYSIM_FAULTS_EVENTS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct events;
 
@@ -23,6 +24,11 @@ void events_close(struct events *ev);
  * Thread-safe; a NULL @ev is a no-op. */
 void events_emit(struct events *ev, const char *event, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* As events_emit, stamped @mono_ns (clock_mono_ns) instead of now: for an
+ * event whose time its caller took first and measures other times from
+ * (a scenario's start, which its steps are due after). */
+void events_emit_at(struct events *ev, uint64_t mono_ns, const char *event,
+		    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 /* @s as a JSON string body (quotes not included) into @buf; returns @buf,
  * truncated to fit. */
 char *events_json_escape(const char *s, char *buf, size_t len);

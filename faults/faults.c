@@ -10,13 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define BLOCK_BYTES 4096u
+#include "common/prng.h"
 
 struct active_rule {
 	struct fault_rule r;
 	uint64_t id;
 	uint64_t fired;
-	uint64_t rng; /* splitmix64 state */
+	uint64_t rng; /* prng_next state */
 };
 
 struct faults {
@@ -29,24 +29,9 @@ struct faults {
 	_Atomic uint64_t thin_plus1; /* thin limit in blocks + 1; 0: none */
 };
 
-uint64_t faults_rng_next(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
-/* A uniform draw in [0, 1) with 53 bits. */
-static double unit_draw(uint64_t *s)
-{
-	return (double)(faults_rng_next(s) >> 11) * 0x1.0p-53;
-}
-
 static bool is_op_rule(const struct fault_rule *r)
 {
-	return r->kind == FAULT_ERROR || r->kind == FAULT_LATENCY ||
-	       r->kind == FAULT_TORN_WRITE;
+	return r->kind->on_io != NULL;
 }
 
 int faults_new(uint64_t seed, struct faults **out)
@@ -76,8 +61,8 @@ static void recount(struct faults *f)
 	uint64_t thin = 0;
 	for (unsigned i = 0; i < f->n; i++) {
 		ops += is_op_rule(&f->rules[i].r);
-		if (f->rules[i].r.kind == FAULT_THIN)
-			thin = f->rules[i].r.capacity_bytes / BLOCK_BYTES + 1;
+		if (f->rules[i].r.kind->on_alloc)
+			thin = f->rules[i].r.kind->on_alloc(&f->rules[i].r) + 1;
 	}
 	atomic_store(&f->op_rules, ops);
 	atomic_store(&f->thin_plus1, thin);
@@ -87,8 +72,8 @@ int faults_add(struct faults *f, const struct fault_rule *r, uint64_t *id)
 {
 	pthread_mutex_lock(&f->lock);
 	int rc = 0;
-	for (unsigned i = 0; i < f->n && r->kind == FAULT_THIN; i++)
-		if (f->rules[i].r.kind == FAULT_THIN)
+	for (unsigned i = 0; i < f->n && r->kind->single; i++)
+		if (f->rules[i].r.kind == r->kind)
 			rc = -EEXIST;
 	if (!rc && f->n == FAULTS_MAX_RULES)
 		rc = -ENOSPC;
@@ -185,7 +170,7 @@ static bool rule_fires(struct active_rule *a, unsigned op, const char *path)
 		return false;
 	if (a->r.path[0] && (!path || fnmatch(a->r.path, path, 0)))
 		return false;
-	if (a->r.prob < 1 && unit_draw(&a->rng) >= a->r.prob)
+	if (a->r.prob < 1 && prng_unit(&a->rng) >= a->r.prob)
 		return false;
 	a->fired++;
 	return true;
@@ -195,18 +180,7 @@ static void apply(const struct active_rule *a, struct fault_hit *hit)
 {
 	if (!hit->rule_id)
 		hit->rule_id = a->id;
-	switch (a->r.kind) {
-	case FAULT_ERROR:
-		if (!hit->err)
-			hit->err = -a->r.err;
-		break;
-	case FAULT_LATENCY:
-		hit->delay_ns += a->r.latency_ns;
-		break;
-	default:
-		hit->torn = true;
-		break;
-	}
+	a->r.kind->on_io(&a->r, hit);
 }
 
 static bool needs_path(const struct faults *f, unsigned op)

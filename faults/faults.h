@@ -4,13 +4,14 @@
  * operation it can fail; an answer is an error to return instead of doing
  * the operation, a latency to add to its reply, or a torn write. The data
  * path asks faults_thin_limit() before it allocates a new unique block.
- * Bit rot is not a rule that waits for operations: it is applied when
- * injected (faults/bitrot.c), and stays listed for the record.
+ * Each rule's kind (faults/kind.h) says what it does to an operation
+ * (on_io) or to allocation (on_alloc). Kinds that act at once (bit rot,
+ * power loss, cache device) never enter the registry.
  *
- * Decisions are deterministic: each rule draws from its own splitmix64
- * stream seeded from the mount's --seed and the rule's id, so the same
- * sequence of operations meets the same faults. Checking costs one atomic
- * load while no rule is active.
+ * Decisions are deterministic: each rule draws from its own stream
+ * (common/prng.h) seeded from the mount's --seed and the rule's id, so
+ * the same sequence of operations meets the same faults. Checking costs
+ * one atomic load while no rule is active.
  */
 #ifndef ARRAYSIM_FAULTS_FAULTS_H
 #define ARRAYSIM_FAULTS_FAULTS_H
@@ -33,19 +34,20 @@ struct fault_hit {
 	uint64_t rule_id;  /* the rule that fired (the first, if several) */
 };
 
+/* How much of a torn write of @len bytes persists: half of it, down to a
+ * 512-byte sector (so a write under 1 KiB persists nothing). */
+size_t fault_torn_prefix(size_t len);
+
 /* Path of an inode or entry, computed only when a rule needs it. Returns
  * false when the path is unknown (then no path rule matches). */
 typedef bool (*fault_path_fn)(void *ctx, char *buf, size_t len);
-
-/* The next 64 bits of the splitmix64 stream in @state: the random draws
- * faults make (rules here, the blocks bit rot picks in fs/bitrot.c). */
-uint64_t faults_rng_next(uint64_t *state);
 
 int faults_new(uint64_t seed, struct faults **out);
 void faults_free(struct faults *f);
 
 /* Activate @r; *id is its number (>= 1, never reused in this mount).
- * -ENOSPC: FAULTS_MAX_RULES active; -EEXIST: a second thin rule. */
+ * -ENOSPC: FAULTS_MAX_RULES active; -EEXIST: a second rule of a kind
+ * that takes one at a time (thin). */
 int faults_add(struct faults *f, const struct fault_rule *r, uint64_t *id);
 /* Remove rule @id, or every rule when @id is 0. -ENOENT: no such rule. */
 int faults_clear(struct faults *f, uint64_t id);

@@ -10,20 +10,6 @@
 
 #include "common/units.h"
 
-static const char *const kind_names[FAULT_KIND_COUNT] = {
-    [FAULT_ERROR] = "error",
-    [FAULT_LATENCY] = "latency",
-    [FAULT_TORN_WRITE] = "torn-write",
-    [FAULT_THIN] = "thin",
-    [FAULT_BITROT] = "bitrot",
-    [FAULT_POWER_LOSS] = "power-loss",
-    [FAULT_CONTROLLER] = "controller",
-    [FAULT_PATH] = "path",
-    [FAULT_DRIVE] = "drive",
-    [FAULT_DRIVE_SLOW] = "drive-slow",
-    [FAULT_CACHE_DEVICE] = "cache-device",
-};
-
 /* By enum profile_tier_id (tiers/profile.h). */
 static const char *const tier_names[] = {"flash", "cache", "backing"};
 #define NTIERS 3u
@@ -39,50 +25,30 @@ static const struct {
 	int err;
 } errnos[] = {{"EIO", EIO}, {"ENOSPC", ENOSPC}, {"EROFS", EROFS}};
 
-/* Keys each kind takes, as bits of key_names. */
-enum {
-	K_OP = 1u << 0,
-	K_ERRNO = 1u << 1,
-	K_PATH = 1u << 2,
-	K_PROB = 1u << 3,
-	K_COUNT = 1u << 4,
-	K_LATENCY = 1u << 5,
-	K_CAPACITY = 1u << 6,
-	K_BLOCKS = 1u << 7,
-	K_OFFSET = 1u << 8,
-	K_ID = 1u << 9,
-	K_TIER = 1u << 10,
-	K_FACTOR = 1u << 11,
-};
+/* By bit of enum fault_key. */
 static const char *const key_names[] = {
     "op",	"errno",  "path",   "prob", "count", "latency",
     "capacity", "blocks", "offset", "id",   "tier",  "factor",
 };
 #define NKEYS (sizeof(key_names) / sizeof(key_names[0]))
 
-static const unsigned kind_keys[FAULT_KIND_COUNT] = {
-    [FAULT_ERROR] = K_OP | K_ERRNO | K_PATH | K_PROB | K_COUNT,
-    [FAULT_LATENCY] = K_OP | K_LATENCY | K_PATH | K_PROB | K_COUNT,
-    [FAULT_TORN_WRITE] = K_PATH | K_PROB | K_COUNT,
-    [FAULT_THIN] = K_CAPACITY,
-    [FAULT_BITROT] = K_BLOCKS | K_PATH | K_OFFSET,
-    [FAULT_POWER_LOSS] = 0,
-    [FAULT_CONTROLLER] = K_ID,
-    [FAULT_PATH] = K_ID,
-    [FAULT_DRIVE] = K_ID | K_TIER,
-    [FAULT_DRIVE_SLOW] = K_ID | K_TIER | K_FACTOR,
-    [FAULT_CACHE_DEVICE] = 0,
-};
-
 bool fault_rule_is_array(const struct fault_rule *r)
 {
-	return r->kind == FAULT_CONTROLLER || r->kind == FAULT_PATH ||
-	       r->kind == FAULT_DRIVE || r->kind == FAULT_DRIVE_SLOW;
+	return r->kind && r->kind->array;
 }
 
-const char *fault_kind_name(enum fault_kind k)
+/* The keys @k takes, as enum fault_key bits. */
+static unsigned kind_keys(const struct fault_ops *k)
 {
-	return k < FAULT_KIND_COUNT ? kind_names[k] : "?";
+	unsigned m = 0;
+	for (unsigned i = 0; i < FAULT_MAX_KEY_ROWS; i++)
+		m |= k->keys[i].key;
+	return m;
+}
+
+const char *fault_kind_name(const struct fault_ops *k)
+{
+	return k ? k->name : "?";
 }
 
 const char *fault_op_name(unsigned op_bit)
@@ -203,23 +169,23 @@ static int parse_pair(char *word, unsigned allowed, unsigned *seen,
 		return fail(err, errlen, "%s: given twice", word);
 	*seen |= 1u << k;
 	switch (1u << k) {
-	case K_OP:
+	case FAULT_KEY_OP:
 		return parse_ops(v, &r->ops, err, errlen);
-	case K_ERRNO:
+	case FAULT_KEY_ERRNO:
 		return parse_errno(v, &r->err, err, errlen);
-	case K_PATH:
+	case FAULT_KEY_PATH:
 		if (!*v || strlen(v) >= sizeof(r->path))
 			return fail(err, errlen, "path: empty or too long");
 		strcpy(r->path, v);
 		return 0;
-	case K_PROB:
+	case FAULT_KEY_PROB:
 		return parse_range("prob", v, 0, 1, "a probability in (0, 1]",
 				   &r->prob, err, errlen);
-	case K_COUNT:
+	case FAULT_KEY_COUNT:
 		return parse_positive("count", v, &r->count, err, errlen);
-	case K_BLOCKS:
+	case FAULT_KEY_BLOCKS:
 		return parse_positive("blocks", v, &r->blocks, err, errlen);
-	case K_LATENCY:
+	case FAULT_KEY_LATENCY:
 		if (units_parse_duration_ns(v, &r->latency_ns) ||
 		    !r->latency_ns)
 			return fail(err, errlen,
@@ -227,22 +193,22 @@ static int parse_pair(char *word, unsigned allowed, unsigned *seen,
 				    "(like 5ms)",
 				    v);
 		return 0;
-	case K_CAPACITY:
+	case FAULT_KEY_CAPACITY:
 		if (units_parse_size(v, &r->capacity_bytes))
 			return fail(err, errlen,
 				    "capacity: '%.32s' is not a size (like "
 				    "10G)",
 				    v);
 		return 0;
-	case K_ID:
+	case FAULT_KEY_ID:
 		return parse_id(v, &r->id, err, errlen);
-	case K_TIER:
+	case FAULT_KEY_TIER:
 		return parse_tier(v, &r->tier, err, errlen);
-	case K_FACTOR:
+	case FAULT_KEY_FACTOR:
 		return parse_range("factor", v, 1, 1000,
 				   "a number above 1, at most 1000", &r->factor,
 				   err, errlen);
-	default: /* K_OFFSET */
+	default: /* FAULT_KEY_OFFSET */
 		r->has_offset = true;
 		if (units_parse_size(v, &r->offset))
 			return fail(err, errlen,
@@ -251,7 +217,7 @@ static int parse_pair(char *word, unsigned allowed, unsigned *seen,
 	}
 }
 
-static void set_defaults(struct fault_rule *r, enum fault_kind k)
+static void set_defaults(struct fault_rule *r, const struct fault_ops *k)
 {
 	/* memset, not a compound literal: padding is zero too, so that
 	 * rules compare with memcmp. */
@@ -259,41 +225,9 @@ static void set_defaults(struct fault_rule *r, enum fault_kind k)
 	r->kind = k;
 	r->ops = FOP_ANY;
 	r->prob = 1;
-	if (k == FAULT_ERROR)
-		r->err = EIO;
-	if (k == FAULT_TORN_WRITE) {
-		r->ops = FOP_WRITE;
-		r->count = 1;
-	}
-	if (k == FAULT_BITROT)
-		r->blocks = 1;
 	r->tier = FAULT_TIER_AUTO;
-}
-
-/* What a kind needs beyond its keys' own checks. */
-static int check_rule(const struct fault_rule *r, unsigned seen, char *err,
-		      size_t errlen)
-{
-	if (r->kind == FAULT_LATENCY && !(seen & K_LATENCY))
-		return fail(err, errlen, "latency needs latency=DURATION");
-	if (r->kind == FAULT_THIN && !(seen & K_CAPACITY))
-		return fail(err, errlen, "thin needs capacity=SIZE");
-	if (fault_rule_is_array(r) && !(seen & K_ID))
-		return fail(err, errlen, "%s needs id=N",
-			    fault_kind_name(r->kind));
-	if (r->kind == FAULT_DRIVE_SLOW && !(seen & K_FACTOR))
-		return fail(err, errlen, "drive-slow needs factor=F (like 4)");
-	if (r->kind == FAULT_BITROT) {
-		bool file = seen & K_PATH, off = seen & K_OFFSET;
-		if (file != off)
-			return fail(err, errlen,
-				    "bitrot takes path= and offset= together");
-		if (file && (seen & K_BLOCKS))
-			return fail(err, errlen,
-				    "bitrot takes blocks=N or path= with "
-				    "offset=, not both");
-	}
-	return 0;
+	if (k->defaults)
+		k->defaults(r);
 }
 
 int fault_rule_parse(const char *args, struct fault_rule *out, char *err,
@@ -303,30 +237,22 @@ int fault_rule_parse(const char *args, struct fault_rule *out, char *err,
 	if (strlen(args) >= sizeof(buf))
 		return fail(err, errlen, "fault rule too long");
 	strcpy(buf, args);
+	char names[256];
 	char *save = NULL, *word = strtok_r(buf, " \t", &save);
 	if (!word)
-		return fail(
-		    err, errlen,
-		    "fault inject needs a kind (error, latency, "
-		    "torn-write, thin, bitrot, power-loss, "
-		    "controller, path, drive, drive-slow, cache-device)");
-	unsigned k = 0;
-	while (k < FAULT_KIND_COUNT && strcmp(word, kind_names[k]))
-		k++;
-	if (k == FAULT_KIND_COUNT)
-		return fail(
-		    err, errlen,
-		    "unknown fault kind '%.32s' (error, latency, "
-		    "torn-write, thin, bitrot, power-loss, "
-		    "controller, path, drive, drive-slow, cache-device)",
-		    word);
+		return fail(err, errlen, "fault inject needs a kind (%s)",
+			    fault_kind_names(names, sizeof(names)));
+	const struct fault_ops *k = fault_kind_find(word);
+	if (!k)
+		return fail(err, errlen, "unknown fault kind '%.32s' (%s)",
+			    word, fault_kind_names(names, sizeof(names)));
 	struct fault_rule r;
 	set_defaults(&r, k);
 	unsigned seen = 0;
 	while ((word = strtok_r(NULL, " \t", &save)))
-		if (parse_pair(word, kind_keys[k], &seen, &r, err, errlen))
+		if (parse_pair(word, kind_keys(k), &seen, &r, err, errlen))
 			return -EINVAL;
-	if (check_rule(&r, seen, err, errlen))
+	if (k->check && k->check(&r, seen, err, errlen))
 		return -EINVAL;
 	memcpy(out, &r, sizeof(r));
 	return 0;
@@ -398,37 +324,66 @@ static const char *errno_name(int e)
 	return "EIO";
 }
 
+/* Key @key of @r, as " key=value", where the rule says one. */
+static void put_key(char *buf, size_t len, size_t *at,
+		    const struct fault_rule *r, enum fault_key key)
+{
+	switch (key) {
+	case FAULT_KEY_OP:
+		put_ops(buf, len, at, r->ops);
+		break;
+	case FAULT_KEY_ERRNO:
+		put(buf, len, at, " errno=%s", errno_name(r->err));
+		break;
+	case FAULT_KEY_LATENCY:
+		put_duration(buf, len, at, r->latency_ns);
+		break;
+	case FAULT_KEY_CAPACITY:
+		put(buf, len, at, " capacity=%llu",
+		    (unsigned long long)r->capacity_bytes);
+		break;
+	case FAULT_KEY_BLOCKS:
+		if (!r->has_offset)
+			put(buf, len, at, " blocks=%llu",
+			    (unsigned long long)r->blocks);
+		break;
+	case FAULT_KEY_PATH:
+		if (r->path[0])
+			put(buf, len, at, " path=%s", r->path);
+		break;
+	case FAULT_KEY_OFFSET:
+		if (r->has_offset)
+			put(buf, len, at, " offset=%llu",
+			    (unsigned long long)r->offset);
+		break;
+	case FAULT_KEY_PROB:
+		if (r->prob < 1)
+			put_exact(buf, len, at, "prob", r->prob);
+		break;
+	case FAULT_KEY_ID:
+		put(buf, len, at, " id=%u", r->id);
+		break;
+	case FAULT_KEY_TIER:
+		if (r->tier < NTIERS)
+			put(buf, len, at, " tier=%s", tier_names[r->tier]);
+		break;
+	case FAULT_KEY_FACTOR:
+		put_exact(buf, len, at, "factor", r->factor);
+		break;
+	case FAULT_KEY_COUNT:
+		if (r->count)
+			put(buf, len, at, " count=%llu",
+			    (unsigned long long)r->count);
+		break;
+	}
+}
+
 char *fault_rule_format(const struct fault_rule *r, char *buf, size_t len)
 {
 	size_t at = 0;
-	unsigned keys = kind_keys[r->kind];
 	put(buf, len, &at, "%s", fault_kind_name(r->kind));
-	if (keys & K_OP)
-		put_ops(buf, len, &at, r->ops);
-	if (keys & K_ERRNO)
-		put(buf, len, &at, " errno=%s", errno_name(r->err));
-	if (keys & K_LATENCY)
-		put_duration(buf, len, &at, r->latency_ns);
-	if (keys & K_CAPACITY)
-		put(buf, len, &at, " capacity=%llu",
-		    (unsigned long long)r->capacity_bytes);
-	if ((keys & K_BLOCKS) && !r->has_offset)
-		put(buf, len, &at, " blocks=%llu",
-		    (unsigned long long)r->blocks);
-	if ((keys & K_PATH) && r->path[0])
-		put(buf, len, &at, " path=%s", r->path);
-	if ((keys & K_OFFSET) && r->has_offset)
-		put(buf, len, &at, " offset=%llu",
-		    (unsigned long long)r->offset);
-	if ((keys & K_PROB) && r->prob < 1)
-		put_exact(buf, len, &at, "prob", r->prob);
-	if (keys & K_ID)
-		put(buf, len, &at, " id=%u", r->id);
-	if ((keys & K_TIER) && r->tier < NTIERS)
-		put(buf, len, &at, " tier=%s", tier_names[r->tier]);
-	if (keys & K_FACTOR)
-		put_exact(buf, len, &at, "factor", r->factor);
-	if ((keys & K_COUNT) && r->count)
-		put(buf, len, &at, " count=%llu", (unsigned long long)r->count);
+	for (unsigned i = 0; i < FAULT_MAX_KEY_ROWS && r->kind->keys[i].key;
+	     i++)
+		put_key(buf, len, &at, r, r->kind->keys[i].key);
 	return buf;
 }

@@ -25,13 +25,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/block.h"
+#include "common/prng.h"
 #include "dedupe/fingerprint.h"
 #include "dedupe/index.h"
 #include "faults/faults.h"
 #include "fs/datapath.h"
 #include "fs/namespace.h"
 
-#define BS MS_BLOCK_SIZE
 #define MAX_BLOCKS 4096 /* one injection corrupts at most this many */
 
 #define ROT_MASK 0xff /* what corrupt_block() does to byte 0 */
@@ -39,7 +40,7 @@
 /* Flip every bit of the block's first byte: any checksum notices. */
 static int corrupt_block(struct fs *fs, uint64_t pblk)
 {
-	uint8_t *buf = aligned_alloc(4096, BS);
+	uint8_t *buf = aligned_alloc(BLOCK_SIZE, BLOCK_SIZE);
 	if (!buf)
 		return -ENOMEM;
 	struct backing_io io = {pblk, buf};
@@ -52,7 +53,8 @@ static int corrupt_block(struct fs *fs, uint64_t pblk)
 	return r;
 }
 
-bool bitrot_rebuild(struct fs *fs, uint64_t pblk, uint8_t *buf, uint64_t xxh3)
+bool bitrot_undo_injected(struct fs *fs, uint64_t pblk, uint8_t *buf,
+			  uint64_t xxh3)
 {
 	if (!fs->array || !array_block_repairable(fs->array, pblk))
 		return false;
@@ -90,7 +92,7 @@ static int pick_random(struct fs *fs, MDB_txn *txn, uint64_t *rng,
 	/* Bounded tries: a sparse store may not yield them all. */
 	for (uint64_t tries = 0; *n < want && tries < 64 * want + 1024;
 	     tries++) {
-		uint64_t p = 1 + faults_rng_next(rng) % (c.next_pblk - 1);
+		uint64_t p = 1 + prng_next(rng) % (c.next_pblk - 1);
 		struct ms_block b;
 		if (dedupe_block_get(fs->ms, txn, p, &b) == 0 &&
 		    !chosen(out, *n, p))
@@ -125,7 +127,8 @@ static int pick_at(struct fs *fs, MDB_txn *txn, const struct fault_rule *rule,
 			 strerror(-r));
 		return r;
 	}
-	r = datapath_block_of(fs->ms, txn, ino, rule->offset / BS, &pblk);
+	r = datapath_block_of(fs->ms, txn, ino, rule->offset / BLOCK_SIZE,
+			      &pblk);
 	if (!r && !pblk) {
 		snprintf(err, errlen,
 			 "bitrot: %s has no stored block at offset %llu (a "
@@ -255,9 +258,9 @@ static void report_extent(struct report *rp, const MDB_val *k, const MDB_val *v)
 			continue;
 		char path[FAULT_PATH_MAX];
 		path_of(rp->nm, ino, path, sizeof(path));
-		uint64_t off = (idx * BMAP_EXTENT_BLOCKS + i) * BS;
+		uint64_t off = (idx * BMAP_EXTENT_BLOCKS + i) * BLOCK_SIZE;
 		fprintf(rp->out, "lost %s offset %llu length %u block %llu\n",
-			path, (unsigned long long)off, BS,
+			path, (unsigned long long)off, BLOCK_SIZE,
 			(unsigned long long)pblk[i]);
 		char esc[2 * FAULT_PATH_MAX];
 		if (rp->cause)
@@ -267,7 +270,7 @@ static void report_extent(struct report *rp, const MDB_val *k, const MDB_val *v)
 			    "\"length\":%u,\"block\":%llu,\"cause\":\"%s\"",
 			    events_json_escape(path, esc, sizeof(esc)),
 			    (unsigned long long)ino, (unsigned long long)off,
-			    BS, (unsigned long long)pblk[i], rp->cause);
+			    BLOCK_SIZE, (unsigned long long)pblk[i], rp->cause);
 		rp->refs++;
 	}
 }

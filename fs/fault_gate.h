@@ -1,10 +1,12 @@
 /* Where the front end meets faults/: the questions fs/ops.c asks before an
  * operation runs, the control commands that inject and clear faults, and
- * the faults that act on the store itself (bit rot).
+ * the hooks through which fault kinds act on the store and its array.
  *
  *   op_write ──> fault_gate_io ──> faults_check ──> error | latency | torn
  *   op_mkdir ──> fault_gate_meta ─┘                 (event log: every hit)
- *   ctl "fault inject bitrot ..." ──> corrupt stored blocks, report losses
+ *   ctl "fault inject ..." ──> fault_gate_inject ──> fault_inject (faults/)
+ *                                   ──> kind ──> hooks filled here ──> store,
+ *                                                array model
  */
 #ifndef ARRAYSIM_FS_FAULT_GATE_H
 #define ARRAYSIM_FS_FAULT_GATE_H
@@ -31,8 +33,7 @@ int fault_gate_meta(struct fs *fs, unsigned op, uint64_t ino, uint64_t parent,
 /* A read or write of [@off, @off+@len) of @ino: what the rules decided. */
 void fault_gate_io(struct fs *fs, unsigned op, uint64_t ino, uint64_t off,
 		   size_t len, struct fault_hit *hit);
-/* How much of a torn write of @len bytes persists: half of it, down to a
- * 512-byte sector (so a write under 1 KiB persists nothing). */
+/* fault_torn_prefix (faults/torn_write.c), for fs/ops.c. */
 size_t fault_gate_torn_prefix(size_t len);
 /* Log a torn write's effect. */
 void fault_gate_torn_event(struct fs *fs, uint64_t ino, uint64_t off,
@@ -41,8 +42,9 @@ void fault_gate_torn_event(struct fs *fs, uint64_t ino, uint64_t off,
  * stored? Logs the first refusal after each change of the limit. */
 bool fault_gate_thin_full(struct fs *fs, uint64_t unique);
 
-/* Inject @rule as `fault inject` does, answering on @out; *id is the new
- * fault's (0 for faults that act at once: bitrot, power-loss). */
+/* Inject @rule as `fault inject` does (faults/hooks.h: fault_inject),
+ * answering on @out; *id is the new fault's (0 for faults that act at
+ * once: bitrot, power-loss, cache-device). */
 int fault_gate_inject(struct fs *fs, const struct fault_rule *rule, FILE *out,
 		      uint64_t *id, char *err, size_t errlen);
 /* Clear fault @id, or every fault when @id is 0. */

@@ -298,8 +298,8 @@ static int take(struct fs *fs, MDB_txn *txn, int r, struct loss_rec *lost,
 	return r;
 }
 
-int loss_record(struct fs *fs, unsigned loss, FILE *out, char *err,
-		size_t errlen)
+int loss_add_event(struct fs *fs, unsigned loss, FILE *out, char *err,
+		   size_t errlen)
 {
 	MDB_txn *txn = NULL;
 	struct ms_counters c = {0};

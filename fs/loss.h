@@ -22,8 +22,8 @@ void loss_close(struct fs *fs);
  * stored blocks it lost, add them to the set, and report them on @out
  * and in the event log (every file and offset that references one, then
  * "lost N blocks referenced M times"). 0, or -errno with a reason. */
-int loss_record(struct fs *fs, unsigned loss, FILE *out, char *err,
-		size_t errlen);
+int loss_add_event(struct fs *fs, unsigned loss, FILE *out, char *err,
+		   size_t errlen);
 /* The hybrid's cache device fails (fault inject cache-device): its dirty
  * blocks are lost (added and reported as above, cause "cache-device")
  * unless the profile mirrors the cache; either way the cache restarts
@@ -37,7 +37,7 @@ bool loss_any(struct fs *fs);
 /* Is @pblk, holding bytes of XXH3 @xxh3, lost? (A lost block freed and
  * reused for other bytes is not.) Cheap while nothing is lost. */
 bool loss_has(struct fs *fs, uint64_t pblk, uint64_t xxh3);
-/* The report of every block lost so far, as loss_record wrote it,
+/* The report of every block lost so far, as loss_add_event wrote it,
  * without events; nothing when none is. */
 int loss_list(struct fs *fs, FILE *out);
 

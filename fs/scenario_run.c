@@ -13,7 +13,7 @@
 #include <time.h>
 
 #include "common/log.h"
-#include "common/stats.h"
+#include "common/clock.h"
 #include "faults/events.h"
 #include "fs/fault_gate.h"
 
@@ -84,9 +84,9 @@ static void *run(void *arg)
 	pthread_mutex_lock(&r->lock);
 	while (!r->stopping && r->next < r->sc.n) {
 		uint64_t due = due_ns(r, r->next);
-		if (stats_now_ns() < due) {
-			struct timespec ts = {(time_t)(due / 1000000000u),
-					      (long)(due % 1000000000u)};
+		if (clock_mono_ns() < due) {
+			struct timespec ts = {(time_t)(due / NS_PER_SEC),
+					      (long)(due % NS_PER_SEC)};
 			pthread_cond_timedwait(&r->wake, &r->lock, &ts);
 			continue;
 		}
@@ -176,7 +176,7 @@ static int start(struct fs *fs, const char *path, double scale, FILE *out,
 	r->fs = fs;
 	r->scale = scale;
 	snprintf(r->path, sizeof(r->path), "%s", path);
-	r->start_ns = stats_now_ns();
+	r->start_ns = clock_mono_ns();
 	if (!r->ids || pthread_create(&r->thread, NULL, run, r)) {
 		runner_free(r);
 		snprintf(err, errlen, "cannot start the scenario thread");
@@ -184,11 +184,13 @@ static int start(struct fs *fs, const char *path, double scale, FILE *out,
 	}
 	fs->scenario = r;
 	char esc[2100];
-	events_emit(fs->events, "scenario_start",
-		    "\"name\":\"%s\",\"file\":\"%s\",\"time_scale\":%g,"
-		    "\"steps\":%u",
-		    r->sc.name, events_json_escape(path, esc, sizeof(esc)),
-		    scale, r->sc.n);
+	/* Stamped with start_ns itself: every step is due at start_ns plus
+	 * its scaled time, so its event is never before that on the log. */
+	events_emit_at(fs->events, r->start_ns, "scenario_start",
+		       "\"name\":\"%s\",\"file\":\"%s\",\"time_scale\":%g,"
+		       "\"steps\":%u",
+		       r->sc.name, events_json_escape(path, esc, sizeof(esc)),
+		       scale, r->sc.n);
 	fprintf(out, "running %s: %u steps over %.3f s\n",
 		r->sc.name[0] ? r->sc.name : path, r->sc.n,
 		(double)r->sc.steps[r->sc.n - 1].at_ns / 1e9 / scale);
@@ -217,7 +219,7 @@ void scenario_run_status(struct fs *fs, FILE *out)
 		return;
 	}
 	pthread_mutex_lock(&r->lock);
-	double el = (double)(stats_now_ns() - r->start_ns) / 1e9;
+	double el = (double)(clock_mono_ns() - r->start_ns) / 1e9;
 	fprintf(out, "%s %s step %u/%u elapsed %.3f s (scenario time %.3f s)\n",
 		r->done ? "finished" : "running",
 		r->sc.name[0] ? r->sc.name : r->path, r->next, r->sc.n, el,

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "common/ctl.h"
+#include "faults/kind.h"
 #include "tools/commands.h"
 
 static const char ctl_help[] =
@@ -27,33 +28,10 @@ static const char ctl_help[] =
     "                              run a fault timeline (faults/scenario.h),\n"
     "                              F times faster than written\n"
     "  scenario status|stop        where it is; stop it (faults stay)\n"
-    "\n"
-    "fault kinds and keys (defaults in brackets):\n"
-    "  error       op=LIST [any] errno=EIO|ENOSPC|EROFS [EIO] path=GLOB\n"
-    "              prob=P [1] count=N [unlimited]\n"
-    "  latency     latency=DURATION op=LIST [any] path=GLOB prob=P count=N\n"
-    "  torn-write  path=GLOB prob=P [1] count=N [1]: half of the write,\n"
-    "              down to 512 bytes, persists; the host is told all did\n"
-    "  thin        capacity=SIZE: new unique blocks beyond it get ENOSPC,\n"
-    "              writes that dedupe still succeed\n"
-    "  bitrot      blocks=N [1] | path=FILE offset=OFF: corrupt stored\n"
-    "              blocks now; prints every file and offset that lost data\n"
-    "  power-loss  everything since the last sync (fsync, or the\n"
-    "              background sync) is gone at the next mount; until the\n"
-    "              unmount every operation fails with EIO\n"
-    "  cache-device  a hybrid's cache device fails: dirty blocks not yet\n"
-    "              destaged are lost (EIO, listed by file and offset)\n"
-    "              unless the profile's [cache] is mirrored\n"
-    "array faults (a timed --profile; `fault clear ID` restores):\n"
-    "  controller  id=N: controller N (from 0) fails: I/O stalls for\n"
-    "              failover_time, then the others serve; too many lost:\n"
-    "              the array shuts down (EIO, or blocks) until one returns\n"
-    "  path        id=N: front-end link N is lost: I/O stalls for\n"
-    "              multipath_timeout, then the others carry it\n"
-    "  drive       id=N tier=flash|cache|backing [data tier]: pulled;\n"
-    "              after detection_window reads are reconstructed and a\n"
-    "              rebuild runs at rebuild_rate\n"
-    "  drive-slow  id=N factor=F tier=...: serves F times slower\n"
+    "\n";
+
+/* After the kinds (faults/kinds.c prints them from fault_kinds[]). */
+static const char ctl_help_tail[] =
     "op LIST: read,write,fsync,open,create,mkdir,unlink,rmdir,rename,\n"
     "setattr,readdir or any. GLOB: fnmatch(3) on the path from the mount's\n"
     "root, '*' matching '/' too. Every fault and effect is logged to\n"
@@ -64,6 +42,8 @@ int cmd_ctl(int argc, char **argv)
 	if (argc >= 2 &&
 	    (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
 		fputs(ctl_help, stdout);
+		fault_kinds_help(stdout);
+		fputs(ctl_help_tail, stdout);
 		return 0;
 	}
 	if (argc < 3) {

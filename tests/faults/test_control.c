@@ -44,7 +44,7 @@ static void test_commands(void **state)
 	assert_int_equal(ok("fault list").verb, CONTROL_FAULT_LIST);
 	struct control_cmd c = ok("fault inject error op=read count=2");
 	assert_int_equal(c.verb, CONTROL_FAULT_INJECT);
-	assert_int_equal(c.rule.kind, FAULT_ERROR);
+	assert_string_equal(c.rule.kind->name, "error");
 	assert_int_equal(c.rule.count, 2);
 	c = ok("fault clear 17");
 	assert_int_equal(c.verb, CONTROL_FAULT_CLEAR);

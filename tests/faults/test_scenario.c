@@ -43,14 +43,14 @@ static void test_good(void **state)
 	assert_int_equal(s.steps[0].at_ns, 500000000ull);
 	assert_int_equal(s.steps[0].action, SCENARIO_INJECT);
 	assert_string_equal(s.steps[0].label, "slow");
-	assert_int_equal(s.steps[0].rule.kind, FAULT_LATENCY);
+	assert_string_equal(s.steps[0].rule.kind->name, "latency");
 	/* the three steps at 2m stay in file order */
 	assert_int_equal(s.steps[1].at_ns, 120000000000ull);
 	assert_int_equal(s.steps[1].action, SCENARIO_CLEAR);
 	assert_string_equal(s.steps[1].label, "slow");
-	assert_int_equal(s.steps[2].rule.kind, FAULT_ERROR);
+	assert_string_equal(s.steps[2].rule.kind->name, "error");
 	assert_true(s.steps[2].rule.prob == 0.5);
-	assert_int_equal(s.steps[3].rule.kind, FAULT_POWER_LOSS);
+	assert_string_equal(s.steps[3].rule.kind->name, "power-loss");
 	scenario_free(&s);
 }
 
@@ -69,9 +69,9 @@ static void test_errors(void **state)
 {
 	expect_error(
 	    "[at 1s]\ninject = melt\n",
-	    "b.ini:2: inject: unknown fault kind 'melt' (error, "
-	    "latency, torn-write, thin, bitrot, power-loss, controller, "
-	    "path, drive, drive-slow, cache-device)");
+	    "b.ini:2: inject: unknown fault kind 'melt' (bitrot, "
+	    "cache-device, controller, drive, drive-slow, error, latency, "
+	    "path, power-loss, thin, torn-write)");
 	expect_error("[at soon]\ninject = error\n",
 		     "b.ini:2: section [at soon]: not [scenario] or [at TIME] "
 		     "(TIME like 30s, 5m)");
