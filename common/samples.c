@@ -67,6 +67,18 @@ static void others(const struct stats *s, uint64_t *ops, uint64_t *errs)
 	}
 }
 
+/* The sampled dedupe counters (common/counters.h), as interval deltas. */
+static void sampled_counters(FILE *out, const struct dedupe_stats *d,
+			     struct sample_prev *prev)
+{
+	for (unsigned i = 0; i < DEDUPE_COUNTER_COUNT; i++)
+		if (dedupe_counter_defs[i].sampled)
+			fprintf(out, ",\"%s\":%llu",
+				dedupe_counter_defs[i].name,
+				(unsigned long long)delta(
+				    dedupe_stats_get(d, i), &prev->dedupe[i]));
+}
+
 static void write_time(FILE *out)
 {
 	char ts[40];
@@ -106,15 +118,14 @@ void sample_write(FILE *out, const struct stats *s,
 	double ratio = g->unique_blocks
 			   ? (double)g->live_blocks / (double)g->unique_blocks
 			   : 1.0;
+	fprintf(out, ",\"other_ops\":%llu,\"errors\":%llu",
+		(unsigned long long)delta(ops, &prev->other),
+		(unsigned long long)delta(errs, &prev->errors));
+	sampled_counters(out, &s->dedupe, prev);
 	fprintf(out,
-		",\"other_ops\":%llu,\"errors\":%llu,\"checksum_errors\":%llu,"
-		"\"dedupe_ratio\":%.4f,\"unique_blocks\":%llu,"
+		",\"dedupe_ratio\":%.4f,\"unique_blocks\":%llu,"
 		"\"logical_bytes_held\":%llu,\"faults_active\":%u,"
 		"\"power\":\"%s\"",
-		(unsigned long long)delta(ops, &prev->other),
-		(unsigned long long)delta(errs, &prev->errors),
-		(unsigned long long)delta(load(&s->dedupe.checksum_errors),
-					  &prev->checksum_errors),
 		ratio, (unsigned long long)g->unique_blocks,
 		(unsigned long long)g->logical_bytes_held, st->faults_active,
 		st->power_lost ? "lost" : "on");

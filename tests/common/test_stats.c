@@ -292,6 +292,34 @@ static void test_print_text(void **state)
 	free(s);
 }
 
+/* The counter table: Prometheus ranks are 1..k once each, every counter
+ * is reset, and dedupe_stats_add adds member by member. */
+static void test_counter_table(void **state)
+{
+	struct dedupe_stats a, b;
+	unsigned seen[DEDUPE_COUNTER_COUNT + 1] = {0};
+
+	(void)state;
+	for (unsigned i = 0; i < DEDUPE_COUNTER_COUNT; i++) {
+		unsigned r = dedupe_counter_defs[i].prom_rank;
+
+		assert_true(r <= DEDUPE_COUNTER_COUNT);
+		seen[r]++;
+		assert_int_equal(dedupe_counter_defs[i].offset,
+				 i * sizeof(_Atomic uint64_t));
+	}
+	for (unsigned r = 1; r <= DEDUPE_COUNTER_COUNT; r++)
+		assert_true(seen[r] <= 1);
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	atomic_store(&a.repaired_reads, 5);
+	atomic_store(&b.repaired_reads, 2);
+	atomic_store(&b.logical_bytes_written, 7);
+	dedupe_stats_add(&a, &b);
+	assert_int_equal(atomic_load(&a.repaired_reads), 7);
+	assert_int_equal(atomic_load(&a.logical_bytes_written), 7);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -305,6 +333,7 @@ int main(void)
 	    cmocka_unit_test(test_now_monotonic),
 	    cmocka_unit_test(test_print_json),
 	    cmocka_unit_test(test_print_text),
+	    cmocka_unit_test(test_counter_table),
 	};
 
 	return cmocka_run_group_tests_name("stats", tests, NULL, NULL);
