@@ -40,6 +40,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/log.h"
 
 #define CTL_IO_TIMEOUT_MS 5000	  /* a silent client, either side */
@@ -107,10 +108,7 @@ static int ctl_send_all(int fd, const char *buf, size_t len)
 
 static int64_t ctl_now_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return (int64_t)(clock_mono_ns() / 1000000u);
 }
 
 /* ---- server ------------------------------------------------------------ */

@@ -23,8 +23,8 @@
 
 #include <inttypes.h>
 #include <string.h>
-#include <time.h>
 
+#include "common/clock.h"
 #include "common/units.h"
 
 static const char *const stats_op_names[STATS_OP_COUNT] = {
@@ -216,10 +216,7 @@ void stats_reset(struct stats *s)
 
 uint64_t stats_now_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	return clock_mono_ns();
 }
 
 /* ---- stats_print ------------------------------------------------------ */

@@ -112,7 +112,8 @@ uint64_t latency_hist_bucket_end(unsigned idx);
 uint64_t latency_hist_bucket_mid(unsigned idx);
 /* Zero every counter (the `stats reset` control command). */
 void stats_reset(struct stats *s);
-/* Monotonic clock in ns. */
+/* Monotonic clock in ns: clock_mono_ns() (common/clock.h), kept for the
+ * callers in fs/, tiers/ and their tests. */
 uint64_t stats_now_ns(void);
 
 /* Figures that come from the metadata store and the host, not counters. */
