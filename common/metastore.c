@@ -47,35 +47,6 @@
 #define RESERVE_FLOOR (2ull << 20) /* below this, writers get ENOSPC */
 #define RELEASE_BATCH 4096	   /* pending blocks freed per txn */
 
-static const char *const table_names[MS_NTABLES] = {
-    [MS_META] = "meta",		[MS_INODES] = "inodes",
-    [MS_DIRNAMES] = "dirnames", [MS_DIRCOOKIES] = "dircookies",
-    [MS_SYMLINKS] = "symlinks", [MS_XATTRS] = "xattrs",
-    [MS_BMAP] = "bmap",		[MS_BLOCKS] = "blocks",
-    [MS_FPINDEX] = "fpindex",	[MS_FREEMAP] = "freemap",
-    [MS_PENDING] = "pending",	[MS_ORPHANS] = "orphans",
-};
-
-unsigned metastore_table_flags(enum ms_table t)
-{
-	switch (t) {
-	case MS_INODES:
-	case MS_SYMLINKS:
-	case MS_BLOCKS:
-	case MS_FREEMAP:
-	case MS_PENDING:
-	case MS_ORPHANS:
-		return MDB_INTEGERKEY;
-	case MS_FPINDEX:
-		/* One key; items sha1[0..20) + pblk. A SHA-1 names every
-		 * block that has it: more than one only after a collision,
-		 * which verify-on-match keeps apart. */
-		return MDB_DUPSORT | MDB_DUPFIXED;
-	default:
-		return 0;
-	}
-}
-
 void ms_put_be64(uint8_t *p, uint64_t v)
 {
 	for (int i = 7; i >= 0; i--) {
@@ -281,17 +252,19 @@ static int open_tables(struct metastore *ms, bool create, const char *dir,
 	for (int t = 0; t < MS_NTABLES; t++) {
 		unsigned fl =
 		    metastore_table_flags(t) | (create ? MDB_CREATE : 0);
-		rc = mdb_dbi_open(txn, table_names[t], fl, &ms->dbi[t]);
+		rc =
+		    mdb_dbi_open(txn, metastore_table_name(t), fl, &ms->dbi[t]);
 		if (rc == MDB_NOTFOUND && !create) {
 			snprintf(err, errlen,
 				 "store %s: metadata has no table '%s'", dir,
-				 table_names[t]);
+				 metastore_table_name(t));
 			mdb_txn_abort(txn);
 			return -EIO;
 		}
 		if (rc) {
 			snprintf(err, errlen, "store %s: metadata table %s: %s",
-				 dir, table_names[t], mdb_strerror(rc));
+				 dir, metastore_table_name(t),
+				 mdb_strerror(rc));
 			mdb_txn_abort(txn);
 			return metastore_errno(rc);
 		}
@@ -331,7 +304,7 @@ __attribute__((no_sanitize("address"))) static int walk_all(MDB_env *env)
 	for (int t = 0; t < MS_NTABLES && !bad; t++) {
 		MDB_cursor *cur;
 		MDB_val k, v;
-		int rc = mdb_dbi_open(txn, table_names[t],
+		int rc = mdb_dbi_open(txn, metastore_table_name(t),
 				      metastore_table_flags(t), &dbi);
 		if (rc == MDB_NOTFOUND)
 			continue; /* open_tables reports a missing table */
@@ -572,11 +545,6 @@ MDB_env *metastore_env(const struct metastore *ms)
 MDB_dbi metastore_dbi(const struct metastore *ms, enum ms_table t)
 {
 	return ms->dbi[t];
-}
-
-const char *metastore_table_name(enum ms_table t)
-{
-	return table_names[t];
 }
 
 /* Keep the allocated reserve ahead of LMDB's last page (see the top of

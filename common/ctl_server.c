@@ -1,4 +1,4 @@
-/* The control socket, server and client.
+/* The control socket's server: the daemon's side (ctl.h).
  *
  *   arraysim stats /mnt/a                        daemon (fs/)
  *     ctl_request("/mnt/a", "stats")               ctl_server thread
@@ -13,10 +13,6 @@
  * commands are rare and cheap, and a serial server needs no locking around
  * the handler.
  *
- * Long store paths: sun_path holds 108 bytes, a store path may not fit. Both
- * sides then open the store directory O_PATH and bind/connect through
- * "/proc/self/fd/N/ctl.sock", which the kernel resolves like any path.
- *
  * The socket is chmod'ed 0600 between bind() and listen(): until listen()
  * nobody can connect, so there is no window where it is open to others, and
  * the process-wide umask is left alone. SO_PEERCRED is checked anyway (root
@@ -25,7 +21,7 @@
  * A client may stall the thread for at most CTL_IO_TIMEOUT_MS while it sends
  * its line; ctl_server_stop() wakes the thread through a pipe at any time.
  */
-#include "common/ctl.h"
+#include "common/ctl_i.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -40,12 +36,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "common/clock.h"
 #include "common/log.h"
 
-#define CTL_IO_TIMEOUT_MS 5000	  /* a silent client, either side */
-#define CTL_DRAIN_MAX (1u << 20)  /* junk read after an oversized line */
-#define CTL_REPLY_MAX (64u << 20) /* a client refuses bigger replies */
+#define CTL_DRAIN_MAX (1u << 20) /* junk read after an oversized line */
 
 struct ctl_server {
 	int listen_fd;
@@ -56,62 +49,6 @@ struct ctl_server {
 	void *ctx;
 	pthread_t thread;
 };
-
-/* ---- shared ------------------------------------------------------------ */
-
-/* Address of the socket in the dir @dir (opened as @dir_fd): the path
- * itself if it fits in sun_path, else the /proc/self/fd short path. */
-static int ctl_sockaddr(const char *dir, int dir_fd, struct sockaddr_un *sa)
-{
-	int n;
-
-	memset(sa, 0, sizeof(*sa));
-	sa->sun_family = AF_UNIX;
-	n = snprintf(sa->sun_path, sizeof(sa->sun_path), "%s/%s", dir,
-		     CTL_SOCKET_NAME);
-	if (n > 0 && (size_t)n < sizeof(sa->sun_path))
-		return 0;
-	n = snprintf(sa->sun_path, sizeof(sa->sun_path), "/proc/self/fd/%d/%s",
-		     dir_fd, CTL_SOCKET_NAME);
-	if (n < 0 || (size_t)n >= sizeof(sa->sun_path))
-		return -ENAMETOOLONG;
-	return 0;
-}
-
-static int ctl_set_timeouts(int fd, int ms)
-{
-	struct timeval tv = {.tv_sec = ms / 1000,
-			     .tv_usec = (ms % 1000) * 1000};
-
-	if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) ||
-	    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)))
-		return -errno;
-	return 0;
-}
-
-/* Send all of @buf; 0 or -errno. Never raises SIGPIPE. */
-static int ctl_send_all(int fd, const char *buf, size_t len)
-{
-	while (len) {
-		ssize_t n = send(fd, buf, len, MSG_NOSIGNAL);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		buf += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
-static int64_t ctl_now_ms(void)
-{
-	return (int64_t)(clock_mono_ns() / 1000000u);
-}
-
-/* ---- server ------------------------------------------------------------ */
 
 /* Wait until @fd is readable. 1: readable, 0: stop requested or the
  * deadline passed, -errno on error. */
@@ -443,260 +380,4 @@ void ctl_server_stop(struct ctl_server *srv)
 	close(srv->wake_fd[1]);
 	close(srv->dir_fd);
 	free(srv);
-}
-
-/* ---- client ------------------------------------------------------------ */
-
-/* Undo mountinfo's octal escapes (\040 space, \011 tab, \012 newline,
- * \134 backslash) in place. */
-static void ctl_unescape(char *s)
-{
-	char *w = s;
-
-	for (char *r = s; *r; r++) {
-		if (r[0] == '\\' && r[1] >= '0' && r[1] <= '3' && r[2] >= '0' &&
-		    r[2] <= '7' && r[3] >= '0' && r[3] <= '7') {
-			*w++ = (char)((r[1] - '0') * 64 + (r[2] - '0') * 8 +
-				      (r[3] - '0'));
-			r += 3;
-		} else {
-			*w++ = *r;
-		}
-	}
-	*w = '\0';
-}
-
-int ctl_mountinfo_find_store(FILE *mountinfo, const char *mountpoint,
-			     char *store, size_t len)
-{
-	static const char prefix[] = "arraysim:";
-	char *line = NULL;
-	size_t cap = 0;
-	int rc = -ENOENT;
-
-	/* Keep the last match: a later mount on the same point hides the
-	 * earlier ones. */
-	while (getline(&line, &cap, mountinfo) > 0) {
-		char *save = NULL, *mnt = NULL, *fstype = NULL, *source = NULL;
-		char *tok = strtok_r(line, " \n", &save);
-		int field = 1;
-
-		for (; tok; tok = strtok_r(NULL, " \n", &save), field++) {
-			if (field == 5)
-				mnt = tok;
-			if (!strcmp(tok, "-") && field > 6) {
-				fstype = strtok_r(NULL, " \n", &save);
-				source = strtok_r(NULL, " \n", &save);
-				break;
-			}
-		}
-		if (!mnt || !fstype || !source ||
-		    strcmp(fstype, "fuse.arraysim"))
-			continue;
-		ctl_unescape(mnt);
-		ctl_unescape(source);
-		if (strcmp(mnt, mountpoint) ||
-		    strncmp(source, prefix, sizeof(prefix) - 1))
-			continue;
-		source += sizeof(prefix) - 1;
-		if (strlen(source) >= len) {
-			rc = -ENAMETOOLONG;
-			continue;
-		}
-		strcpy(store, source);
-		rc = 0;
-	}
-	free(line);
-	return rc;
-}
-
-/* realpath() of @path; a dead FUSE mount (ENOTCONN) still resolves through
- * its parent, so a client can name the store of a wedged array. */
-static int ctl_realpath(const char *path, char *real)
-{
-	char parent[PATH_MAX], *slash;
-	const char *base;
-
-	if (realpath(path, real))
-		return 0;
-	if (errno != ENOTCONN && errno != EIO)
-		return -errno;
-	if (snprintf(parent, sizeof(parent), "%s", path) >= (int)sizeof(parent))
-		return -ENAMETOOLONG;
-	slash = strrchr(parent, '/');
-	if (!slash) {
-		base = path;
-		strcpy(parent, ".");
-	} else {
-		base = path + (slash - parent) + 1;
-		*slash = '\0';
-		if (slash == parent)
-			strcpy(parent, "/");
-	}
-	if (!realpath(parent, real))
-		return -errno;
-	if (snprintf(real + strlen(real), PATH_MAX - strlen(real), "%s%s",
-		     strcmp(real, "/") ? "/" : "",
-		     base) >= (int)(PATH_MAX - strlen(real)))
-		return -ENAMETOOLONG;
-	return 0;
-}
-
-int ctl_find_store(const char *mountpoint, char *store, size_t len)
-{
-	char real[PATH_MAX];
-	FILE *f;
-	int rc;
-
-	rc = ctl_realpath(mountpoint, real);
-	if (rc)
-		return rc;
-	f = fopen("/proc/self/mountinfo", "re");
-	if (!f)
-		return -errno;
-	rc = ctl_mountinfo_find_store(f, real, store, len);
-	fclose(f);
-	return rc;
-}
-
-/* Read everything until EOF into a malloc'ed, NUL-terminated buffer. */
-static int ctl_read_all(int fd, char **out, size_t *out_len)
-{
-	size_t len = 0, cap = 4096;
-	char *buf = malloc(cap);
-
-	if (!buf)
-		return -ENOMEM;
-	for (;;) {
-		ssize_t n;
-
-		if (cap - len < 2) {
-			char *bigger;
-
-			if (cap >= CTL_REPLY_MAX) {
-				free(buf);
-				return -EFBIG;
-			}
-			bigger = realloc(buf, cap * 2);
-			if (!bigger) {
-				free(buf);
-				return -ENOMEM;
-			}
-			buf = bigger;
-			cap *= 2;
-		}
-		n = recv(fd, buf + len, cap - len - 1, 0);
-		if (n < 0) {
-			int e = errno;
-
-			if (e == EINTR)
-				continue;
-			free(buf);
-			return e == EAGAIN ? -ETIMEDOUT : -e;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	buf[len] = '\0';
-	*out = buf;
-	*out_len = len;
-	return 0;
-}
-
-int ctl_request_store(const char *store, const char *line, FILE *out, char *err,
-		      size_t errlen)
-{
-	struct sockaddr_un sa;
-	size_t reply_len = 0, status_len;
-	char *reply = NULL, *nl;
-	int dir_fd, fd, rc;
-
-	if (strlen(line) >= CTL_MAX_LINE || strchr(line, '\n')) {
-		snprintf(err, errlen,
-			 "command must be one line of less than "
-			 "%d bytes",
-			 CTL_MAX_LINE);
-		return -EINVAL;
-	}
-	dir_fd = open(store, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (dir_fd < 0) {
-		rc = -errno;
-		snprintf(err, errlen, "store %s: %s", store, strerror(-rc));
-		return rc;
-	}
-	rc = ctl_sockaddr(store, dir_fd, &sa);
-	if (rc) {
-		snprintf(err, errlen, "%s/%s: %s", store, CTL_SOCKET_NAME,
-			 strerror(-rc));
-		goto out_close_dir;
-	}
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0) {
-		rc = -errno;
-		snprintf(err, errlen, "socket: %s", strerror(-rc));
-		goto out_close_dir;
-	}
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
-		rc = -errno;
-		snprintf(err, errlen, "no control socket at %s/%s: %s", store,
-			 CTL_SOCKET_NAME, strerror(-rc));
-		goto out_close_sock;
-	}
-	ctl_set_timeouts(fd, 2 * CTL_IO_TIMEOUT_MS);
-	rc = ctl_send_all(fd, line, strlen(line));
-	if (!rc)
-		rc = ctl_send_all(fd, "\n", 1);
-	if (rc) {
-		snprintf(err, errlen, "sending to %s/%s: %s", store,
-			 CTL_SOCKET_NAME, strerror(-rc));
-		goto out_close_sock;
-	}
-	shutdown(fd, SHUT_WR);
-	rc = ctl_read_all(fd, &reply, &reply_len);
-	if (rc) {
-		snprintf(err, errlen, "reading from %s/%s: %s", store,
-			 CTL_SOCKET_NAME, strerror(-rc));
-		goto out_close_sock;
-	}
-
-	nl = memchr(reply, '\n', reply_len);
-	status_len = nl ? (size_t)(nl - reply) : reply_len;
-	if (status_len == 2 && !memcmp(reply, "ok", 2)) {
-		if (nl && out)
-			fwrite(nl + 1, 1, reply_len - status_len - 1, out);
-		rc = 0;
-	} else if (status_len >= 7 && !memcmp(reply, "error: ", 7)) {
-		reply[status_len] = '\0';
-		snprintf(err, errlen, "%s", reply + 7);
-		rc = !strcmp(reply + 7, "permission denied") ? -EACCES : -EIO;
-	} else {
-		snprintf(err, errlen, "%s/%s: %s", store, CTL_SOCKET_NAME,
-			 reply_len ? "malformed reply"
-				   : "closed without a reply");
-		rc = -EPROTO;
-	}
-	free(reply);
-out_close_sock:
-	close(fd);
-out_close_dir:
-	close(dir_fd);
-	return rc;
-}
-
-int ctl_request(const char *mountpoint, const char *line, FILE *out, char *err,
-		size_t errlen)
-{
-	char store[PATH_MAX];
-	int rc = ctl_find_store(mountpoint, store, sizeof(store));
-
-	if (rc == -ENOENT) {
-		snprintf(err, errlen, "no arraysim mounted at %s", mountpoint);
-		return rc;
-	}
-	if (rc) {
-		snprintf(err, errlen, "%s: %s", mountpoint, strerror(-rc));
-		return rc;
-	}
-	return ctl_request_store(store, line, out, err, errlen);
 }
