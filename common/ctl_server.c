@@ -268,6 +268,74 @@ static bool ctl_socket_live(const struct sockaddr_un *sa)
 	return live;
 }
 
+/* The socket's address in @store_dir (opened as srv->dir_fd), refusing
+ * one another daemon serves and removing a stale one. 0 or -errno. */
+static int ctl_claim_socket(struct ctl_server *srv, const char *store_dir,
+			    struct sockaddr_un *sa, char *err, size_t errlen)
+{
+	int rc = ctl_sockaddr(store_dir, srv->dir_fd, sa);
+
+	if (rc) {
+		snprintf(err, errlen, "%s/%s: %s", store_dir, CTL_SOCKET_NAME,
+			 strerror(-rc));
+		return rc;
+	}
+	if (ctl_socket_live(sa)) {
+		snprintf(err, errlen, "%s/%s: another arraysim is serving it",
+			 store_dir, CTL_SOCKET_NAME);
+		return -EADDRINUSE;
+	}
+	if (unlinkat(srv->dir_fd, CTL_SOCKET_NAME, 0) && errno != ENOENT) {
+		rc = -errno;
+		snprintf(err, errlen, "removing stale %s/%s: %s", store_dir,
+			 CTL_SOCKET_NAME, strerror(-rc));
+		return rc;
+	}
+	return 0;
+}
+
+/* Bind @sa, mode 0600, and listen, into srv->listen_fd. 0 or -errno,
+ * leaving no socket behind. */
+static int ctl_listen(struct ctl_server *srv, const char *store_dir,
+		      const struct sockaddr_un *sa, char *err, size_t errlen)
+{
+	int rc;
+
+	srv->listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (srv->listen_fd < 0) {
+		rc = -errno;
+		snprintf(err, errlen, "socket: %s", strerror(-rc));
+		return rc;
+	}
+	if (bind(srv->listen_fd, (const struct sockaddr *)sa, sizeof(*sa))) {
+		rc = -errno;
+		snprintf(err, errlen, "bind %s/%s: %s", store_dir,
+			 CTL_SOCKET_NAME, strerror(-rc));
+		goto out_close_listen;
+	}
+	/* Before listen(): nobody can connect yet (see the note on top). */
+	if (fchmodat(srv->dir_fd, CTL_SOCKET_NAME, 0600, 0)) {
+		rc = -errno;
+		snprintf(err, errlen, "chmod %s/%s: %s", store_dir,
+			 CTL_SOCKET_NAME, strerror(-rc));
+		goto out_unlink_socket;
+	}
+	if (listen(srv->listen_fd, 16)) {
+		rc = -errno;
+		snprintf(err, errlen, "listen %s/%s: %s", store_dir,
+			 CTL_SOCKET_NAME, strerror(-rc));
+		goto out_unlink_socket;
+	}
+	return 0;
+
+out_unlink_socket:
+	unlinkat(srv->dir_fd, CTL_SOCKET_NAME, 0);
+out_close_listen:
+	close(srv->listen_fd);
+	srv->listen_fd = -1;
+	return rc;
+}
+
 int ctl_server_start(const char *store_dir, uid_t owner, ctl_handler_fn fn,
 		     void *ctx, struct ctl_server **out, char *err,
 		     size_t errlen)
@@ -292,50 +360,11 @@ int ctl_server_start(const char *store_dir, uid_t owner, ctl_handler_fn fn,
 		snprintf(err, errlen, "%s: %s", store_dir, strerror(-rc));
 		goto out_free_srv;
 	}
-	rc = ctl_sockaddr(store_dir, srv->dir_fd, &sa);
-	if (rc) {
-		snprintf(err, errlen, "%s/%s: %s", store_dir, CTL_SOCKET_NAME,
-			 strerror(-rc));
+	rc = ctl_claim_socket(srv, store_dir, &sa, err, errlen);
+	if (!rc)
+		rc = ctl_listen(srv, store_dir, &sa, err, errlen);
+	if (rc)
 		goto out_close_dir;
-	}
-	if (ctl_socket_live(&sa)) {
-		rc = -EADDRINUSE;
-		snprintf(err, errlen, "%s/%s: another arraysim is serving it",
-			 store_dir, CTL_SOCKET_NAME);
-		goto out_close_dir;
-	}
-	if (unlinkat(srv->dir_fd, CTL_SOCKET_NAME, 0) && errno != ENOENT) {
-		rc = -errno;
-		snprintf(err, errlen, "removing stale %s/%s: %s", store_dir,
-			 CTL_SOCKET_NAME, strerror(-rc));
-		goto out_close_dir;
-	}
-
-	srv->listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (srv->listen_fd < 0) {
-		rc = -errno;
-		snprintf(err, errlen, "socket: %s", strerror(-rc));
-		goto out_close_dir;
-	}
-	if (bind(srv->listen_fd, (struct sockaddr *)&sa, sizeof(sa))) {
-		rc = -errno;
-		snprintf(err, errlen, "bind %s/%s: %s", store_dir,
-			 CTL_SOCKET_NAME, strerror(-rc));
-		goto out_close_listen;
-	}
-	/* Before listen(): nobody can connect yet (see the note on top). */
-	if (fchmodat(srv->dir_fd, CTL_SOCKET_NAME, 0600, 0)) {
-		rc = -errno;
-		snprintf(err, errlen, "chmod %s/%s: %s", store_dir,
-			 CTL_SOCKET_NAME, strerror(-rc));
-		goto out_unlink_socket;
-	}
-	if (listen(srv->listen_fd, 16)) {
-		rc = -errno;
-		snprintf(err, errlen, "listen %s/%s: %s", store_dir,
-			 CTL_SOCKET_NAME, strerror(-rc));
-		goto out_unlink_socket;
-	}
 	if (pipe2(srv->wake_fd, O_CLOEXEC | O_NONBLOCK)) {
 		rc = -errno;
 		snprintf(err, errlen, "pipe: %s", strerror(-rc));
@@ -355,7 +384,6 @@ out_close_pipe:
 	close(srv->wake_fd[1]);
 out_unlink_socket:
 	unlinkat(srv->dir_fd, CTL_SOCKET_NAME, 0);
-out_close_listen:
 	close(srv->listen_fd);
 out_close_dir:
 	close(srv->dir_fd);

@@ -182,34 +182,36 @@ static char *t_print(const struct stats *s, const struct stats_gauges *g,
 	return buf;
 }
 
+/* test_print_json: members `stats json` must have. */
+static const char *const t_json_keys[] = {
+    "\"seed\":42,",
+    "\"dedupe_verify\":true,",
+    "\"logical_bytes_written\":8192,",
+    "\"logical_bytes_held\":40960,",
+    "\"physical_bytes_used\":16384,",
+    "\"store_bytes_on_disk\":20480,",
+    "\"meta_bytes_on_disk\":65536,",
+    "\"live_blocks\":10,",
+    "\"unique_blocks\":4,",
+    "\"blocks_written\":11,",
+    "\"unique_writes\":4,",
+    "\"duplicate_hits\":6,",
+    "\"zero_blocks\":1,",
+    "\"dedupe_ratio\":2.500000,",
+    "\"verify_reads\":6,",
+    "\"verify_mismatches\":0,",
+    "\"checksum_errors\":2,",
+    "\"blocks_freed\":0,",
+    "\"lost_reads\":0,",
+    "\"repaired_reads\":0,",
+    "\"ops\":{",
+    ("\"write\":{\"count\":2,\"errors\":1,\"bytes\":8192,"
+     "\"latency_us\":{\"mean\":125.000,\"p50\":"),
+    "\"other\":{\"count\":0,",
+};
+
 static void test_print_json(void **state)
 {
-	static const char *const keys[] = {
-	    "\"seed\":42,",
-	    "\"dedupe_verify\":true,",
-	    "\"logical_bytes_written\":8192,",
-	    "\"logical_bytes_held\":40960,",
-	    "\"physical_bytes_used\":16384,",
-	    "\"store_bytes_on_disk\":20480,",
-	    "\"meta_bytes_on_disk\":65536,",
-	    "\"live_blocks\":10,",
-	    "\"unique_blocks\":4,",
-	    "\"blocks_written\":11,",
-	    "\"unique_writes\":4,",
-	    "\"duplicate_hits\":6,",
-	    "\"zero_blocks\":1,",
-	    "\"dedupe_ratio\":2.500000,",
-	    "\"verify_reads\":6,",
-	    "\"verify_mismatches\":0,",
-	    "\"checksum_errors\":2,",
-	    "\"blocks_freed\":0,",
-	    "\"lost_reads\":0,",
-	    "\"repaired_reads\":0,",
-	    "\"ops\":{",
-	    ("\"write\":{\"count\":2,\"errors\":1,\"bytes\":8192,"
-	     "\"latency_us\":{\"mean\":125.000,\"p50\":"),
-	    "\"other\":{\"count\":0,",
-	};
 	struct stats *s = calloc(1, sizeof(*s));
 	struct stats_gauges g = {
 	    .logical_bytes_held = 40960,
@@ -236,9 +238,10 @@ static void test_print_json(void **state)
 	atomic_store(&s->dedupe.checksum_errors, 2);
 
 	out = t_print(s, &g, true);
-	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
-		if (!strstr(out, keys[i]))
-			fail_msg("%s not in %s", keys[i], out);
+	for (size_t i = 0; i < sizeof(t_json_keys) / sizeof(t_json_keys[0]);
+	     i++)
+		if (!strstr(out, t_json_keys[i]))
+			fail_msg("%s not in %s", t_json_keys[i], out);
 	for (int i = 0; i < STATS_OP_COUNT; i++) {
 		char key[64];
 
