@@ -3,6 +3,8 @@
 
 #include <stddef.h>
 
+#include "common/block.h"
+
 /* Histogram boundaries in seconds: 1-2.5-5 per decade, 10 us to 10 s. */
 static const double bounds[] = {
     10e-6, 25e-6, 50e-6,  100e-6, 250e-6, 500e-6, 1e-3, 2.5e-3, 5e-3, 10e-3,
@@ -157,10 +159,10 @@ static void cache_gauges(FILE *out, const struct metrics_state *st)
 		(unsigned long long)st->cache_misses);
 	gauge(out, "arraysim_cache_resident_bytes",
 	      "Bytes resident in the flash cache tier (4 KiB blocks).",
-	      (double)st->cache_blocks * 4096);
+	      (double)st->cache_blocks * BLOCK_SIZE);
 	gauge(out, "arraysim_cache_dirty_bytes",
 	      "Cache bytes not destaged to the backing tier yet.",
-	      (double)st->cache_dirty_blocks * 4096);
+	      (double)st->cache_dirty_blocks * BLOCK_SIZE);
 	counter_u64(out, "arraysim_cache_destaged_blocks_total",
 		    "Dirty cache blocks written to the backing tier.",
 		    st->cache_destaged);

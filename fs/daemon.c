@@ -86,7 +86,7 @@ static int sampler_begin(struct daemon *d, char *err, size_t errlen)
 {
 	char path[4200];
 	snprintf(path, sizeof(path), "%s/samples.jsonl", d->fs.store);
-	int r = sampler_start(path, 1000000000u, &d->fs.stats, sample_state, d,
+	int r = sampler_start(path, NS_PER_SEC, &d->fs.stats, sample_state, d,
 			      &d->sampler);
 	if (r)
 		snprintf(err, errlen, "cannot start sampling to %.900s: %s",
