@@ -75,32 +75,6 @@ void ms_bmap_decode(const uint8_t *v, uint64_t pblk[BMAP_EXTENT_BLOCKS])
 		pblk[i] = ms_get_pblk(v + i * MS_PBLK_BYTES);
 }
 
-int metastore_errno(int rc)
-{
-	switch (rc) {
-	case MDB_SUCCESS:
-		return 0;
-	case MDB_NOTFOUND:
-		return -ENOENT;
-	case MDB_KEYEXIST:
-		return -EEXIST;
-	case MDB_MAP_FULL:
-	case MDB_TXN_FULL:
-		return -ENOSPC;
-	case MDB_READERS_FULL:
-		return -EAGAIN;
-	case MDB_CORRUPTED:
-	case MDB_PAGE_NOTFOUND:
-	case MDB_PANIC:
-	case MDB_INVALID:
-	case MDB_VERSION_MISMATCH:
-	case MDB_BAD_TXN:
-		return -EIO;
-	default:
-		return rc > 0 ? -rc : -EIO;
-	}
-}
-
 /* The lock file holds the owner's pid, so "in use" can say by whom. */
 static int take_lock(const char *dir, bool readonly, char *err, size_t errlen)
 {

@@ -1,7 +1,9 @@
-/* The metadata store's tables: their LMDB names and flags, the one place
- * both the store (metastore.c) and its durable copy (metastore_durable.c)
- * read them from. The layout of each table's keys and values is in
- * common/metastore.h. */
+/* The metadata store's LMDB vocabulary: its tables' names and flags, and
+ * LMDB's return codes as -errno. The one place both the store
+ * (metastore.c) and its durable copy (metastore_durable.c) take them from,
+ * so neither calls the other back. The layout of each table's keys and
+ * values is in common/metastore.h. */
+#include <errno.h>
 #include <lmdb.h>
 
 #include "common/metastore_i.h"
@@ -38,4 +40,30 @@ unsigned metastore_table_flags(enum ms_table t)
 const char *metastore_table_name(enum ms_table t)
 {
 	return table_names[t];
+}
+
+int metastore_errno(int rc)
+{
+	switch (rc) {
+	case MDB_SUCCESS:
+		return 0;
+	case MDB_NOTFOUND:
+		return -ENOENT;
+	case MDB_KEYEXIST:
+		return -EEXIST;
+	case MDB_MAP_FULL:
+	case MDB_TXN_FULL:
+		return -ENOSPC;
+	case MDB_READERS_FULL:
+		return -EAGAIN;
+	case MDB_CORRUPTED:
+	case MDB_PAGE_NOTFOUND:
+	case MDB_PANIC:
+	case MDB_INVALID:
+	case MDB_VERSION_MISMATCH:
+	case MDB_BAD_TXN:
+		return -EIO;
+	default:
+		return rc > 0 ? -rc : -EIO;
+	}
 }
