@@ -12,6 +12,7 @@
 
 #include "tools/commands.h"
 #include "tools/options.h"
+#include "tests/tools/t_opts.h"
 
 static char t_err[512]; /* the last tool_error() line */
 
@@ -23,25 +24,6 @@ void tool_error(const char *fmt, ...)
 	vsnprintf(t_err, sizeof(t_err), fmt, ap);
 	va_end(ap);
 }
-
-struct t_opts {
-	bool flag;
-	const char *str;
-	uint64_t num, size, dur;
-	bool on;
-};
-
-#define O(f) offsetof(struct t_opts, f)
-static const struct opt_def t_defs[] = {
-    {"flag", 'f', OPT_FLAG, O(flag), NULL, "a flag"},
-    {"str", 'o', OPT_STRING, O(str), "S", "a string"},
-    {"num", 0, OPT_U64, O(num), "N", "a number"},
-    {"size", 0, OPT_SIZE, O(size), "SIZE", "a size"},
-    {"dur", 0, OPT_DURATION, O(dur), "TIME", "a duration"},
-    {"on", 0, OPT_BOOL, O(on), "on|off", "a boolean"},
-    {0},
-};
-#undef O
 
 /* Parse the NULL-terminated words after "cmd"; the return of opts_parse. */
 static int t_parse(struct t_opts *o, const char **pos, int *npos, ...)
