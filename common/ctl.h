@@ -1,5 +1,8 @@
-/* The control socket: how `arraysim stats` (and later fault commands) talk
- * to a mounted array.
+/* The control socket: how `arraysim stats`, `arraysim ctl` (faults, sync,
+ * scenarios: faults/control.h), `arraysim top` and `arraysim umount` talk
+ * to a mounted array. Server in ctl_server.c, client in ctl_client.c, the
+ * mountpoint-to-store lookup in ctl_mountinfo.c, what both sides share in
+ * ctl_sock.c (ctl_i.h).
  *
  * The daemon listens on STORE/ctl.sock, mode 0600, and serves only peers
  * whose uid (SO_PEERCRED) is the mounting user's or root. A client finds the

@@ -17,6 +17,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/clock.h"
+
 static _Atomic(FILE *) log_stream; /* NULL: stderr */
 static _Atomic int log_level = LOG_INFO;
 
@@ -60,14 +62,14 @@ void log_msg(enum log_level lvl, const char *component, const char *fmt, ...)
 		f = stderr;
 
 	if (!isatty(fileno(f))) {
-		struct timespec ts;
+		int64_t now = clock_wall_ns();
+		time_t sec = (time_t)(now / (int64_t)NS_PER_SEC);
 		struct tm tm;
 
-		clock_gettime(CLOCK_REALTIME, &ts);
-		gmtime_r(&ts.tv_sec, &tm);
+		gmtime_r(&sec, &tm);
 		n = strftime(line, sizeof(line), "%Y-%m-%dT%H:%M:%S", &tm);
 		rc = snprintf(line + n, sizeof(line) - n, ".%03ldZ ",
-			      ts.tv_nsec / 1000000);
+			      (long)(now % (int64_t)NS_PER_SEC) / 1000000);
 		if (rc > 0)
 			n += (size_t)rc;
 	}
@@ -100,11 +102,12 @@ void log_msg(enum log_level lvl, const char *component, const char *fmt, ...)
 
 void log_utc_now(char *buf, size_t len)
 {
-	struct timespec wall;
+	int64_t now = clock_wall_ns();
+	time_t sec = (time_t)(now / (int64_t)NS_PER_SEC);
 	struct tm tm;
 	char day[24];
-	clock_gettime(CLOCK_REALTIME, &wall);
-	gmtime_r(&wall.tv_sec, &tm);
+	gmtime_r(&sec, &tm);
 	strftime(day, sizeof(day), "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(buf, len, "%s.%06ldZ", day, wall.tv_nsec / 1000);
+	snprintf(buf, len, "%s.%06ldZ", day,
+		 (long)(now % (int64_t)NS_PER_SEC) / 1000);
 }

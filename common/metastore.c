@@ -47,35 +47,6 @@
 #define RESERVE_FLOOR (2ull << 20) /* below this, writers get ENOSPC */
 #define RELEASE_BATCH 4096	   /* pending blocks freed per txn */
 
-static const char *const table_names[MS_NTABLES] = {
-    [MS_META] = "meta",		[MS_INODES] = "inodes",
-    [MS_DIRNAMES] = "dirnames", [MS_DIRCOOKIES] = "dircookies",
-    [MS_SYMLINKS] = "symlinks", [MS_XATTRS] = "xattrs",
-    [MS_BMAP] = "bmap",		[MS_BLOCKS] = "blocks",
-    [MS_FPINDEX] = "fpindex",	[MS_FREEMAP] = "freemap",
-    [MS_PENDING] = "pending",	[MS_ORPHANS] = "orphans",
-};
-
-unsigned metastore_table_flags(enum ms_table t)
-{
-	switch (t) {
-	case MS_INODES:
-	case MS_SYMLINKS:
-	case MS_BLOCKS:
-	case MS_FREEMAP:
-	case MS_PENDING:
-	case MS_ORPHANS:
-		return MDB_INTEGERKEY;
-	case MS_FPINDEX:
-		/* One key; items sha1[0..20) + pblk. A SHA-1 names every
-		 * block that has it: more than one only after a collision,
-		 * which verify-on-match keeps apart. */
-		return MDB_DUPSORT | MDB_DUPFIXED;
-	default:
-		return 0;
-	}
-}
-
 void ms_put_be64(uint8_t *p, uint64_t v)
 {
 	for (int i = 7; i >= 0; i--) {
@@ -102,32 +73,6 @@ void ms_bmap_decode(const uint8_t *v, uint64_t pblk[BMAP_EXTENT_BLOCKS])
 {
 	for (unsigned i = 0; i < BMAP_EXTENT_BLOCKS; i++)
 		pblk[i] = ms_get_pblk(v + i * MS_PBLK_BYTES);
-}
-
-int metastore_errno(int rc)
-{
-	switch (rc) {
-	case MDB_SUCCESS:
-		return 0;
-	case MDB_NOTFOUND:
-		return -ENOENT;
-	case MDB_KEYEXIST:
-		return -EEXIST;
-	case MDB_MAP_FULL:
-	case MDB_TXN_FULL:
-		return -ENOSPC;
-	case MDB_READERS_FULL:
-		return -EAGAIN;
-	case MDB_CORRUPTED:
-	case MDB_PAGE_NOTFOUND:
-	case MDB_PANIC:
-	case MDB_INVALID:
-	case MDB_VERSION_MISMATCH:
-	case MDB_BAD_TXN:
-		return -EIO;
-	default:
-		return rc > 0 ? -rc : -EIO;
-	}
 }
 
 /* The lock file holds the owner's pid, so "in use" can say by whom. */
@@ -224,7 +169,7 @@ static int format_new(struct metastore *ms, MDB_txn *txn)
 {
 	struct ms_format f = {.magic = MS_MAGIC,
 			      .version = MS_FORMAT_VERSION,
-			      .block_size = MS_BLOCK_SIZE};
+			      .block_size = BLOCK_SIZE};
 	MDB_val k = {sizeof("format") - 1, "format"};
 	MDB_val v = {sizeof(f), &f};
 	int rc = mdb_put(txn, ms->dbi[MS_META], &k, &v, MDB_NOOVERWRITE);
@@ -257,7 +202,7 @@ static int check_format(struct metastore *ms, MDB_txn *txn, const char *dir,
 		snprintf(err, errlen, "store %s: not an arraysim store", dir);
 		return -EINVAL;
 	}
-	if (f.version != MS_FORMAT_VERSION || f.block_size != MS_BLOCK_SIZE) {
+	if (f.version != MS_FORMAT_VERSION || f.block_size != BLOCK_SIZE) {
 		snprintf(err, errlen,
 			 "store %s has format version %u, this arraysim reads "
 			 "version %u",
@@ -281,17 +226,19 @@ static int open_tables(struct metastore *ms, bool create, const char *dir,
 	for (int t = 0; t < MS_NTABLES; t++) {
 		unsigned fl =
 		    metastore_table_flags(t) | (create ? MDB_CREATE : 0);
-		rc = mdb_dbi_open(txn, table_names[t], fl, &ms->dbi[t]);
+		rc =
+		    mdb_dbi_open(txn, metastore_table_name(t), fl, &ms->dbi[t]);
 		if (rc == MDB_NOTFOUND && !create) {
 			snprintf(err, errlen,
 				 "store %s: metadata has no table '%s'", dir,
-				 table_names[t]);
+				 metastore_table_name(t));
 			mdb_txn_abort(txn);
 			return -EIO;
 		}
 		if (rc) {
 			snprintf(err, errlen, "store %s: metadata table %s: %s",
-				 dir, table_names[t], mdb_strerror(rc));
+				 dir, metastore_table_name(t),
+				 mdb_strerror(rc));
 			mdb_txn_abort(txn);
 			return metastore_errno(rc);
 		}
@@ -331,7 +278,7 @@ __attribute__((no_sanitize("address"))) static int walk_all(MDB_env *env)
 	for (int t = 0; t < MS_NTABLES && !bad; t++) {
 		MDB_cursor *cur;
 		MDB_val k, v;
-		int rc = mdb_dbi_open(txn, table_names[t],
+		int rc = mdb_dbi_open(txn, metastore_table_name(t),
 				      metastore_table_flags(t), &dbi);
 		if (rc == MDB_NOTFOUND)
 			continue; /* open_tables reports a missing table */
@@ -572,11 +519,6 @@ MDB_env *metastore_env(const struct metastore *ms)
 MDB_dbi metastore_dbi(const struct metastore *ms, enum ms_table t)
 {
 	return ms->dbi[t];
-}
-
-const char *metastore_table_name(enum ms_table t)
-{
-	return table_names[t];
 }
 
 /* Keep the allocated reserve ahead of LMDB's last page (see the top of

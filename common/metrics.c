@@ -3,6 +3,8 @@
 
 #include <stddef.h>
 
+#include "common/block.h"
+
 /* Histogram boundaries in seconds: 1-2.5-5 per decade, 10 us to 10 s. */
 static const double bounds[] = {
     10e-6, 25e-6, 50e-6,  100e-6, 250e-6, 500e-6, 1e-3, 2.5e-3, 5e-3, 10e-3,
@@ -93,47 +95,28 @@ static void counter_u64(FILE *out, const char *name, const char *help,
 	fprintf(out, "%s %llu\n", name, (unsigned long long)v);
 }
 
-static void counter(FILE *out, const char *name, const char *help,
-		    const _Atomic uint64_t *v)
-{
-	counter_u64(out, name, help, load(v));
-}
-
 static void gauge(FILE *out, const char *name, const char *help, double v)
 {
 	metrics_header(out, name, "gauge", help);
 	fprintf(out, "%s %.17g\n", name, v);
 }
 
+/* The exported dedupe counters, in their prom_rank order (see
+ * common/counters.h). */
 static void dedupe_counters(FILE *out, const struct dedupe_stats *d)
 {
-	counter(out, "arraysim_logical_written_bytes_total",
-		"Bytes clients wrote.", &d->logical_bytes_written);
-	counter(out, "arraysim_duplicate_blocks_total",
-		"4 KiB blocks written that took a reference to a stored one.",
-		&d->duplicate_hits);
-	counter(out, "arraysim_unique_block_writes_total",
-		"4 KiB blocks written that stored new bytes.",
-		&d->unique_writes);
-	counter(out, "arraysim_zero_blocks_total",
-		"4 KiB blocks of zeros written (kept as holes).",
-		&d->zero_blocks);
-	counter(out, "arraysim_verify_mismatches_total",
-		"Fingerprint matches whose bytes differed (SHA-1 collisions).",
-		&d->verify_mismatches);
-	counter(out, "arraysim_checksum_errors_total",
-		"Stored blocks that failed their checksum when read.",
-		&d->checksum_errors);
-	counter(out, "arraysim_blocks_freed_total",
-		"Stored blocks whose last reference was dropped.",
-		&d->blocks_freed);
-	counter(out, "arraysim_lost_reads_total",
-		"Reads that failed on a block the array model lost.",
-		&d->lost_reads);
-	counter(out, "arraysim_repaired_reads_total",
-		"Blocks that failed their checksum and were rebuilt from the "
-		"array's redundancy.",
-		&d->repaired_reads);
+	char name[96];
+
+	for (unsigned rank = 1; rank <= DEDUPE_COUNTER_COUNT; rank++)
+		for (unsigned i = 0; i < DEDUPE_COUNTER_COUNT; i++) {
+			const struct counter_def *c = &dedupe_counter_defs[i];
+
+			if (c->prom_rank != rank)
+				continue;
+			snprintf(name, sizeof(name), "arraysim_%s_total",
+				 c->prom_name);
+			counter_u64(out, name, c->help, dedupe_stats_get(d, i));
+		}
 }
 
 static void gauges(FILE *out, const struct metrics_state *st)
@@ -176,10 +159,10 @@ static void cache_gauges(FILE *out, const struct metrics_state *st)
 		(unsigned long long)st->cache_misses);
 	gauge(out, "arraysim_cache_resident_bytes",
 	      "Bytes resident in the flash cache tier (4 KiB blocks).",
-	      (double)st->cache_blocks * 4096);
+	      (double)st->cache_blocks * BLOCK_SIZE);
 	gauge(out, "arraysim_cache_dirty_bytes",
 	      "Cache bytes not destaged to the backing tier yet.",
-	      (double)st->cache_dirty_blocks * 4096);
+	      (double)st->cache_dirty_blocks * BLOCK_SIZE);
 	counter_u64(out, "arraysim_cache_destaged_blocks_total",
 		    "Dirty cache blocks written to the backing tier.",
 		    st->cache_destaged);

@@ -5,6 +5,7 @@
  *   arraysim_op_errors_total{op}       counter  of those, failed
  *   arraysim_bytes_total{op}           counter  payload of reads and writes
  *   arraysim_op_latency_seconds{op}    histogram (read, write, fsync)
+ *   the dedupe counters of common/counters.h, in its prom_rank order:
  *   arraysim_logical_written_bytes_total, arraysim_duplicate_blocks_total,
  *   arraysim_unique_block_writes_total, arraysim_zero_blocks_total,
  *   arraysim_verify_mismatches_total, arraysim_checksum_errors_total,

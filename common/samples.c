@@ -1,14 +1,15 @@
 /* Per-second samples; see common/samples.h. */
 #include "common/samples.h"
 
+#include "common/clock.h"
+#include "common/jsonl.h"
 #include "common/log.h"
+#include "common/periodic.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 struct sampler {
@@ -18,10 +19,7 @@ struct sampler {
 	sample_state_fn fn;
 	void *ctx;
 	struct sample_prev prev;
-	pthread_t thread;
-	pthread_mutex_t lock;
-	pthread_cond_t wake;
-	bool stopping;
+	struct periodic *thread;
 };
 
 static const enum stats_op rw[2] = {STATS_OP_READ, STATS_OP_WRITE};
@@ -67,89 +65,95 @@ static void others(const struct stats *s, uint64_t *ops, uint64_t *errs)
 	}
 }
 
-static void write_time(FILE *out)
+/* The sampled dedupe counters (common/counters.h), as interval deltas. */
+static void sampled_counters(struct jsonl *j, const struct dedupe_stats *d,
+			     struct sample_prev *prev)
 {
-	char ts[40];
-	log_utc_now(ts, sizeof(ts));
-	fprintf(out, "{\"ts\":\"%s\"", ts);
+	for (unsigned i = 0; i < DEDUPE_COUNTER_COUNT; i++)
+		if (dedupe_counter_defs[i].sampled)
+			jsonl_u64(
+			    j, dedupe_counter_defs[i].name,
+			    delta(dedupe_stats_get(d, i), &prev->dedupe[i]));
+}
+
+/* "@op_@what" into @key. */
+static const char *op_key(char key[32], const char *op, const char *what)
+{
+	snprintf(key, 32, "%s_%s", op, what);
+	return key;
+}
+
+/* Reads' and writes' rates and the interval's percentiles. */
+static void rw_members(struct jsonl *j, const struct stats *s,
+		       struct sample_prev *prev, double iv)
+{
+	static const char *const name[2] = {"read", "write"};
+	static struct latency_hist h; /* one sampler thread writes it */
+	char key[32];
+
+	for (int k = 0; k < 2; k++) {
+		const struct op_stats *o = &s->op[rw[k]];
+		uint64_t n = delta(load(&o->count), &prev->count[k]);
+		uint64_t b = delta(load(&o->bytes), &prev->bytes[k]);
+		jsonl_double(j, op_key(key, name[k], "iops"), 1,
+			     (double)n / iv);
+		jsonl_double(j, op_key(key, name[k], "mbps"), 3,
+			     (double)b / iv / 1e6);
+	}
+	for (int k = 0; k < 2; k++) {
+		sample_interval_hist(&s->op[rw[k]].latency, &prev->hist[k], &h);
+		jsonl_double(j, op_key(key, name[k], "p50_us"), 1,
+			     (double)latency_hist_percentile(&h, 50) / 1e3);
+		jsonl_double(j, op_key(key, name[k], "p99_us"), 1,
+			     (double)latency_hist_percentile(&h, 99) / 1e3);
+	}
 }
 
 void sample_write(FILE *out, const struct stats *s,
 		  const struct sample_state *st, struct sample_prev *prev,
 		  uint64_t start_ns, uint64_t now_ns)
 {
+	const struct stats_gauges *g = &st->g;
 	double iv = (double)(now_ns - prev->t_ns) / 1e9;
+	struct jsonl j;
+	uint64_t ops, errs;
+	char ts[40];
+
 	if (iv <= 0)
 		iv = 1e-9;
 	prev->t_ns = now_ns;
-	write_time(out);
-	fprintf(out, ",\"t\":%.3f,\"interval_s\":%.3f",
-		(double)(now_ns - start_ns) / 1e9, iv);
-	static const char *const name[2] = {"read", "write"};
-	for (int k = 0; k < 2; k++) {
-		const struct op_stats *o = &s->op[rw[k]];
-		uint64_t n = delta(load(&o->count), &prev->count[k]);
-		uint64_t b = delta(load(&o->bytes), &prev->bytes[k]);
-		fprintf(out, ",\"%s_iops\":%.1f,\"%s_mbps\":%.3f", name[k],
-			(double)n / iv, name[k], (double)b / iv / 1e6);
-	}
-	static struct latency_hist h; /* one sampler thread writes it */
-	for (int k = 0; k < 2; k++) {
-		sample_interval_hist(&s->op[rw[k]].latency, &prev->hist[k], &h);
-		fprintf(out, ",\"%s_p50_us\":%.1f,\"%s_p99_us\":%.1f", name[k],
-			(double)latency_hist_percentile(&h, 50) / 1e3, name[k],
-			(double)latency_hist_percentile(&h, 99) / 1e3);
-	}
-	uint64_t ops, errs;
+	log_utc_now(ts, sizeof(ts));
+	jsonl_begin(&j, out);
+	jsonl_str(&j, "ts", ts);
+	jsonl_double(&j, "t", 3, (double)(now_ns - start_ns) / 1e9);
+	jsonl_double(&j, "interval_s", 3, iv);
+	rw_members(&j, s, prev, iv);
 	others(s, &ops, &errs);
-	const struct stats_gauges *g = &st->g;
-	double ratio = g->unique_blocks
-			   ? (double)g->live_blocks / (double)g->unique_blocks
-			   : 1.0;
-	fprintf(out,
-		",\"other_ops\":%llu,\"errors\":%llu,\"checksum_errors\":%llu,"
-		"\"dedupe_ratio\":%.4f,\"unique_blocks\":%llu,"
-		"\"logical_bytes_held\":%llu,\"faults_active\":%u,"
-		"\"power\":\"%s\"",
-		(unsigned long long)delta(ops, &prev->other),
-		(unsigned long long)delta(errs, &prev->errors),
-		(unsigned long long)delta(load(&s->dedupe.checksum_errors),
-					  &prev->checksum_errors),
-		ratio, (unsigned long long)g->unique_blocks,
-		(unsigned long long)g->logical_bytes_held, st->faults_active,
-		st->power_lost ? "lost" : "on");
+	jsonl_u64(&j, "other_ops", delta(ops, &prev->other));
+	jsonl_u64(&j, "errors", delta(errs, &prev->errors));
+	sampled_counters(&j, &s->dedupe, prev);
+	jsonl_double(&j, "dedupe_ratio", 4,
+		     g->unique_blocks
+			 ? (double)g->live_blocks / (double)g->unique_blocks
+			 : 1.0);
+	jsonl_u64(&j, "unique_blocks", g->unique_blocks);
+	jsonl_u64(&j, "logical_bytes_held", g->logical_bytes_held);
+	jsonl_u64(&j, "faults_active", st->faults_active);
+	jsonl_str(&j, "power", st->power_lost ? "lost" : "on");
 	if (st->extra)
 		st->extra(st->extra_ctx, out, iv);
-	fputs("}\n", out);
+	jsonl_end(&j);
 }
 
-static void take(struct sampler *sp)
-{
-	struct sample_state st = {0};
-	sp->fn(sp->ctx, &st);
-	sample_write(sp->f, sp->s, &st, &sp->prev, sp->start_ns,
-		     stats_now_ns());
-	fflush(sp->f);
-}
-
-static void *run(void *arg)
+static void take(void *arg)
 {
 	struct sampler *sp = arg;
-	uint64_t next = sp->start_ns;
-	pthread_mutex_lock(&sp->lock);
-	while (!sp->stopping) {
-		next += sp->period_ns; /* on a fixed grid: no drift */
-		struct timespec ts = {(time_t)(next / 1000000000u),
-				      (long)(next % 1000000000u)};
-		while (!sp->stopping &&
-		       pthread_cond_timedwait(&sp->wake, &sp->lock, &ts) == 0)
-			;
-		pthread_mutex_unlock(&sp->lock);
-		take(sp);
-		pthread_mutex_lock(&sp->lock);
-	}
-	pthread_mutex_unlock(&sp->lock);
-	return NULL;
+	struct sample_state st = {0};
+
+	sp->fn(sp->ctx, &st);
+	sample_write(sp->f, sp->s, &st, &sp->prev, sp->start_ns,
+		     clock_mono_ns());
+	fflush(sp->f);
 }
 
 int sampler_start(const char *path, uint64_t period_ns, const struct stats *s,
@@ -167,17 +171,15 @@ int sampler_start(const char *path, uint64_t period_ns, const struct stats *s,
 	}
 	*sp = (struct sampler){
 	    .f = f, .period_ns = period_ns, .s = s, .fn = fn, .ctx = ctx};
-	sp->start_ns = sp->prev.t_ns = stats_now_ns();
-	pthread_mutex_init(&sp->lock, NULL);
-	pthread_condattr_t ca;
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&sp->wake, &ca);
-	pthread_condattr_destroy(&ca);
-	if (pthread_create(&sp->thread, NULL, run, sp)) {
+	sp->start_ns = sp->prev.t_ns = clock_mono_ns();
+	/* On a fixed grid: no drift; and a last sample when stopped. */
+	int r = periodic_start(period_ns,
+			       PERIODIC_FIXED_GRID | PERIODIC_RUN_AT_STOP, take,
+			       sp, &sp->thread);
+	if (r) {
 		fclose(f);
 		free(sp);
-		return -EAGAIN;
+		return r;
 	}
 	*out = sp;
 	return 0;
@@ -187,13 +189,7 @@ void sampler_stop(struct sampler *sp)
 {
 	if (!sp)
 		return;
-	pthread_mutex_lock(&sp->lock);
-	sp->stopping = true;
-	pthread_cond_signal(&sp->wake);
-	pthread_mutex_unlock(&sp->lock);
-	pthread_join(sp->thread, NULL);
+	periodic_stop(sp->thread);
 	fclose(sp->f);
-	pthread_cond_destroy(&sp->wake);
-	pthread_mutex_destroy(&sp->lock);
 	free(sp);
 }

@@ -49,8 +49,9 @@ void sampler_stop(struct sampler *sp);
  * (@prev is updated); exposed for tests. @now_ns: monotonic time. */
 struct sample_prev {
 	uint64_t t_ns;
-	uint64_t count[2], bytes[2], errors, other, checksum_errors;
-	struct latency_hist hist[2]; /* read, write */
+	uint64_t count[2], bytes[2], errors, other;
+	uint64_t dedupe[DEDUPE_COUNTER_COUNT]; /* the sampled counters */
+	struct latency_hist hist[2];	       /* read, write */
 };
 /* The interval's histogram: @now minus @prev, bucket by bucket, into
  * @out; @prev becomes @now. */

@@ -23,8 +23,8 @@
 
 #include <inttypes.h>
 #include <string.h>
-#include <time.h>
 
+#include "common/clock.h"
 #include "common/units.h"
 
 static const char *const stats_op_names[STATS_OP_COUNT] = {
@@ -57,6 +57,35 @@ static inline uint64_t stats_load(const _Atomic uint64_t *c)
 static inline void stats_add(_Atomic uint64_t *c, uint64_t v)
 {
 	atomic_fetch_add_explicit(c, v, RELAXED);
+}
+
+#define STATS_DEF_(f, grp, rank, prom, smp, hlp)                               \
+	{.name = #f,                                                           \
+	 .offset = offsetof(struct dedupe_stats, f),                           \
+	 .group = grp,                                                         \
+	 .prom_rank = rank,                                                    \
+	 .prom_name = prom,                                                    \
+	 .sampled = smp,                                                       \
+	 .help = hlp},
+const struct counter_def dedupe_counter_defs[DEDUPE_COUNTER_COUNT] = {
+    DEDUPE_COUNTERS(STATS_DEF_)};
+#undef STATS_DEF_
+
+static _Atomic uint64_t *dedupe_counter(struct dedupe_stats *d, unsigned i)
+{
+	return (_Atomic uint64_t *)((char *)d + dedupe_counter_defs[i].offset);
+}
+
+uint64_t dedupe_stats_get(const struct dedupe_stats *d, unsigned i)
+{
+	return stats_load(dedupe_counter((struct dedupe_stats *)d, i));
+}
+
+void dedupe_stats_add(struct dedupe_stats *into,
+		      const struct dedupe_stats *delta)
+{
+	for (unsigned i = 0; i < DEDUPE_COUNTER_COUNT; i++)
+		stats_add(dedupe_counter(into, i), dedupe_stats_get(delta, i));
 }
 
 static unsigned latency_hist_index(uint64_t ns)
@@ -180,25 +209,14 @@ void stats_reset(struct stats *s)
 					      RELAXED);
 		atomic_store_explicit(&o->latency.sum_ns, 0, RELAXED);
 	}
-	atomic_store_explicit(&s->dedupe.logical_bytes_written, 0, RELAXED);
-	atomic_store_explicit(&s->dedupe.blocks_written, 0, RELAXED);
-	atomic_store_explicit(&s->dedupe.duplicate_hits, 0, RELAXED);
-	atomic_store_explicit(&s->dedupe.zero_blocks, 0, RELAXED);
-	atomic_store_explicit(&s->dedupe.unique_writes, 0, RELAXED);
-	atomic_store_explicit(&s->dedupe.verify_reads, 0, RELAXED);
-	atomic_store_explicit(&s->dedupe.verify_mismatches, 0, RELAXED);
-	atomic_store_explicit(&s->dedupe.checksum_errors, 0, RELAXED);
-	atomic_store_explicit(&s->dedupe.blocks_freed, 0, RELAXED);
-	atomic_store_explicit(&s->dedupe.lost_reads, 0, RELAXED);
-	atomic_store_explicit(&s->dedupe.repaired_reads, 0, RELAXED);
+	for (unsigned i = 0; i < DEDUPE_COUNTER_COUNT; i++)
+		atomic_store_explicit(dedupe_counter(&s->dedupe, i), 0,
+				      RELAXED);
 }
 
 uint64_t stats_now_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	return clock_mono_ns();
 }
 
 /* ---- stats_print ------------------------------------------------------ */
@@ -215,37 +233,26 @@ static double ns_to_us(uint64_t ns)
 	return (double)ns / 1000.0;
 }
 
-/* The dedupe block counters, by name, in text output order. */
-struct stats_counter_row {
-	const char *name;
-	uint64_t value;
-};
-
-#define DEDUPE_ROWS 10
-
-static void stats_dedupe_rows(const struct dedupe_stats *d,
-			      struct stats_counter_row rows[DEDUPE_ROWS])
+/* The counters of @group as `"name":value` members of a JSON object. */
+static void stats_json_counters(FILE *out, const struct dedupe_stats *d,
+				enum counter_group group)
 {
-	rows[0] = (struct stats_counter_row){"blocks_written",
-					     stats_load(&d->blocks_written)};
-	rows[1] = (struct stats_counter_row){"unique_writes",
-					     stats_load(&d->unique_writes)};
-	rows[2] = (struct stats_counter_row){"duplicate_hits",
-					     stats_load(&d->duplicate_hits)};
-	rows[3] = (struct stats_counter_row){"zero_blocks",
-					     stats_load(&d->zero_blocks)};
-	rows[4] = (struct stats_counter_row){"verify_reads",
-					     stats_load(&d->verify_reads)};
-	rows[5] = (struct stats_counter_row){"verify_mismatches",
-					     stats_load(&d->verify_mismatches)};
-	rows[6] = (struct stats_counter_row){"checksum_errors",
-					     stats_load(&d->checksum_errors)};
-	rows[7] = (struct stats_counter_row){"blocks_freed",
-					     stats_load(&d->blocks_freed)};
-	rows[8] = (struct stats_counter_row){"lost_reads",
-					     stats_load(&d->lost_reads)};
-	rows[9] = (struct stats_counter_row){"repaired_reads",
-					     stats_load(&d->repaired_reads)};
+	for (unsigned i = 0; i < DEDUPE_COUNTER_COUNT; i++)
+		if (dedupe_counter_defs[i].group == group)
+			fprintf(out, ",\"%s\":%" PRIu64,
+				dedupe_counter_defs[i].name,
+				dedupe_stats_get(d, i));
+}
+
+/* The block counters of @group as text rows. */
+static void stats_text_counters(FILE *out, const struct dedupe_stats *d,
+				enum counter_group group)
+{
+	for (unsigned i = 0; i < DEDUPE_COUNTER_COUNT; i++)
+		if (dedupe_counter_defs[i].group == group)
+			fprintf(out, "  %-22s %12" PRIu64 "\n",
+				dedupe_counter_defs[i].name,
+				dedupe_stats_get(d, i));
 }
 
 static void stats_print_json(FILE *out, const struct stats *s,
@@ -255,8 +262,7 @@ static void stats_print_json(FILE *out, const struct stats *s,
 
 	fprintf(out, "{\"seed\":%" PRIu64 ",\"dedupe_verify\":%s", g->seed,
 		g->dedupe_verify ? "true" : "false");
-	fprintf(out, ",\"logical_bytes_written\":%" PRIu64,
-		stats_load(&d->logical_bytes_written));
+	stats_json_counters(out, d, COUNTER_CAPACITY);
 	fprintf(out, ",\"logical_bytes_held\":%" PRIu64, g->logical_bytes_held);
 	fprintf(out, ",\"physical_bytes_used\":%" PRIu64,
 		g->physical_bytes_used);
@@ -265,25 +271,9 @@ static void stats_print_json(FILE *out, const struct stats *s,
 	fprintf(out, ",\"meta_bytes_on_disk\":%" PRIu64, g->meta_bytes_on_disk);
 	fprintf(out, ",\"live_blocks\":%" PRIu64, g->live_blocks);
 	fprintf(out, ",\"unique_blocks\":%" PRIu64, g->unique_blocks);
-	fprintf(out, ",\"blocks_written\":%" PRIu64,
-		stats_load(&d->blocks_written));
-	fprintf(out, ",\"unique_writes\":%" PRIu64,
-		stats_load(&d->unique_writes));
-	fprintf(out, ",\"duplicate_hits\":%" PRIu64,
-		stats_load(&d->duplicate_hits));
-	fprintf(out, ",\"zero_blocks\":%" PRIu64, stats_load(&d->zero_blocks));
+	stats_json_counters(out, d, COUNTER_BLOCKS);
 	fprintf(out, ",\"dedupe_ratio\":%.6f", stats_dedupe_ratio(g));
-	fprintf(out, ",\"verify_reads\":%" PRIu64,
-		stats_load(&d->verify_reads));
-	fprintf(out, ",\"verify_mismatches\":%" PRIu64,
-		stats_load(&d->verify_mismatches));
-	fprintf(out, ",\"checksum_errors\":%" PRIu64,
-		stats_load(&d->checksum_errors));
-	fprintf(out, ",\"blocks_freed\":%" PRIu64,
-		stats_load(&d->blocks_freed));
-	fprintf(out, ",\"lost_reads\":%" PRIu64, stats_load(&d->lost_reads));
-	fprintf(out, ",\"repaired_reads\":%" PRIu64,
-		stats_load(&d->repaired_reads));
+	stats_json_counters(out, d, COUNTER_CHECKS);
 
 	fputs(",\"ops\":{", out);
 	for (unsigned i = 0; i < STATS_OP_COUNT; i++) {
@@ -314,7 +304,6 @@ static void stats_print_size(FILE *out, const char *label, uint64_t bytes)
 static void stats_print_text(FILE *out, const struct stats *s,
 			     const struct stats_gauges *g)
 {
-	struct stats_counter_row rows[DEDUPE_ROWS];
 	bool any_op = false;
 
 	fprintf(out, "array\n");
@@ -323,8 +312,10 @@ static void stats_print_text(FILE *out, const struct stats *s,
 		g->dedupe_verify ? "on" : "off");
 
 	fprintf(out, "\ncapacity\n");
-	stats_print_size(out, "logical_bytes_written",
-			 stats_load(&s->dedupe.logical_bytes_written));
+	for (unsigned i = 0; i < DEDUPE_COUNTER_COUNT; i++)
+		if (dedupe_counter_defs[i].group == COUNTER_CAPACITY)
+			stats_print_size(out, dedupe_counter_defs[i].name,
+					 dedupe_stats_get(&s->dedupe, i));
 	stats_print_size(out, "logical_bytes_held", g->logical_bytes_held);
 	stats_print_size(out, "physical_bytes_used", g->physical_bytes_used);
 	stats_print_size(out, "store_bytes_on_disk", g->store_bytes_on_disk);
@@ -336,10 +327,8 @@ static void stats_print_text(FILE *out, const struct stats *s,
 		g->unique_blocks);
 	fprintf(out, "  %-22s %12.2f:1\n", "dedupe_ratio",
 		stats_dedupe_ratio(g));
-	stats_dedupe_rows(&s->dedupe, rows);
-	for (unsigned i = 0; i < DEDUPE_ROWS; i++)
-		fprintf(out, "  %-22s %12" PRIu64 "\n", rows[i].name,
-			rows[i].value);
+	stats_text_counters(out, &s->dedupe, COUNTER_BLOCKS);
+	stats_text_counters(out, &s->dedupe, COUNTER_CHECKS);
 
 	fprintf(out, "\nops%*s %10s %8s %12s %12s %12s\n", 8, "", "count",
 		"errors", "p50_us", "p99_us", "p99.9_us");

@@ -14,8 +14,11 @@
 
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+
+#include "common/counters.h"
 
 enum stats_op {
 	STATS_OP_LOOKUP,
@@ -57,22 +60,34 @@ struct op_stats {
 	struct latency_hist latency;
 };
 
-/* Data-path counters; gauges (held, unique) come from the metadata store. */
+/* Data-path counters, one member a row of common/counters.h; gauges (held,
+ * unique) come from the metadata store. */
 struct dedupe_stats {
-	_Atomic uint64_t logical_bytes_written; /* bytes clients wrote */
-	_Atomic uint64_t blocks_written;	/* 4 KiB blocks after RMW */
-	_Atomic uint64_t duplicate_hits;	/* blocks that took a ref */
-	_Atomic uint64_t zero_blocks;		/* blocks stored as holes */
-	_Atomic uint64_t unique_writes;		/* blocks that stored bytes */
-	_Atomic uint64_t verify_reads;		/* candidates compared */
-	_Atomic uint64_t verify_mismatches;	/* same SHA-1, other bytes */
-	_Atomic uint64_t checksum_errors;	/* XXH3 mismatch on read */
-	_Atomic uint64_t blocks_freed;		/* refcount reached zero */
-	_Atomic uint64_t lost_reads; /* reads of blocks the array lost */
-	/* Blocks that failed their checksum and were rebuilt from the
-	 * array's redundancy for the read (fs/bitrot.c). */
-	_Atomic uint64_t repaired_reads;
+#define STATS_MEMBER_(field, ...) _Atomic uint64_t field;
+	DEDUPE_COUNTERS(STATS_MEMBER_)
+#undef STATS_MEMBER_
 };
+
+/* A row of common/counters.h, with where its member lies. */
+struct counter_def {
+	const char *name;	  /* member and output key */
+	size_t offset;		  /* of the member in struct dedupe_stats */
+	enum counter_group group; /* section of `stats` output */
+	unsigned prom_rank;	  /* place in Prometheus output, 0 = none */
+	const char *prom_name;	  /* series name, without prefix/suffix */
+	bool sampled;		  /* in the per-second samples */
+	const char *help;	  /* what it counts */
+};
+
+/* Every dedupe counter, in common/counters.h order. */
+extern const struct counter_def dedupe_counter_defs[DEDUPE_COUNTER_COUNT];
+
+/* The counter of row @i of dedupe_counter_defs, a relaxed load. */
+uint64_t dedupe_stats_get(const struct dedupe_stats *d, unsigned i);
+/* Add every counter of @delta (a transaction's private tally) to @into,
+ * each with a relaxed atomic add. */
+void dedupe_stats_add(struct dedupe_stats *into,
+		      const struct dedupe_stats *delta);
 
 struct stats {
 	struct op_stats op[STATS_OP_COUNT];
@@ -97,7 +112,8 @@ uint64_t latency_hist_bucket_end(unsigned idx);
 uint64_t latency_hist_bucket_mid(unsigned idx);
 /* Zero every counter (the `stats reset` control command). */
 void stats_reset(struct stats *s);
-/* Monotonic clock in ns. */
+/* Monotonic clock in ns: clock_mono_ns() (common/clock.h), kept for the
+ * callers in fs/, tiers/ and their tests. */
 uint64_t stats_now_ns(void);
 
 /* Figures that come from the metadata store and the host, not counters. */
@@ -105,7 +121,7 @@ struct stats_gauges {
 	uint64_t logical_bytes_held;  /* sum of regular file sizes */
 	uint64_t live_blocks;	      /* non-hole logical blocks, all files */
 	uint64_t unique_blocks;	      /* physical blocks stored (refs > 0) */
-	uint64_t physical_bytes_used; /* unique_blocks * 4096 */
+	uint64_t physical_bytes_used; /* unique_blocks * BLOCK_SIZE */
 	uint64_t store_bytes_on_disk; /* chunk files, as the host counts */
 	uint64_t meta_bytes_on_disk;  /* the metadata store, likewise */
 	uint64_t seed;		      /* the --seed of this mount */

@@ -21,8 +21,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/ctl.h"
 #include "common/log.h"
+#include "common/periodic.h"
 #include "common/samples.h"
 #include "fs/channel.h"
 #include "faults/control.h"
@@ -37,11 +39,7 @@ struct daemon {
 	struct fs fs;
 	struct fuse_session *se;
 	struct ctl_server *ctl;
-	pthread_t syncer;
-	bool syncer_running;
-	pthread_mutex_t lock;
-	pthread_cond_t wake;
-	bool stopping;
+	struct periodic *syncer; /* NULL without a sync interval */
 	struct sampler *sampler;
 	struct metrics_http *metrics;
 	/* The sampler thread's alone: the array's picture and the last
@@ -88,7 +86,7 @@ static int sampler_begin(struct daemon *d, char *err, size_t errlen)
 {
 	char path[4200];
 	snprintf(path, sizeof(path), "%s/samples.jsonl", d->fs.store);
-	int r = sampler_start(path, 1000000000u, &d->fs.stats, sample_state, d,
+	int r = sampler_start(path, NS_PER_SEC, &d->fs.stats, sample_state, d,
 			      &d->sampler);
 	if (r)
 		snprintf(err, errlen, "cannot start sampling to %.900s: %s",
@@ -101,63 +99,32 @@ static int sampler_begin(struct daemon *d, char *err, size_t errlen)
 /* Like the kernel's writeback: bound what a host crash can take, and let
  * freed blocks (pending until a sync) be reused by writers that never
  * fsync. */
-static void *syncer_main(void *arg)
+static void syncer_run(void *arg)
 {
 	struct daemon *d = arg;
-	uint64_t period = d->fs.cfg.sync_interval_ns;
-	pthread_mutex_lock(&d->lock);
-	while (!d->stopping) {
-		struct timespec ts;
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		ts.tv_sec += (time_t)(period / 1000000000);
-		ts.tv_nsec += (long)(period % 1000000000);
-		if (ts.tv_nsec >= 1000000000) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000;
-		}
-		pthread_cond_timedwait(&d->wake, &d->lock, &ts);
-		if (d->stopping)
-			break;
-		pthread_mutex_unlock(&d->lock);
-		if (atomic_load(&d->fs.commits) != d->fs.synced_commits &&
-		    !atomic_load(&d->fs.powered_off)) {
-			int r = fs_sync(&d->fs);
-			if (r)
-				log_error("fs", "background sync: %s",
-					  strerror(-r));
-		}
-		fs_trim_meta_cache(&d->fs);
-		pthread_mutex_lock(&d->lock);
+
+	if (atomic_load(&d->fs.commits) != d->fs.synced_commits &&
+	    !atomic_load(&d->fs.powered_off)) {
+		int r = fs_sync(&d->fs);
+		if (r)
+			log_error("fs", "background sync: %s", strerror(-r));
 	}
-	pthread_mutex_unlock(&d->lock);
-	return NULL;
+	fs_trim_meta_cache(&d->fs);
 }
 
+/* A period after each run ends, as before; none when the interval is 0. */
 static int syncer_start(struct daemon *d)
 {
-	pthread_condattr_t ca;
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&d->wake, &ca);
-	pthread_condattr_destroy(&ca);
-	pthread_mutex_init(&d->lock, NULL);
 	if (!d->fs.cfg.sync_interval_ns)
 		return 0;
-	int r = pthread_create(&d->syncer, NULL, syncer_main, d);
-	d->syncer_running = r == 0;
-	return -r;
+	return periodic_start(d->fs.cfg.sync_interval_ns, 0, syncer_run, d,
+			      &d->syncer);
 }
 
 static void syncer_stop(struct daemon *d)
 {
-	pthread_mutex_lock(&d->lock);
-	d->stopping = true;
-	pthread_cond_signal(&d->wake);
-	pthread_mutex_unlock(&d->lock);
-	if (d->syncer_running)
-		pthread_join(d->syncer, NULL);
-	pthread_cond_destroy(&d->wake);
-	pthread_mutex_destroy(&d->lock);
+	periodic_stop(d->syncer);
+	d->syncer = NULL;
 }
 
 /* ---- control commands ------------------------------------------------- */
@@ -191,7 +158,7 @@ static int ctl_stats(struct daemon *d, enum control_verb v, FILE *out)
 	case CONTROL_STATS_ARRAY_JSON:
 		array_stats_print(d->fs.array, out,
 				  v == CONTROL_STATS_ARRAY_JSON,
-				  stats_now_ns() - d->fs.opened_ns);
+				  clock_mono_ns() - d->fs.opened_ns);
 		return 0;
 	default:
 		fs_gauges(&d->fs, &g);

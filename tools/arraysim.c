@@ -1,5 +1,4 @@
 /* The `arraysim` command: one binary, one subcommand per verb. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -25,16 +24,6 @@ static const struct subcommand subcommands[] = {
     {"top", cmd_top, "live view of a mounted array, once a second"},
     {"umount", cmd_umount, "unmount and wait for the store to close"},
 };
-
-void tool_error(const char *fmt, ...)
-{
-	va_list ap;
-	fputs("arraysim: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
 
 static void usage(FILE *f)
 {

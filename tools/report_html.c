@@ -6,30 +6,6 @@
 
 #include "tools/report.h"
 
-void report_html_text(FILE *out, const char *s)
-{
-	for (; *s; s++)
-		switch (*s) {
-		case '&':
-			fputs("&amp;", out);
-			break;
-		case '<':
-			fputs("&lt;", out);
-			break;
-		case '>':
-			fputs("&gt;", out);
-			break;
-		case '"':
-			fputs("&quot;", out);
-			break;
-		case '\'':
-			fputs("&#39;", out);
-			break;
-		default:
-			fputc(*s, out);
-		}
-}
-
 static const char style[] =
     "body{font-family:sans-serif;margin:16px;color:#222}"
     "table{border-collapse:collapse;margin:8px 0 16px}"

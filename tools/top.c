@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/ctl.h"
 #include "tools/commands.h"
 #include "tools/options.h"
@@ -161,7 +162,7 @@ static int refresh(const char *mnt, const char *samples, bool tty)
 
 int cmd_top(int argc, char **argv)
 {
-	struct top_opts o = {.interval_ns = 1000000000u};
+	struct top_opts o = {.interval_ns = NS_PER_SEC};
 	const char *pos[1];
 	int npos;
 	int r = opts_parse("top", "[--count N] [--interval TIME] MOUNTPOINT",
@@ -182,8 +183,8 @@ int cmd_top(int argc, char **argv)
 	for (uint64_t i = 0; !o.count || i < o.count; i++) {
 		if (i) {
 			struct timespec ts = {
-			    (time_t)(o.interval_ns / 1000000000u),
-			    (long)(o.interval_ns % 1000000000u)};
+			    (time_t)(o.interval_ns / NS_PER_SEC),
+			    (long)(o.interval_ns % NS_PER_SEC)};
 			nanosleep(&ts, NULL);
 		}
 		r = refresh(pos[0], samples, tty);

@@ -182,34 +182,36 @@ static char *t_print(const struct stats *s, const struct stats_gauges *g,
 	return buf;
 }
 
+/* test_print_json: members `stats json` must have. */
+static const char *const t_json_keys[] = {
+    "\"seed\":42,",
+    "\"dedupe_verify\":true,",
+    "\"logical_bytes_written\":8192,",
+    "\"logical_bytes_held\":40960,",
+    "\"physical_bytes_used\":16384,",
+    "\"store_bytes_on_disk\":20480,",
+    "\"meta_bytes_on_disk\":65536,",
+    "\"live_blocks\":10,",
+    "\"unique_blocks\":4,",
+    "\"blocks_written\":11,",
+    "\"unique_writes\":4,",
+    "\"duplicate_hits\":6,",
+    "\"zero_blocks\":1,",
+    "\"dedupe_ratio\":2.500000,",
+    "\"verify_reads\":6,",
+    "\"verify_mismatches\":0,",
+    "\"checksum_errors\":2,",
+    "\"blocks_freed\":0,",
+    "\"lost_reads\":0,",
+    "\"repaired_reads\":0,",
+    "\"ops\":{",
+    ("\"write\":{\"count\":2,\"errors\":1,\"bytes\":8192,"
+     "\"latency_us\":{\"mean\":125.000,\"p50\":"),
+    "\"other\":{\"count\":0,",
+};
+
 static void test_print_json(void **state)
 {
-	static const char *const keys[] = {
-	    "\"seed\":42,",
-	    "\"dedupe_verify\":true,",
-	    "\"logical_bytes_written\":8192,",
-	    "\"logical_bytes_held\":40960,",
-	    "\"physical_bytes_used\":16384,",
-	    "\"store_bytes_on_disk\":20480,",
-	    "\"meta_bytes_on_disk\":65536,",
-	    "\"live_blocks\":10,",
-	    "\"unique_blocks\":4,",
-	    "\"blocks_written\":11,",
-	    "\"unique_writes\":4,",
-	    "\"duplicate_hits\":6,",
-	    "\"zero_blocks\":1,",
-	    "\"dedupe_ratio\":2.500000,",
-	    "\"verify_reads\":6,",
-	    "\"verify_mismatches\":0,",
-	    "\"checksum_errors\":2,",
-	    "\"blocks_freed\":0,",
-	    "\"lost_reads\":0,",
-	    "\"repaired_reads\":0,",
-	    "\"ops\":{",
-	    ("\"write\":{\"count\":2,\"errors\":1,\"bytes\":8192,"
-	     "\"latency_us\":{\"mean\":125.000,\"p50\":"),
-	    "\"other\":{\"count\":0,",
-	};
 	struct stats *s = calloc(1, sizeof(*s));
 	struct stats_gauges g = {
 	    .logical_bytes_held = 40960,
@@ -236,9 +238,10 @@ static void test_print_json(void **state)
 	atomic_store(&s->dedupe.checksum_errors, 2);
 
 	out = t_print(s, &g, true);
-	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
-		if (!strstr(out, keys[i]))
-			fail_msg("%s not in %s", keys[i], out);
+	for (size_t i = 0; i < sizeof(t_json_keys) / sizeof(t_json_keys[0]);
+	     i++)
+		if (!strstr(out, t_json_keys[i]))
+			fail_msg("%s not in %s", t_json_keys[i], out);
 	for (int i = 0; i < STATS_OP_COUNT; i++) {
 		char key[64];
 
@@ -292,6 +295,34 @@ static void test_print_text(void **state)
 	free(s);
 }
 
+/* The counter table: Prometheus ranks are 1..k once each, every counter
+ * is reset, and dedupe_stats_add adds member by member. */
+static void test_counter_table(void **state)
+{
+	struct dedupe_stats a, b;
+	unsigned seen[DEDUPE_COUNTER_COUNT + 1] = {0};
+
+	(void)state;
+	for (unsigned i = 0; i < DEDUPE_COUNTER_COUNT; i++) {
+		unsigned r = dedupe_counter_defs[i].prom_rank;
+
+		assert_true(r <= DEDUPE_COUNTER_COUNT);
+		seen[r]++;
+		assert_int_equal(dedupe_counter_defs[i].offset,
+				 i * sizeof(_Atomic uint64_t));
+	}
+	for (unsigned r = 1; r <= DEDUPE_COUNTER_COUNT; r++)
+		assert_true(seen[r] <= 1);
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	atomic_store(&a.repaired_reads, 5);
+	atomic_store(&b.repaired_reads, 2);
+	atomic_store(&b.logical_bytes_written, 7);
+	dedupe_stats_add(&a, &b);
+	assert_int_equal(atomic_load(&a.repaired_reads), 7);
+	assert_int_equal(atomic_load(&a.logical_bytes_written), 7);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -305,6 +336,7 @@ int main(void)
 	    cmocka_unit_test(test_now_monotonic),
 	    cmocka_unit_test(test_print_json),
 	    cmocka_unit_test(test_print_text),
+	    cmocka_unit_test(test_counter_table),
 	};
 
 	return cmocka_run_group_tests_name("stats", tests, NULL, NULL);

@@ -1,7 +1,7 @@
 /* libFuzzer harness for the command-line option parser (tools/options.c):
  * the input is split at NUL bytes into argv words and parsed against a
- * table with one option of every type. It must never crash, whatever the
- * words; errors are one line on stderr (silenced here). */
+ * table with one option of every type (tests/tools/t_opts.h). It must never
+ * crash, whatever the words; errors are one line on stderr (silenced here). */
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -12,6 +12,7 @@
 
 #include "tools/commands.h"
 #include "tools/options.h"
+#include "tests/tools/t_opts.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -19,25 +20,6 @@ void tool_error(const char *fmt, ...)
 {
 	(void)fmt; /* the parser's error line is not under test here */
 }
-
-struct fuzz_opts {
-	bool flag;
-	const char *str;
-	uint64_t num, size, dur;
-	bool on;
-};
-
-#define O(f) offsetof(struct fuzz_opts, f)
-static const struct opt_def defs[] = {
-    {"flag", 'f', OPT_FLAG, O(flag), NULL, "a flag"},
-    {"str", 'o', OPT_STRING, O(str), "S", "a string"},
-    {"num", 0, OPT_U64, O(num), "N", "a number"},
-    {"size", 0, OPT_SIZE, O(size), "SIZE", "a size"},
-    {"dur", 0, OPT_DURATION, O(dur), "TIME", "a duration"},
-    {"on", 0, OPT_BOOL, O(on), "on|off", "a boolean"},
-    {0},
-};
-#undef O
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -50,14 +32,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int argc = 1;
 	for (char *p = buf; p < buf + size && argc < 16; p += strlen(p) + 1)
 		argv[argc++] = p;
-	struct fuzz_opts o = {0};
+	struct t_opts o = {0};
 	const char *pos[2];
 	int npos;
 	FILE *devnull = fopen("/dev/null", "w");
 	FILE *saved = stdout;
 	if (devnull)
 		stdout = devnull; /* --help prints usage */
-	opts_parse("cmd", "[OPTIONS] ARG", defs, &o, argc, argv, pos, 2, &npos);
+	opts_parse("cmd", "[OPTIONS] ARG", t_defs, &o, argc, argv, pos, 2,
+		   &npos);
 	stdout = saved;
 	if (devnull)
 		fclose(devnull);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/fs/bad_input.sh: every misuse of the CLI and every broken store fails
+# tests/tools/bad_input.sh: every misuse of the CLI and every broken store fails
 # cleanly, and a full host disk gives ENOSPC without losing anything.
 #
 # A clean failure (bad_case): exit status not 0, below 128 (no signal, no
@@ -13,7 +13,7 @@
 # files read back intact, deleting frees space, and fsck is clean after.
 #
 # Every case runs even when an earlier one failed; exit 1 if any failed.
-# By hand: ARRAYSIM=build/tools/arraysim bash tests/fs/bad_input.sh
+# By hand: ARRAYSIM=build/tools/arraysim bash tests/tools/bad_input.sh
 set -euo pipefail
 . "$(dirname "$0")/../integration/lib.sh"
 
