@@ -118,7 +118,7 @@ static uint64_t hash_phase(struct run *r)
 {
 	uint64_t t0 = clock_mono_ns();
 	for (uint64_t i = 0; i < r->nreq; i++)
-		for (size_t o = 0; o < r->bs; o += BLOCK_SIZE) {
+		for (size_t o = 0; o < r->bs; o += BLOCK_BYTES) {
 			struct fingerprint fp;
 			fingerprint_block(r->buf + o, &fp);
 		}
@@ -132,8 +132,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	uint64_t mib = argc > 2 ? strtoull(argv[2], NULL, 10) : 256;
-	size_t bs = argc > 3 ? strtoull(argv[3], NULL, 10) : BLOCK_SIZE;
-	if (!mib || !bs || bs % BLOCK_SIZE || bs > (1u << 20)) {
+	size_t bs = argc > 3 ? strtoull(argv[3], NULL, 10) : BLOCK_BYTES;
+	if (!mib || !bs || bs % BLOCK_BYTES || bs > (1u << 20)) {
 		fprintf(stderr, "micro_datapath: MIB > 0, BS a multiple of "
 				"4096 up to 1 MiB\n");
 		return 2;
@@ -154,7 +154,7 @@ int main(int argc, char **argv)
 			new_file(&fs),
 			bs,
 			(mib << 20) / bs,
-			aligned_alloc(BLOCK_SIZE, bs),
+			aligned_alloc(BLOCK_BYTES, bs),
 			1};
 	report("fill", write_phase(&r, false, false), r.nreq, bs);
 	fs_sync(&fs);

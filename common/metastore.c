@@ -169,7 +169,7 @@ static int format_new(struct metastore *ms, MDB_txn *txn)
 {
 	struct ms_format f = {.magic = MS_MAGIC,
 			      .version = MS_FORMAT_VERSION,
-			      .block_size = BLOCK_SIZE};
+			      .block_size = BLOCK_BYTES};
 	MDB_val k = {sizeof("format") - 1, "format"};
 	MDB_val v = {sizeof(f), &f};
 	int rc = mdb_put(txn, ms->dbi[MS_META], &k, &v, MDB_NOOVERWRITE);
@@ -202,7 +202,7 @@ static int check_format(struct metastore *ms, MDB_txn *txn, const char *dir,
 		snprintf(err, errlen, "store %s: not an arraysim store", dir);
 		return -EINVAL;
 	}
-	if (f.version != MS_FORMAT_VERSION || f.block_size != BLOCK_SIZE) {
+	if (f.version != MS_FORMAT_VERSION || f.block_size != BLOCK_BYTES) {
 		snprintf(err, errlen,
 			 "store %s has format version %u, this arraysim reads "
 			 "version %u",

@@ -64,12 +64,6 @@
 #include "common/block.h"
 
 #define MS_FORMAT_VERSION 2
-/* The block size recorded in the store's format: common/block.h's, for
- * the callers in fs/ and tools/fsck*. A literal, not BLOCK_SIZE: fs/ops.c
- * includes <linux/fs.h> after this header, whose own BLOCK_SIZE (1024)
- * would replace ours by the time MS_BLOCK_SIZE expands there. */
-#define MS_BLOCK_SIZE 4096u
-_Static_assert(MS_BLOCK_SIZE == BLOCK_SIZE, "one block size");
 /* A pblk on disk (fpindex items, bmap extents): 40 bits big-endian, so a
  * store holds up to 4 PiB of unique blocks. */
 #define MS_PBLK_BYTES 5u

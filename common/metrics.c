@@ -159,10 +159,10 @@ static void cache_gauges(FILE *out, const struct metrics_state *st)
 		(unsigned long long)st->cache_misses);
 	gauge(out, "arraysim_cache_resident_bytes",
 	      "Bytes resident in the flash cache tier (4 KiB blocks).",
-	      (double)st->cache_blocks * BLOCK_SIZE);
+	      (double)st->cache_blocks * BLOCK_BYTES);
 	gauge(out, "arraysim_cache_dirty_bytes",
 	      "Cache bytes not destaged to the backing tier yet.",
-	      (double)st->cache_dirty_blocks * BLOCK_SIZE);
+	      (double)st->cache_dirty_blocks * BLOCK_BYTES);
 	counter_u64(out, "arraysim_cache_destaged_blocks_total",
 		    "Dirty cache blocks written to the backing tier.",
 		    st->cache_destaged);

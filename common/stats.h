@@ -121,7 +121,7 @@ struct stats_gauges {
 	uint64_t logical_bytes_held;  /* sum of regular file sizes */
 	uint64_t live_blocks;	      /* non-hole logical blocks, all files */
 	uint64_t unique_blocks;	      /* physical blocks stored (refs > 0) */
-	uint64_t physical_bytes_used; /* unique_blocks * BLOCK_SIZE */
+	uint64_t physical_bytes_used; /* unique_blocks * BLOCK_BYTES */
 	uint64_t store_bytes_on_disk; /* chunk files, as the host counts */
 	uint64_t meta_bytes_on_disk;  /* the metadata store, likewise */
 	uint64_t seed;		      /* the --seed of this mount */

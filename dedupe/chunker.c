@@ -13,10 +13,10 @@ bool chunker_next(struct chunker *c, struct chunk_span *out)
 	if (c->done >= c->len)
 		return false;
 	uint64_t pos = c->offset + c->done;
-	uint32_t in_blk = (uint32_t)(pos % BLOCK_SIZE);
+	uint32_t in_blk = (uint32_t)(pos % BLOCK_BYTES);
 	size_t left = c->len - c->done;
-	size_t room = BLOCK_SIZE - in_blk;
-	out->lblk = pos / BLOCK_SIZE;
+	size_t room = BLOCK_BYTES - in_blk;
+	out->lblk = pos / BLOCK_BYTES;
 	out->blk_off = in_blk;
 	out->len = (uint32_t)(left < room ? left : room);
 	out->buf_off = c->done;
@@ -28,5 +28,5 @@ uint64_t chunker_count(uint64_t offset, size_t len)
 {
 	if (len == 0)
 		return 0;
-	return (offset + len - 1) / BLOCK_SIZE - offset / BLOCK_SIZE + 1;
+	return (offset + len - 1) / BLOCK_BYTES - offset / BLOCK_BYTES + 1;
 }

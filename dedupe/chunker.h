@@ -37,7 +37,7 @@ bool chunker_next(struct chunker *c, struct chunk_span *out);
 uint64_t chunker_count(uint64_t offset, size_t len);
 static inline bool chunk_span_whole(const struct chunk_span *s)
 {
-	return s->len == BLOCK_SIZE;
+	return s->len == BLOCK_BYTES;
 }
 
 #endif

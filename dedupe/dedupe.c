@@ -27,13 +27,13 @@ struct match {
 static int same_bytes(const struct dedupe_env *env, uint64_t pblk,
 		      const void *data)
 {
-	uint8_t tmp[BLOCK_SIZE] __attribute__((aligned(64)));
+	uint8_t tmp[BLOCK_BYTES] __attribute__((aligned(64)));
 	int r = env->read(env->ctx, pblk, tmp);
 	if (r < 0)
 		return r;
 	if (r > 0)
 		env->tally->verify_reads++;
-	return memcmp(tmp, data, BLOCK_SIZE) == 0;
+	return memcmp(tmp, data, BLOCK_BYTES) == 0;
 }
 
 /* One block indexed under the SHA-1 of the data: is it the same bytes? */

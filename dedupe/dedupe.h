@@ -28,7 +28,7 @@
 #include "common/stats.h"
 #include "dedupe/fingerprint.h"
 
-/* Fill @buf (BLOCK_SIZE bytes, 64-byte aligned) with the bytes physical
+/* Fill @buf (BLOCK_BYTES bytes, 64-byte aligned) with the bytes physical
  * block @pblk holds: 1 when they were read back from the store (counted
  * in verify_reads), 0 when the caller still had them in memory, -errno. */
 typedef int (*dedupe_read_fn)(void *ctx, uint64_t pblk, void *buf);

@@ -59,12 +59,12 @@ bool fingerprint_is_zero_len(const void *buf, size_t len)
 
 bool fingerprint_is_zero(const void *block)
 {
-	return fingerprint_is_zero_len(block, BLOCK_SIZE);
+	return fingerprint_is_zero_len(block, BLOCK_BYTES);
 }
 
 uint64_t fingerprint_xxh3(const void *block)
 {
-	return XXH3_64bits(block, BLOCK_SIZE);
+	return XXH3_64bits(block, BLOCK_BYTES);
 }
 
 int fingerprint_sha1(const void *buf, size_t len,
@@ -84,7 +84,7 @@ int fingerprint_block(const void *block, struct fingerprint *out)
 	out->zero = fingerprint_is_zero(block);
 	if (out->zero)
 		return 0;
-	int r = fingerprint_sha1(block, BLOCK_SIZE, out->sha1);
+	int r = fingerprint_sha1(block, BLOCK_BYTES, out->sha1);
 	if (r)
 		return r;
 	out->xxh3 = fingerprint_xxh3(block);

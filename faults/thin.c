@@ -20,7 +20,7 @@ static int check(const struct fault_rule *r, unsigned seen, char *err,
 
 static uint64_t on_alloc(const struct fault_rule *r)
 {
-	return r->capacity_bytes / BLOCK_SIZE;
+	return r->capacity_bytes / BLOCK_BYTES;
 }
 
 static int inject(const struct fault_env *env, const struct fault_rule *r,

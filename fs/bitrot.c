@@ -40,7 +40,7 @@
 /* Flip every bit of the block's first byte: any checksum notices. */
 static int corrupt_block(struct fs *fs, uint64_t pblk)
 {
-	uint8_t *buf = aligned_alloc(BLOCK_SIZE, BLOCK_SIZE);
+	uint8_t *buf = aligned_alloc(BLOCK_BYTES, BLOCK_BYTES);
 	if (!buf)
 		return -ENOMEM;
 	struct backing_io io = {pblk, buf};
@@ -127,7 +127,7 @@ static int pick_at(struct fs *fs, MDB_txn *txn, const struct fault_rule *rule,
 			 strerror(-r));
 		return r;
 	}
-	r = datapath_block_of(fs->ms, txn, ino, rule->offset / BLOCK_SIZE,
+	r = datapath_block_of(fs->ms, txn, ino, rule->offset / BLOCK_BYTES,
 			      &pblk);
 	if (!r && !pblk) {
 		snprintf(err, errlen,
@@ -258,9 +258,9 @@ static void report_extent(struct report *rp, const MDB_val *k, const MDB_val *v)
 			continue;
 		char path[FAULT_PATH_MAX];
 		path_of(rp->nm, ino, path, sizeof(path));
-		uint64_t off = (idx * BMAP_EXTENT_BLOCKS + i) * BLOCK_SIZE;
+		uint64_t off = (idx * BMAP_EXTENT_BLOCKS + i) * BLOCK_BYTES;
 		fprintf(rp->out, "lost %s offset %llu length %u block %llu\n",
-			path, (unsigned long long)off, BLOCK_SIZE,
+			path, (unsigned long long)off, BLOCK_BYTES,
 			(unsigned long long)pblk[i]);
 		char esc[2 * FAULT_PATH_MAX];
 		if (rp->cause)
@@ -270,7 +270,7 @@ static void report_extent(struct report *rp, const MDB_val *k, const MDB_val *v)
 			    "\"length\":%u,\"block\":%llu,\"cause\":\"%s\"",
 			    events_json_escape(path, esc, sizeof(esc)),
 			    (unsigned long long)ino, (unsigned long long)off,
-			    BLOCK_SIZE, (unsigned long long)pblk[i], rp->cause);
+			    BLOCK_BYTES, (unsigned long long)pblk[i], rp->cause);
 		rp->refs++;
 	}
 }

@@ -35,7 +35,7 @@ uint8_t *dp_wb_scratch(struct dp_wbatch *wb)
 	if (!grown)
 		return NULL;
 	wb->scratch = grown;
-	uint8_t *b = aligned_alloc(64, BLOCK_SIZE);
+	uint8_t *b = aligned_alloc(64, BLOCK_BYTES);
 	if (b)
 		wb->scratch[wb->nscratch++] = b;
 	return b;

@@ -57,11 +57,11 @@ int dp_load_blocks(struct fs *fs, MDB_txn *txn, uint64_t ino, uint64_t first,
 				break;
 		}
 		uint64_t pblk = ext[lblk % EXT];
-		uint8_t *dst = buf + (size_t)i * BLOCK_SIZE;
+		uint8_t *dst = buf + (size_t)i * BLOCK_BYTES;
 		if (pblks)
 			pblks[i] = pblk;
 		if (!pblk) {
-			memset(dst, 0, BLOCK_SIZE);
+			memset(dst, 0, BLOCK_BYTES);
 			continue;
 		}
 		struct ms_block b;
@@ -138,14 +138,14 @@ int datapath_read_map(struct fs *fs, uint64_t ino, uint64_t off, size_t len,
 		      void *buf, size_t *got, uint64_t *pblks)
 {
 	*got = 0;
-	uint64_t first = off / BLOCK_SIZE;
+	uint64_t first = off / BLOCK_BYTES;
 	unsigned n = (unsigned)chunker_count(off, len);
 	if (!n)
 		return 0;
 	/* Aligned reads land in the caller's buffer; others go through a
 	 * bounce buffer of whole blocks. */
-	bool aligned = off % BLOCK_SIZE == 0 && len % BLOCK_SIZE == 0;
-	uint8_t *blocks = aligned ? buf : malloc((size_t)n * BLOCK_SIZE);
+	bool aligned = off % BLOCK_BYTES == 0 && len % BLOCK_BYTES == 0;
+	uint8_t *blocks = aligned ? buf : malloc((size_t)n * BLOCK_BYTES);
 	if (!blocks)
 		return -ENOMEM;
 	struct ms_inode in;
@@ -154,7 +154,7 @@ int datapath_read_map(struct fs *fs, uint64_t ino, uint64_t off, size_t len,
 		uint64_t end = off + len < in.size ? off + len : in.size;
 		*got = end > off ? (size_t)(end - off) : 0;
 		if (!aligned)
-			memcpy(buf, blocks + off % BLOCK_SIZE, *got);
+			memcpy(buf, blocks + off % BLOCK_BYTES, *got);
 	}
 	if (!aligned)
 		free(blocks);

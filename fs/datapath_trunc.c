@@ -78,12 +78,12 @@ int datapath_truncate(struct dp_txn *t, uint64_t ino, struct ms_inode *in,
 	int r = 0;
 	bool more = false;
 	if (size < in->size) {
-		uint64_t keep_blocks = (size + BLOCK_SIZE - 1) / BLOCK_SIZE;
+		uint64_t keep_blocks = (size + BLOCK_BYTES - 1) / BLOCK_BYTES;
 		r = drop_blocks(t, ino, in, keep_blocks, UINT64_MAX, &more);
-		if (!r && size % BLOCK_SIZE) {
+		if (!r && size % BLOCK_BYTES) {
 			uint8_t *edge = dp_wb_scratch(t->wb);
-			r = edge ? zero_in_block(t, ino, in, size / BLOCK_SIZE,
-						 size % BLOCK_SIZE, BLOCK_SIZE,
+			r = edge ? zero_in_block(t, ino, in, size / BLOCK_BYTES,
+						 size % BLOCK_BYTES, BLOCK_BYTES,
 						 edge)
 				 : -ENOMEM;
 		}
@@ -113,27 +113,27 @@ int datapath_punch(struct dp_txn *t, uint64_t ino, struct ms_inode *in,
 		end = in->size; /* nothing to zero past EOF */
 	if (off >= end)
 		return 0;
-	uint64_t first_whole = (off + BLOCK_SIZE - 1) / BLOCK_SIZE,
-		 end_whole = end / BLOCK_SIZE;
+	uint64_t first_whole = (off + BLOCK_BYTES - 1) / BLOCK_BYTES,
+		 end_whole = end / BLOCK_BYTES;
 	int r = 0;
 	if (first_whole < end_whole)
 		r = drop_blocks(t, ino, in, first_whole, end_whole, more);
 	/* Partial edges: the head block (and the tail, if another). */
-	if (!r && off % BLOCK_SIZE) {
-		uint64_t lblk = off / BLOCK_SIZE;
-		uint32_t to = end / BLOCK_SIZE == lblk
-				  ? (uint32_t)(end % BLOCK_SIZE)
-				  : BLOCK_SIZE;
+	if (!r && off % BLOCK_BYTES) {
+		uint64_t lblk = off / BLOCK_BYTES;
+		uint32_t to = end / BLOCK_BYTES == lblk
+				  ? (uint32_t)(end % BLOCK_BYTES)
+				  : BLOCK_BYTES;
 		uint8_t *edge = dp_wb_scratch(t->wb);
-		r = edge ? zero_in_block(t, ino, in, lblk, off % BLOCK_SIZE, to,
+		r = edge ? zero_in_block(t, ino, in, lblk, off % BLOCK_BYTES, to,
 					 edge)
 			 : -ENOMEM;
 	}
-	if (!r && end % BLOCK_SIZE &&
-	    (end / BLOCK_SIZE != off / BLOCK_SIZE || off % BLOCK_SIZE == 0)) {
+	if (!r && end % BLOCK_BYTES &&
+	    (end / BLOCK_BYTES != off / BLOCK_BYTES || off % BLOCK_BYTES == 0)) {
 		uint8_t *edge = dp_wb_scratch(t->wb);
-		r = edge ? zero_in_block(t, ino, in, end / BLOCK_SIZE, 0,
-					 end % BLOCK_SIZE, edge)
+		r = edge ? zero_in_block(t, ino, in, end / BLOCK_BYTES, 0,
+					 end % BLOCK_BYTES, edge)
 			 : -ENOMEM;
 	}
 	return r;

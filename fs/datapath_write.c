@@ -29,7 +29,7 @@ static int read_back(void *ctx, uint64_t pblk, void *buf)
 	struct dp_txn *t = ctx;
 	const void *pending = dp_wb_find(t->wb, pblk);
 	if (pending) {
-		memcpy(buf, pending, BLOCK_SIZE);
+		memcpy(buf, pending, BLOCK_BYTES);
 		return 0;
 	}
 	struct backing_io io = {pblk, buf};
@@ -128,15 +128,15 @@ int dp_store_built_block(struct dp_txn *t, uint64_t ino, uint64_t lblk,
 /* Is block @i of @w only partly covered by the caller's bytes? */
 static bool block_partial(const struct dp_write *w, unsigned i)
 {
-	return (i == 0 && w->off % BLOCK_SIZE) ||
-	       (i == w->n - 1 && (w->off + w->len) % BLOCK_SIZE);
+	return (i == 0 && w->off % BLOCK_BYTES) ||
+	       (i == w->n - 1 && (w->off + w->len) % BLOCK_BYTES);
 }
 
 /* The bounce block that partial edge block @i of @w is built in: the
  * head first, the tail second. */
 static uint8_t *edge_buf(const struct dp_write *w, unsigned i)
 {
-	return w->bounce + (i == 0 ? 0 : BLOCK_SIZE);
+	return w->bounce + (i == 0 ? 0 : BLOCK_BYTES);
 }
 
 /* The bytes block @i of @w stores: whole blocks straight from the
@@ -148,7 +148,7 @@ static const uint8_t *dp_block(const struct dp_write *w, unsigned i)
 {
 	if (!block_partial(w, i))
 		return w->buf +
-		       ((w->off / BLOCK_SIZE + i) * BLOCK_SIZE - w->off);
+		       ((w->off / BLOCK_BYTES + i) * BLOCK_BYTES - w->off);
 	return edge_buf(w, i);
 }
 
@@ -189,13 +189,13 @@ static int complete_edge(struct fs *fs, uint64_t ino, struct dp_write *w,
 			 unsigned i)
 {
 	uint8_t *b = edge_buf(w, i);
-	uint64_t lblk = w->off / BLOCK_SIZE + i, start = lblk * BLOCK_SIZE;
+	uint64_t lblk = w->off / BLOCK_BYTES + i, start = lblk * BLOCK_BYTES;
 	int r = dp_load_blocks_retry(fs, ino, lblk, 1, b, NULL, NULL);
 	if (r)
 		return r;
 	uint64_t from = w->off > start ? w->off : start;
-	uint64_t to = w->off + w->len < start + BLOCK_SIZE ? w->off + w->len
-							   : start + BLOCK_SIZE;
+	uint64_t to = w->off + w->len < start + BLOCK_BYTES ? w->off + w->len
+							   : start + BLOCK_BYTES;
 	memcpy(b + (from - start), w->buf + (from - w->off), to - from);
 	return fingerprint_block(b, &w->fp[i]);
 }
@@ -208,7 +208,7 @@ static int complete_edges(struct fs *fs, uint64_t ino, struct dp_write *w)
 	if (!head && !tail)
 		return 0;
 	if (!w->bounce)
-		w->bounce = malloc(2 * BLOCK_SIZE);
+		w->bounce = malloc(2 * BLOCK_BYTES);
 	if (!w->bounce)
 		return -ENOMEM;
 	int r = head ? complete_edge(fs, ino, w, 0) : 0;
@@ -240,7 +240,7 @@ static int write_txn(struct fs *fs, uint64_t ino, const struct dp_write *p,
 	r = ns_inode_get(fs->ms, t.txn, ino, &in);
 	if (!r && !S_ISREG(in.mode))
 		r = -EINVAL;
-	uint64_t first = off / BLOCK_SIZE;
+	uint64_t first = off / BLOCK_BYTES;
 	for (unsigned i = 0; i < p->n && !r; i++)
 		r = store_block(&t, ino, first + i, dp_block(p, i), &p->fp[i],
 				&in, p->pblks ? &p->pblks[i] : NULL);

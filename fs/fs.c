@@ -211,7 +211,7 @@ void fs_gauges(struct fs *fs, struct stats_gauges *g)
 	g->logical_bytes_held = c.logical_bytes;
 	g->live_blocks = c.live_blocks;
 	g->unique_blocks = c.unique_blocks;
-	g->physical_bytes_used = c.unique_blocks * BLOCK_SIZE;
+	g->physical_bytes_used = c.unique_blocks * BLOCK_BYTES;
 	g->store_bytes_on_disk = backing_bytes_on_disk(fs->backing);
 	snprintf(path, sizeof(path), "%s/meta/data.mdb", fs->store);
 	g->meta_bytes_on_disk = du_bytes(path);

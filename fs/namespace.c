@@ -394,9 +394,9 @@ void ns_fill_stat(uint64_t ino, const struct ms_inode *in, struct stat *st)
 	st->st_rdev = in->rdev;
 	/* Directories have no byte size here; 4096 is what tools that size
 	 * directories (du, ls -l, cp -a comparisons) expect of a local fs. */
-	st->st_size = S_ISDIR(in->mode) ? BLOCK_SIZE : (off_t)in->size;
-	st->st_blksize = BLOCK_SIZE;
-	st->st_blocks = (blkcnt_t)(in->nblocks * (BLOCK_SIZE / 512));
+	st->st_size = S_ISDIR(in->mode) ? BLOCK_BYTES : (off_t)in->size;
+	st->st_blksize = BLOCK_BYTES;
+	st->st_blocks = (blkcnt_t)(in->nblocks * (BLOCK_BYTES / 512));
 	st->st_atim = ns_to_ts(in->atime_ns);
 	st->st_mtim = ns_to_ts(in->mtime_ns);
 	st->st_ctim = ns_to_ts(in->ctime_ns);

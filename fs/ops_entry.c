@@ -132,10 +132,10 @@ void op_statfs(fuse_req_t req, fuse_ino_t ino)
 	fs_gauges(fs, &g);
 	/* Physical view: what the unique blocks take, and what the host
 	 * still has for more. Logical figures are in `arraysim stats`. */
-	uint64_t avail = (uint64_t)host.f_bavail * host.f_frsize / BLOCK_SIZE;
+	uint64_t avail = (uint64_t)host.f_bavail * host.f_frsize / BLOCK_BYTES;
 	struct statvfs st = {
-	    .f_bsize = BLOCK_SIZE,
-	    .f_frsize = BLOCK_SIZE,
+	    .f_bsize = BLOCK_BYTES,
+	    .f_frsize = BLOCK_BYTES,
 	    .f_blocks = g.unique_blocks + avail,
 	    .f_bfree = avail,
 	    .f_bavail = avail,

@@ -116,7 +116,7 @@ static void want_blocks(struct fs *fs, struct fs_io *x, uint64_t off,
 	if (!len || !array_wants_blocks(fs->array))
 		return;
 	x->pblks =
-	    calloc((off % BLOCK_SIZE + len + BLOCK_SIZE - 1) / BLOCK_SIZE,
+	    calloc((off % BLOCK_BYTES + len + BLOCK_BYTES - 1) / BLOCK_BYTES,
 		   sizeof(uint64_t));
 	x->io.pblks = x->pblks;
 }
@@ -202,8 +202,8 @@ void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	if (hit.err)
 		return ops_reply_err(req, STATS_OP_READ, t0, hit.err);
 	struct fs_io *x = new_io(req, ARRAY_IO_READ, ino, off, size, t0);
-	void *buf = x ? aligned_alloc(BLOCK_SIZE, (size + BLOCK_SIZE - 1) &
-						      ~(size_t)(BLOCK_SIZE - 1))
+	void *buf = x ? aligned_alloc(BLOCK_BYTES, (size + BLOCK_BYTES - 1) &
+						      ~(size_t)(BLOCK_BYTES - 1))
 		      : NULL;
 	if (!buf) {
 		free(x);

@@ -60,7 +60,7 @@ int orphans_trim_step(struct dp_txn *t, uint64_t ino, bool held, bool *more)
 		return r;
 	/* No links and no kernel reference: nothing can reach it again. */
 	bool gone = in.nlink == 0 && !held;
-	uint64_t from = gone ? 0 : (in.size + BLOCK_SIZE - 1) / BLOCK_SIZE;
+	uint64_t from = gone ? 0 : (in.size + BLOCK_BYTES - 1) / BLOCK_BYTES;
 	if (S_ISREG(in.mode))
 		r = datapath_trim_step(t, ino, &in, from, more);
 	if (!r && !*more && (gone || in.nlink))

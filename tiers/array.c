@@ -59,7 +59,7 @@ static int array_load(struct array *a, const char *name, double scale)
 		 (unsigned long long)a->seed);
 	if (a->profile->tier[PROFILE_TIER_CACHE].present) {
 		rc = cache_new_policy(
-		    a->profile->cache.size_bytes / BLOCK_SIZE,
+		    a->profile->cache.size_bytes / BLOCK_BYTES,
 		    a->profile->cache.eviction == PROFILE_EVICT_ARC, &a->cache);
 		cache_destager_init(&a->destager, &a->profile->cache, scale);
 	}

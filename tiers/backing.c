@@ -1,7 +1,7 @@
 /* The backing store: chunk files under STORE/data, reached through io_uring.
  *
  *   pblk n  ->  STORE/data/chunk-%06u (n / BACKING_CHUNK_BLOCKS)
- *               at byte (n % BACKING_CHUNK_BLOCKS) * BLOCK_SIZE
+ *               at byte (n % BACKING_CHUNK_BLOCKS) * BLOCK_BYTES
  *
  * One call (read or write of n blocks) goes like this:
  *
@@ -49,13 +49,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-/* liburing.h brings <linux/fs.h>, whose own BLOCK_SIZE is 1024 (a system
- * header: redefining it draws no warning). Ours, from common/block.h
- * through backing.h, must be the one in force here. */
-#undef BLOCK_SIZE
 #include "tiers/backing.h"
-
-_Static_assert(BLOCK_SIZE == 4096u, "BLOCK_SIZE is common/block.h's");
 
 #define RING_ENTRIES 64u
 #define T_STACK_BLOCKS 64u /* calls up to this size do not allocate */
@@ -266,21 +260,21 @@ static unsigned runs_build(const struct backing_io *ios, unsigned n,
 		uint64_t chunk = p / BACKING_CHUNK_BLOCKS;
 
 		iov[i].iov_base = order[i]->buf;
-		iov[i].iov_len = BLOCK_SIZE;
+		iov[i].iov_len = BLOCK_BYTES;
 		if (r && p == order[i - 1]->pblk + 1 && chunk == r->chunk &&
 		    r->iovcnt < RUN_MAX_IOVS) {
 			r->iovcnt++;
-			r->left += BLOCK_SIZE;
+			r->left += BLOCK_BYTES;
 			continue;
 		}
 		r = &runs[nruns++];
 		*r = (struct run){
 		    .fd = -1,
 		    .chunk = chunk,
-		    .off = (p % BACKING_CHUNK_BLOCKS) * (uint64_t)BLOCK_SIZE,
+		    .off = (p % BACKING_CHUNK_BLOCKS) * (uint64_t)BLOCK_BYTES,
 		    .iov = &iov[i],
 		    .iovcnt = 1,
-		    .left = BLOCK_SIZE,
+		    .left = BLOCK_BYTES,
 		};
 	}
 	return nruns;

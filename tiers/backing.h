@@ -1,7 +1,7 @@
 /* The backing store: where the bytes of every unique 4 KiB block live.
  *
  * Physical block n (pblk, n >= 1) sits in STORE/data/chunk-NNNNNN at offset
- * (n % BACKING_CHUNK_BLOCKS) * BLOCK_SIZE, chunk file n / BACKING_CHUNK_BLOCKS.
+ * (n % BACKING_CHUNK_BLOCKS) * BLOCK_BYTES, chunk file n / BACKING_CHUNK_BLOCKS.
  * Chunk files are created on first use and grow sparse; a block never
  * written reads as zeros. I/O goes through io_uring, one ring per calling
  * thread, with physically adjacent blocks of one call coalesced into one
@@ -26,7 +26,7 @@
 /* One 4 KiB block transfer. */
 struct backing_io {
 	uint64_t pblk; /* physical block number, >= 1 */
-	void *buf;     /* BLOCK_SIZE bytes */
+	void *buf;     /* BLOCK_BYTES bytes */
 };
 
 struct backing_ops {

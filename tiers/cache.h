@@ -18,7 +18,7 @@ struct cache;
 
 struct cache_key {
 	uint64_t ino;
-	uint64_t block; /* pblk (ino 0), else offset / BLOCK_SIZE */
+	uint64_t block; /* pblk (ino 0), else offset / BLOCK_BYTES */
 };
 
 struct cache_stats {

@@ -33,7 +33,7 @@ void cache_destager_run(struct cache_destager *d, struct cache *c,
 			struct model *m, uint64_t now_ns)
 {
 	const struct profile_cache *pc = d->pc;
-	double cap_blocks = (double)(pc->size_bytes / BLOCK_SIZE);
+	double cap_blocks = (double)(pc->size_bytes / BLOCK_BYTES);
 	uint64_t idle = now_ns - d->last_ns;
 	struct cache_stats st;
 	struct cache_key k;
@@ -51,11 +51,11 @@ void cache_destager_run(struct cache_destager *d, struct cache *c,
 			d->on = true;
 		if (dirty_pct <= pc->destage_stop_pct)
 			d->on = false;
-		if (!d->on || d->budget < BLOCK_SIZE ||
+		if (!d->on || d->budget < BLOCK_BYTES ||
 		    !cache_destage_next(c, &k))
 			break;
-		model_destage(m, now_ns, k.block * BLOCK_SIZE, BLOCK_SIZE);
-		d->budget -= BLOCK_SIZE;
+		model_destage(m, now_ns, k.block * BLOCK_BYTES, BLOCK_BYTES);
+		d->budget -= BLOCK_BYTES;
 	}
 	if (!d->on && d->budget > (double)DESTAGE_BURST_NS * d->bytes_per_ns)
 		d->budget = (double)DESTAGE_BURST_NS * d->bytes_per_ns;

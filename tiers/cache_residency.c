@@ -23,7 +23,7 @@ static void residency_insert(struct cache *c, struct model *m, uint64_t now_ns,
 	struct cache_key victim;
 
 	if (cache_insert(c, k, dirty, &victim))
-		model_destage(m, now_ns, victim.block * BLOCK_SIZE, BLOCK_SIZE);
+		model_destage(m, now_ns, victim.block * BLOCK_BYTES, BLOCK_BYTES);
 }
 
 /* The residency key of block @i of @io, false for a hole (nothing on
@@ -33,7 +33,7 @@ static bool key_of(const struct array_io *io, uint64_t i, struct cache_key *k)
 {
 	if (!io->pblks) {
 		*k = (struct cache_key){.ino = io->ino,
-					.block = io->offset / BLOCK_SIZE + i};
+					.block = io->offset / BLOCK_BYTES + i};
 		return true;
 	}
 	*k = (struct cache_key){.ino = 0, .block = io->pblks[i]};
@@ -44,8 +44,8 @@ bool cache_residency_update(struct cache *c, const struct profile_cache *pc,
 			    struct model *m, uint64_t now_ns,
 			    const struct array_io *io)
 {
-	uint64_t n = (io->offset + io->length - 1) / BLOCK_SIZE -
-		     io->offset / BLOCK_SIZE + 1;
+	uint64_t n = (io->offset + io->length - 1) / BLOCK_BYTES -
+		     io->offset / BLOCK_BYTES + 1;
 	struct cache_key k;
 	bool hit = true;
 

@@ -277,7 +277,7 @@ static void plan_io(struct model *m, const struct model_io *io, struct work *w)
 	const struct profile *p = m->p;
 	bool hybrid = p->tier[PROFILE_TIER_CACHE].present;
 	enum profile_policy pol = p->cache.policy;
-	uint64_t blocks = (io->length + BLOCK_SIZE - 1) / BLOCK_SIZE;
+	uint64_t blocks = (io->length + BLOCK_BYTES - 1) / BLOCK_BYTES;
 
 	w->n = w->ops = 0;
 	if (io->op == ENGINE_OP_WRITE && p->dedupe.enabled &&
@@ -318,7 +318,7 @@ static uint64_t run_controller(struct model *m, const struct model_io *io,
 
 	if (io->op == ENGINE_OP_WRITE)
 		back +=
-		    (io->length + BLOCK_SIZE - 1) / BLOCK_SIZE * m->dedupe_ns;
+		    (io->length + BLOCK_BYTES - 1) / BLOCK_BYTES * m->dedupe_ns;
 	st.work_ns = m->fe_op_ns + (whole ? 0 : back);
 	t = engine_submit(m->e, start, &st, 1);
 	if (whole) {

@@ -23,7 +23,7 @@ void placement_init(struct placement *pl, const struct profile_tier *t,
 	pl->raid = t->raid;
 	pl->drives = t->drives;
 	pl->seed = seed;
-	pl->unit_blocks = t->stripe_unit_bytes / BLOCK_SIZE;
+	pl->unit_blocks = t->stripe_unit_bytes / BLOCK_BYTES;
 	if (!pl->unit_blocks)
 		pl->unit_blocks = 1;
 	switch (t->raid) {

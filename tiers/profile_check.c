@@ -150,11 +150,11 @@ static int check_raid(struct pstate *st, unsigned slot)
 		FAIL(st, PSEC_TIER, slot, "stripe_width",
 		     "%u does not divide drives = %u into RAID sets",
 		     t->stripe_width, t->drives);
-	if (t->stripe_unit_bytes < BLOCK_SIZE ||
-	    t->stripe_unit_bytes % BLOCK_SIZE)
+	if (t->stripe_unit_bytes < BLOCK_BYTES ||
+	    t->stripe_unit_bytes % BLOCK_BYTES)
 		FAIL(st, PSEC_TIER, slot, "stripe_unit",
 		     "must be a multiple of 4K");
-	if (t->scatter_bytes % BLOCK_SIZE)
+	if (t->scatter_bytes % BLOCK_BYTES)
 		FAIL(st, PSEC_TIER, slot, "scatter",
 		     "must be 0 or a multiple of 4K");
 	if (t->scatter_bytes && raid_scatter_max_ops(t) > RAID_PLAN_MAX)

@@ -89,7 +89,7 @@ static int check_extent(struct fsck *f, const MDB_val *k, const MDB_val *v,
 		return 0;
 	}
 	struct fsck_inode *fi = extent_owner(f, ino, idx);
-	uint64_t end = fi ? (fi->in.size + BLOCK_SIZE - 1) / BLOCK_SIZE : 0;
+	uint64_t end = fi ? (fi->in.size + BLOCK_BYTES - 1) / BLOCK_BYTES : 0;
 	unsigned mapped = 0, past_eof = 0;
 	uint64_t first_past = 0;
 	for (unsigned i = 0; i < EXT; i++) {
@@ -270,7 +270,7 @@ static int flush_batch(struct fsck *f, struct block_scan *s)
 {
 	for (unsigned i = 0; i < s->n; i++)
 		s->io[i] = (struct backing_io){s->pblk[i],
-					       s->buf + (size_t)i * BLOCK_SIZE};
+					       s->buf + (size_t)i * BLOCK_BYTES};
 	int r = s->n ? f->dev.ops->read(f->dev.ctx, s->io, s->n) : 0;
 	int err = 0;
 	for (unsigned i = 0; i < s->n && !err; i++) {
@@ -359,7 +359,7 @@ int fsck_check_blocks(struct fsck *f)
 {
 	struct block_scan *s = calloc(1, sizeof(*s));
 	uint8_t *buf =
-	    aligned_alloc(BLOCK_SIZE, (size_t)FSCK_BATCH * BLOCK_SIZE);
+	    aligned_alloc(BLOCK_BYTES, (size_t)FSCK_BATCH * BLOCK_BYTES);
 	if (!s || !buf) {
 		free(s);
 		free(buf);
@@ -367,7 +367,7 @@ int fsck_check_blocks(struct fsck *f)
 		return -ENOMEM;
 	}
 	/* Valgrind does not see io_uring fill the buffer: define it once. */
-	memset(buf, 0, (size_t)FSCK_BATCH * BLOCK_SIZE);
+	memset(buf, 0, (size_t)FSCK_BATCH * BLOCK_BYTES);
 	s->buf = buf;
 	int r = metastore_errno(mdb_cursor_open(
 	    f->txn, metastore_dbi(f->ms, MS_FPINDEX), &s->fpindex));
@@ -400,19 +400,19 @@ struct fp_group {
 static void compare_group(struct fsck *f, const struct fp_group *g)
 {
 	uint8_t *buf =
-	    calloc(g->n, BLOCK_SIZE); /* calloc: see fsck_check_blocks */
+	    calloc(g->n, BLOCK_BYTES); /* calloc: see fsck_check_blocks */
 	struct backing_io *io = calloc(g->n, sizeof(*io));
 	char hex[41];
 	fingerprint_hex(g->sha1, hex);
 	for (size_t i = 0; buf && io && i < g->n; i++)
-		io[i] = (struct backing_io){g->pblk[i], buf + i * BLOCK_SIZE};
+		io[i] = (struct backing_io){g->pblk[i], buf + i * BLOCK_BYTES};
 	/* Unreadable blocks are the data check's to report. */
 	if (buf && io &&
 	    f->dev.ops->read(f->dev.ctx, io, (unsigned)g->n) == 0) {
 		for (size_t i = 0; i < g->n; i++)
 			for (size_t j = i + 1; j < g->n; j++)
-				if (!memcmp(buf + i * BLOCK_SIZE,
-					    buf + j * BLOCK_SIZE, BLOCK_SIZE))
+				if (!memcmp(buf + i * BLOCK_BYTES,
+					    buf + j * BLOCK_BYTES, BLOCK_BYTES))
 					fsck_problem(
 					    f,
 					    "blocks %llu and %llu: same "
@@ -593,7 +593,7 @@ static int list_refs(struct fsck *f, const MDB_val *k, const MDB_val *v,
 		fprintf(f->out,
 			"block %llu: referenced by ino %llu at offset %llu "
 			"(block %llu)\n",
-			ull(pblk[i]), ull(ino), ull(lblk * BLOCK_SIZE),
+			ull(pblk[i]), ull(ino), ull(lblk * BLOCK_BYTES),
 			ull(lblk));
 	}
 	return 0;

@@ -14,8 +14,8 @@
 static void test_block_size(void **state)
 {
 	(void)state;
-	assert_int_equal(BLOCK_SIZE, 4096);
-	assert_int_equal(1u << BLOCK_SHIFT, BLOCK_SIZE);
+	assert_int_equal(BLOCK_BYTES, 4096);
+	assert_int_equal(1u << BLOCK_SHIFT, BLOCK_BYTES);
 }
 
 /* The reference splitmix64 outputs: seed 0 (Vigna's splitmix64.c) and

@@ -40,9 +40,9 @@ static void t_walk(uint64_t off, size_t len, struct t_walk *w)
 			fail_msg("chunker(%llu, %zu): more than %u spans",
 				 (unsigned long long)off, len, T_MAX_SPANS);
 		assert_true(sp.len >= 1);
-		assert_true(sp.blk_off + sp.len <= BLOCK_SIZE);
+		assert_true(sp.blk_off + sp.len <= BLOCK_BYTES);
 		assert_int_equal(sp.buf_off, total);
-		assert_int_equal(sp.lblk * BLOCK_SIZE + sp.blk_off,
+		assert_int_equal(sp.lblk * BLOCK_BYTES + sp.blk_off,
 				 off + sp.buf_off);
 		if (w->n) {
 			assert_int_equal(sp.lblk, w->s[w->n - 1].lblk + 1);
@@ -76,21 +76,21 @@ static void test_len_zero(void **state)
 	t_walk(12345, 0, &w);
 	assert_int_equal(w.n, 0);
 	assert_int_equal(chunker_count(0, 0), 0);
-	assert_int_equal(chunker_count(BLOCK_SIZE * 7 + 3, 0), 0);
+	assert_int_equal(chunker_count(BLOCK_BYTES * 7 + 3, 0), 0);
 }
 
 static void test_exactly_one_block(void **state)
 {
 	struct t_walk w;
 
-	t_walk(0, BLOCK_SIZE, &w);
+	t_walk(0, BLOCK_BYTES, &w);
 	assert_int_equal(w.n, 1);
-	t_span(&w.s[0], 0, 0, BLOCK_SIZE, 0);
+	t_span(&w.s[0], 0, 0, BLOCK_BYTES, 0);
 	assert_true(chunk_span_whole(&w.s[0]));
 
-	t_walk(5 * BLOCK_SIZE, BLOCK_SIZE, &w);
+	t_walk(5 * BLOCK_BYTES, BLOCK_BYTES, &w);
 	assert_int_equal(w.n, 1);
-	t_span(&w.s[0], 5, 0, BLOCK_SIZE, 0);
+	t_span(&w.s[0], 5, 0, BLOCK_BYTES, 0);
 	assert_true(chunk_span_whole(&w.s[0]));
 }
 
@@ -98,10 +98,10 @@ static void test_aligned_many(void **state)
 {
 	struct t_walk w;
 
-	t_walk(3 * BLOCK_SIZE, 8 * BLOCK_SIZE, &w);
+	t_walk(3 * BLOCK_BYTES, 8 * BLOCK_BYTES, &w);
 	assert_int_equal(w.n, 8);
 	for (unsigned i = 0; i < 8; i++) {
-		t_span(&w.s[i], 3 + i, 0, BLOCK_SIZE, (size_t)i * BLOCK_SIZE);
+		t_span(&w.s[i], 3 + i, 0, BLOCK_BYTES, (size_t)i * BLOCK_BYTES);
 		assert_true(chunk_span_whole(&w.s[i]));
 	}
 }
@@ -110,23 +110,23 @@ static void test_within_one_block(void **state)
 {
 	struct t_walk w;
 
-	t_walk(BLOCK_SIZE + 100, 200, &w);
+	t_walk(BLOCK_BYTES + 100, 200, &w);
 	assert_int_equal(w.n, 1);
 	t_span(&w.s[0], 1, 100, 200, 0);
 	assert_false(chunk_span_whole(&w.s[0]));
 
 	/* One byte, at the first and at the last byte of a block. */
-	t_walk(2 * BLOCK_SIZE, 1, &w);
+	t_walk(2 * BLOCK_BYTES, 1, &w);
 	assert_int_equal(w.n, 1);
 	t_span(&w.s[0], 2, 0, 1, 0);
-	t_walk(3 * BLOCK_SIZE - 1, 1, &w);
+	t_walk(3 * BLOCK_BYTES - 1, 1, &w);
 	assert_int_equal(w.n, 1);
-	t_span(&w.s[0], 2, BLOCK_SIZE - 1, 1, 0);
+	t_span(&w.s[0], 2, BLOCK_BYTES - 1, 1, 0);
 
 	/* Up to the end of the block exactly. */
-	t_walk(BLOCK_SIZE + 1, BLOCK_SIZE - 1, &w);
+	t_walk(BLOCK_BYTES + 1, BLOCK_BYTES - 1, &w);
 	assert_int_equal(w.n, 1);
-	t_span(&w.s[0], 1, 1, BLOCK_SIZE - 1, 0);
+	t_span(&w.s[0], 1, 1, BLOCK_BYTES - 1, 0);
 	assert_false(chunk_span_whole(&w.s[0]));
 }
 
@@ -135,11 +135,11 @@ static void test_unaligned_head(void **state)
 	struct t_walk w;
 
 	/* Starts 1000 bytes into block 0, ends on the boundary of block 3. */
-	t_walk(1000, 3 * BLOCK_SIZE - 1000, &w);
+	t_walk(1000, 3 * BLOCK_BYTES - 1000, &w);
 	assert_int_equal(w.n, 3);
-	t_span(&w.s[0], 0, 1000, BLOCK_SIZE - 1000, 0);
-	t_span(&w.s[1], 1, 0, BLOCK_SIZE, BLOCK_SIZE - 1000);
-	t_span(&w.s[2], 2, 0, BLOCK_SIZE, 2 * BLOCK_SIZE - 1000);
+	t_span(&w.s[0], 0, 1000, BLOCK_BYTES - 1000, 0);
+	t_span(&w.s[1], 1, 0, BLOCK_BYTES, BLOCK_BYTES - 1000);
+	t_span(&w.s[2], 2, 0, BLOCK_BYTES, 2 * BLOCK_BYTES - 1000);
 	assert_false(chunk_span_whole(&w.s[0]));
 	assert_true(chunk_span_whole(&w.s[2]));
 }
@@ -149,11 +149,11 @@ static void test_tail(void **state)
 	struct t_walk w;
 
 	/* Aligned start, 2 whole blocks and 10 bytes of a third. */
-	t_walk(4 * BLOCK_SIZE, 2 * BLOCK_SIZE + 10, &w);
+	t_walk(4 * BLOCK_BYTES, 2 * BLOCK_BYTES + 10, &w);
 	assert_int_equal(w.n, 3);
-	t_span(&w.s[0], 4, 0, BLOCK_SIZE, 0);
-	t_span(&w.s[1], 5, 0, BLOCK_SIZE, BLOCK_SIZE);
-	t_span(&w.s[2], 6, 0, 10, 2 * BLOCK_SIZE);
+	t_span(&w.s[0], 4, 0, BLOCK_BYTES, 0);
+	t_span(&w.s[1], 5, 0, BLOCK_BYTES, BLOCK_BYTES);
+	t_span(&w.s[2], 6, 0, 10, 2 * BLOCK_BYTES);
 	assert_false(chunk_span_whole(&w.s[2]));
 }
 
@@ -162,19 +162,19 @@ static void test_head_and_tail(void **state)
 	struct t_walk w;
 
 	/* Crosses one boundary with a partial block each side. */
-	t_walk(BLOCK_SIZE - 1, 2, &w);
+	t_walk(BLOCK_BYTES - 1, 2, &w);
 	assert_int_equal(w.n, 2);
-	t_span(&w.s[0], 0, BLOCK_SIZE - 1, 1, 0);
+	t_span(&w.s[0], 0, BLOCK_BYTES - 1, 1, 0);
 	t_span(&w.s[1], 1, 0, 1, 1);
 
 	/* Head, 3 whole, tail. */
-	t_walk(10 * BLOCK_SIZE + 4000, 96 + 3 * BLOCK_SIZE + 5, &w);
+	t_walk(10 * BLOCK_BYTES + 4000, 96 + 3 * BLOCK_BYTES + 5, &w);
 	assert_int_equal(w.n, 5);
 	t_span(&w.s[0], 10, 4000, 96, 0);
-	t_span(&w.s[1], 11, 0, BLOCK_SIZE, 96);
-	t_span(&w.s[2], 12, 0, BLOCK_SIZE, 96 + BLOCK_SIZE);
-	t_span(&w.s[3], 13, 0, BLOCK_SIZE, 96 + 2 * BLOCK_SIZE);
-	t_span(&w.s[4], 14, 0, 5, 96 + 3 * BLOCK_SIZE);
+	t_span(&w.s[1], 11, 0, BLOCK_BYTES, 96);
+	t_span(&w.s[2], 12, 0, BLOCK_BYTES, 96 + BLOCK_BYTES);
+	t_span(&w.s[3], 13, 0, BLOCK_BYTES, 96 + 2 * BLOCK_BYTES);
+	t_span(&w.s[4], 14, 0, 5, 96 + 3 * BLOCK_BYTES);
 }
 
 static void test_spans_many_blocks(void **state)
@@ -186,10 +186,10 @@ static void test_spans_many_blocks(void **state)
 
 	t_walk(off, len, &w);
 	assert_int_equal(w.n, 258);
-	t_span(&w.s[0], 255, BLOCK_SIZE - 1, 1, 0);
+	t_span(&w.s[0], 255, BLOCK_BYTES - 1, 1, 0);
 	for (unsigned i = 1; i < 257; i++)
-		t_span(&w.s[i], 255 + i, 0, BLOCK_SIZE,
-		       1 + (size_t)(i - 1) * BLOCK_SIZE);
+		t_span(&w.s[i], 255 + i, 0, BLOCK_BYTES,
+		       1 + (size_t)(i - 1) * BLOCK_BYTES);
 	t_span(&w.s[257], 512, 0, 1, len - 1);
 }
 
@@ -208,8 +208,8 @@ static void test_sweep_invariants(void **state)
 			uint64_t off = offs[i];
 			size_t len = lens[j];
 			uint64_t want =
-			    (off + len + BLOCK_SIZE - 1) / BLOCK_SIZE -
-			    off / BLOCK_SIZE;
+			    (off + len + BLOCK_BYTES - 1) / BLOCK_BYTES -
+			    off / BLOCK_BYTES;
 			t_walk(off, len, &w);
 			if (w.n != want)
 				fail_msg("chunker(%llu, %zu): %u spans, want "
@@ -222,21 +222,21 @@ static void test_sweep_invariants(void **state)
 static void test_count_edges(void **state)
 {
 	assert_int_equal(chunker_count(0, 1), 1);
-	assert_int_equal(chunker_count(0, BLOCK_SIZE), 1);
-	assert_int_equal(chunker_count(0, BLOCK_SIZE + 1), 2);
-	assert_int_equal(chunker_count(1, BLOCK_SIZE - 1), 1);
-	assert_int_equal(chunker_count(1, BLOCK_SIZE), 2);
-	assert_int_equal(chunker_count(BLOCK_SIZE - 1, 1), 1);
-	assert_int_equal(chunker_count(BLOCK_SIZE - 1, 2), 2);
-	assert_int_equal(chunker_count(BLOCK_SIZE, BLOCK_SIZE), 1);
-	assert_int_equal(chunker_count(BLOCK_SIZE, 2 * BLOCK_SIZE), 2);
-	assert_int_equal(chunker_count(BLOCK_SIZE + 1, 2 * BLOCK_SIZE), 3);
+	assert_int_equal(chunker_count(0, BLOCK_BYTES), 1);
+	assert_int_equal(chunker_count(0, BLOCK_BYTES + 1), 2);
+	assert_int_equal(chunker_count(1, BLOCK_BYTES - 1), 1);
+	assert_int_equal(chunker_count(1, BLOCK_BYTES), 2);
+	assert_int_equal(chunker_count(BLOCK_BYTES - 1, 1), 1);
+	assert_int_equal(chunker_count(BLOCK_BYTES - 1, 2), 2);
+	assert_int_equal(chunker_count(BLOCK_BYTES, BLOCK_BYTES), 1);
+	assert_int_equal(chunker_count(BLOCK_BYTES, 2 * BLOCK_BYTES), 2);
+	assert_int_equal(chunker_count(BLOCK_BYTES + 1, 2 * BLOCK_BYTES), 3);
 	/* 1 MiB aligned is 256 blocks; shifted by a byte, 257. */
 	assert_int_equal(chunker_count(1 << 20, 1 << 20), 256);
 	assert_int_equal(chunker_count((1 << 20) + 1, 1 << 20), 257);
 	/* Far into a large file: only the position inside a block counts. */
 	uint64_t far = 1ull << 40;
-	assert_int_equal(chunker_count(far, BLOCK_SIZE), 1);
+	assert_int_equal(chunker_count(far, BLOCK_BYTES), 1);
 	assert_int_equal(chunker_count(far + 4000, 200), 2);
 }
 

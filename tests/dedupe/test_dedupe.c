@@ -38,7 +38,7 @@ struct t_ctx {
 	struct ms_counters c;
 	struct dedupe_stats tally;
 	struct dedupe_env env;
-	uint8_t stored[T_BLOCKS][BLOCK_SIZE]; /* the fake backing store */
+	uint8_t stored[T_BLOCKS][BLOCK_BYTES]; /* the fake backing store */
 	unsigned reads;			      /* read-back calls */
 	int read_result;		      /* 1: "read", 0: "in memory" */
 	int read_fail;			      /* -errno to fail with */
@@ -58,7 +58,7 @@ static int t_read(void *ctx, uint64_t pblk, void *buf)
 	if (t->read_fail)
 		return t->read_fail;
 	assert_true(pblk < T_BLOCKS);
-	memcpy(buf, t->stored[pblk], BLOCK_SIZE);
+	memcpy(buf, t->stored[pblk], BLOCK_BYTES);
 	return t->read_result;
 }
 
@@ -110,7 +110,7 @@ static int t_teardown(void **state)
 static struct fingerprint t_block(uint8_t *b, uint8_t byte, uint8_t tag)
 {
 	struct fingerprint fp = {.xxh3 = byte};
-	memset(b, byte, BLOCK_SIZE);
+	memset(b, byte, BLOCK_BYTES);
 	memset(fp.sha1, tag, sizeof(fp.sha1));
 	return fp;
 }
@@ -122,7 +122,7 @@ static int t_resolve(struct t_ctx *t, const uint8_t *data,
 	int r = dedupe_resolve(&t->env, data, fp, pblk);
 	if (r == DEDUPE_NEW) {
 		assert_true(*pblk > 0 && *pblk < T_BLOCKS);
-		memcpy(t->stored[*pblk], data, BLOCK_SIZE);
+		memcpy(t->stored[*pblk], data, BLOCK_BYTES);
 	}
 	return r;
 }
@@ -137,7 +137,7 @@ static uint32_t t_refs(struct t_ctx *t, uint64_t pblk)
 static void test_zero_block_is_hole(void **state)
 {
 	struct t_ctx *t = *state;
-	static uint8_t z[BLOCK_SIZE];
+	static uint8_t z[BLOCK_BYTES];
 	struct fingerprint fp = {.zero = true};
 	uint64_t pblk = 99;
 	assert_int_equal(t_resolve(t, z, &fp, &pblk), DEDUPE_HOLE);
@@ -150,7 +150,7 @@ static void test_zero_block_is_hole(void **state)
 static void test_repeat_is_verified_and_shared(void **state)
 {
 	struct t_ctx *t = *state;
-	uint8_t a[BLOCK_SIZE];
+	uint8_t a[BLOCK_BYTES];
 	struct fingerprint fp = t_block(a, 'a', 1);
 	uint64_t p1, p2;
 	assert_int_equal(t_resolve(t, a, &fp, &p1), DEDUPE_NEW);
@@ -169,7 +169,7 @@ static void test_repeat_is_verified_and_shared(void **state)
 static void test_collision_kept_apart(void **state)
 {
 	struct t_ctx *t = *state;
-	uint8_t a[BLOCK_SIZE], b[BLOCK_SIZE];
+	uint8_t a[BLOCK_BYTES], b[BLOCK_BYTES];
 	struct fingerprint fa = t_block(a, 'a', 7), fb = t_block(b, 'b', 7);
 	uint64_t pa, pb, p;
 	assert_int_equal(t_resolve(t, a, &fa, &pa), DEDUPE_NEW);
@@ -193,7 +193,7 @@ static void test_collision_kept_apart(void **state)
 static void test_verify_mismatch_on_corrupt_store(void **state)
 {
 	struct t_ctx *t = *state;
-	uint8_t a[BLOCK_SIZE];
+	uint8_t a[BLOCK_BYTES];
 	struct fingerprint fp = t_block(a, 'a', 3);
 	uint64_t p1, p2;
 	assert_int_equal(t_resolve(t, a, &fp, &p1), DEDUPE_NEW);
@@ -208,7 +208,7 @@ static void test_verify_mismatch_on_corrupt_store(void **state)
 static void test_verify_off_trusts_sha1(void **state)
 {
 	struct t_ctx *t = *state;
-	uint8_t a[BLOCK_SIZE], b[BLOCK_SIZE];
+	uint8_t a[BLOCK_BYTES], b[BLOCK_BYTES];
 	struct fingerprint fa = t_block(a, 'a', 5), fb = t_block(b, 'b', 5);
 	uint64_t pa, p;
 	t->env.verify = false;
@@ -225,7 +225,7 @@ static void test_verify_off_trusts_sha1(void **state)
 static void test_bytes_in_memory_not_a_read(void **state)
 {
 	struct t_ctx *t = *state;
-	uint8_t a[BLOCK_SIZE];
+	uint8_t a[BLOCK_BYTES];
 	struct fingerprint fp = t_block(a, 'a', 9);
 	uint64_t p1, p2;
 	t->read_result = 0; /* the caller holds them: no read back */
@@ -239,7 +239,7 @@ static void test_bytes_in_memory_not_a_read(void **state)
 static void test_read_back_error_fails(void **state)
 {
 	struct t_ctx *t = *state;
-	uint8_t a[BLOCK_SIZE];
+	uint8_t a[BLOCK_BYTES];
 	struct fingerprint fp = t_block(a, 'a', 4);
 	uint64_t p1, p2;
 	assert_int_equal(t_resolve(t, a, &fp, &p1), DEDUPE_NEW);
@@ -253,7 +253,7 @@ static void test_read_back_error_fails(void **state)
 static void test_full_store_still_shares(void **state)
 {
 	struct t_ctx *t = *state;
-	uint8_t a[BLOCK_SIZE], b[BLOCK_SIZE];
+	uint8_t a[BLOCK_BYTES], b[BLOCK_BYTES];
 	struct fingerprint fa = t_block(a, 'a', 2), fb = t_block(b, 'b', 6);
 	uint64_t pa, p;
 	assert_int_equal(t_resolve(t, a, &fa, &pa), DEDUPE_NEW);

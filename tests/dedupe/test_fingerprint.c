@@ -30,8 +30,8 @@
 #error "TEST_DATA_DIR must name tests/integration/data"
 #endif
 
-static uint8_t blk_a[BLOCK_SIZE] __attribute__((aligned(64)));
-static uint8_t blk_b[BLOCK_SIZE] __attribute__((aligned(64)));
+static uint8_t blk_a[BLOCK_BYTES] __attribute__((aligned(64)));
+static uint8_t blk_b[BLOCK_BYTES] __attribute__((aligned(64)));
 
 /* Deterministic filler (common/prng.h), so a failure reproduces. */
 static uint64_t t_rng = PRNG_GOLDEN;
@@ -42,7 +42,7 @@ static uint64_t t_rand(void)
 
 static void t_fill_random(uint8_t *b)
 {
-	for (size_t i = 0; i < BLOCK_SIZE; i += 8) {
+	for (size_t i = 0; i < BLOCK_BYTES; i += 8) {
 		uint64_t v = t_rand();
 		memcpy(b + i, &v, 8);
 	}
@@ -56,10 +56,10 @@ static void t_read_file(const char *name, uint8_t *out)
 	int fd = open(path, O_RDONLY);
 	if (fd < 0)
 		fail_msg("cannot open %s: %s", path, strerror(errno));
-	ssize_t n = read(fd, out, BLOCK_SIZE);
+	ssize_t n = read(fd, out, BLOCK_BYTES);
 	close(fd);
-	if (n != (ssize_t)BLOCK_SIZE)
-		fail_msg("%s: read %zd bytes, want %u", path, n, BLOCK_SIZE);
+	if (n != (ssize_t)BLOCK_BYTES)
+		fail_msg("%s: read %zd bytes, want %u", path, n, BLOCK_BYTES);
 }
 
 static void test_sha1_known_digest(void **state)
@@ -69,12 +69,12 @@ static void test_sha1_known_digest(void **state)
 	struct fingerprint fp;
 	char hex[2 * FINGERPRINT_SHA1_LEN + 1];
 
-	memset(blk_a, 'a', BLOCK_SIZE);
+	memset(blk_a, 'a', BLOCK_BYTES);
 	assert_int_equal(fingerprint_block(blk_a, &fp), 0);
 	assert_false(fp.zero);
 	fingerprint_hex(fp.sha1, hex);
 	assert_string_equal(hex, want);
-	assert_int_equal(fp.xxh3, XXH3_64bits(blk_a, BLOCK_SIZE));
+	assert_int_equal(fp.xxh3, XXH3_64bits(blk_a, BLOCK_BYTES));
 }
 
 static void test_sha1_matches_openssl(void **state)
@@ -84,11 +84,11 @@ static void test_sha1_matches_openssl(void **state)
 		struct fingerprint fp;
 
 		t_fill_random(blk_a);
-		SHA1(blk_a, BLOCK_SIZE, want);
+		SHA1(blk_a, BLOCK_BYTES, want);
 		assert_int_equal(fingerprint_block(blk_a, &fp), 0);
 		assert_false(fp.zero);
 		assert_memory_equal(fp.sha1, want, sizeof(want));
-		assert_int_equal(fp.xxh3, XXH3_64bits(blk_a, BLOCK_SIZE));
+		assert_int_equal(fp.xxh3, XXH3_64bits(blk_a, BLOCK_BYTES));
 	}
 }
 
@@ -135,7 +135,7 @@ static void test_zero_detection(void **state)
 					   64, 65, 2048, 4094, 4095};
 	struct fingerprint fp;
 
-	memset(blk_a, 0, BLOCK_SIZE);
+	memset(blk_a, 0, BLOCK_BYTES);
 	assert_true(fingerprint_is_zero(blk_a));
 	memset(&fp, 0xff, sizeof(fp));
 	assert_int_equal(fingerprint_block(blk_a, &fp), 0);
@@ -144,7 +144,7 @@ static void test_zero_detection(void **state)
 	for (size_t i = 0; i < sizeof(positions) / sizeof(positions[0]); i++) {
 		size_t p = positions[i];
 		for (int v = 1; v <= 0x80; v <<= 1) {
-			memset(blk_a, 0, BLOCK_SIZE);
+			memset(blk_a, 0, BLOCK_BYTES);
 			blk_a[p] = (uint8_t)v;
 			if (fingerprint_is_zero(blk_a))
 				fail_msg("byte %zu = 0x%02x called zero", p, v);
@@ -161,11 +161,11 @@ static void test_xxh3_covers_block(void **state)
 {
 	t_fill_random(blk_a);
 	uint64_t h = fingerprint_xxh3(blk_a);
-	assert_int_equal(h, XXH3_64bits(blk_a, BLOCK_SIZE));
+	assert_int_equal(h, XXH3_64bits(blk_a, BLOCK_BYTES));
 	/* Every byte counts, the last one included. */
 	static const size_t positions[] = {0, 63, 64, 4095};
 	for (size_t i = 0; i < sizeof(positions) / sizeof(positions[0]); i++) {
-		memcpy(blk_b, blk_a, BLOCK_SIZE);
+		memcpy(blk_b, blk_a, BLOCK_BYTES);
 		blk_b[positions[i]] ^= 1;
 		assert_int_not_equal(fingerprint_xxh3(blk_b), h);
 	}
@@ -176,8 +176,8 @@ static void test_different_blocks_differ(void **state)
 	struct fingerprint fa, fb;
 
 	t_fill_random(blk_a);
-	memcpy(blk_b, blk_a, BLOCK_SIZE);
-	blk_b[BLOCK_SIZE - 1] ^= 0x80;
+	memcpy(blk_b, blk_a, BLOCK_BYTES);
+	blk_b[BLOCK_BYTES - 1] ^= 0x80;
 	assert_int_equal(fingerprint_block(blk_a, &fa), 0);
 	assert_int_equal(fingerprint_block(blk_b, &fb), 0);
 	assert_memory_not_equal(fa.sha1, fb.sha1, FINGERPRINT_SHA1_LEN);
@@ -185,7 +185,7 @@ static void test_different_blocks_differ(void **state)
 
 	/* Same bytes, same fingerprint: a second call does not depend on
 	 * leftover context state. */
-	memcpy(blk_b, blk_a, BLOCK_SIZE);
+	memcpy(blk_b, blk_a, BLOCK_BYTES);
 	assert_int_equal(fingerprint_block(blk_b, &fb), 0);
 	assert_memory_equal(fa.sha1, fb.sha1, FINGERPRINT_SHA1_LEN);
 	assert_int_equal(fa.xxh3, fb.xxh3);
@@ -198,7 +198,7 @@ static void test_sha1_collision_blocks(void **state)
 
 	t_read_file("block-a.bin", blk_a);
 	t_read_file("block-b.bin", blk_b);
-	assert_memory_not_equal(blk_a, blk_b, BLOCK_SIZE);
+	assert_memory_not_equal(blk_a, blk_b, BLOCK_BYTES);
 	assert_int_equal(fingerprint_block(blk_a, &fa), 0);
 	assert_int_equal(fingerprint_block(blk_b, &fb), 0);
 	assert_false(fa.zero);

@@ -287,7 +287,7 @@ static uint64_t t_rand(void)
 /* A block whose every byte is @seed-derived and not all zero. */
 static void t_pattern(uint8_t *b, unsigned seed)
 {
-	for (unsigned i = 0; i < BLOCK_SIZE; i++)
+	for (unsigned i = 0; i < BLOCK_BYTES; i++)
 		b[i] = (uint8_t)(seed * 131u + i * 7u + (i >> 8) + 1u);
 	b[0] = (uint8_t)(seed | 1u);
 	b[1] = (uint8_t)(seed >> 8);
@@ -295,7 +295,7 @@ static void t_pattern(uint8_t *b, unsigned seed)
 
 static bool t_block_zero(const uint8_t *b)
 {
-	for (unsigned i = 0; i < BLOCK_SIZE; i++)
+	for (unsigned i = 0; i < BLOCK_BYTES; i++)
 		if (b[i])
 			return false;
 	return true;
@@ -306,17 +306,17 @@ static bool t_block_zero(const uint8_t *b)
 static void t_expected_counts(const uint8_t *shadow, size_t size,
 			      uint64_t *live, uint64_t *unique)
 {
-	size_t nblk = (size + BLOCK_SIZE - 1) / BLOCK_SIZE;
+	size_t nblk = (size + BLOCK_BYTES - 1) / BLOCK_BYTES;
 	*live = *unique = 0;
 	for (size_t i = 0; i < nblk; i++) {
-		const uint8_t *b = shadow + i * BLOCK_SIZE;
+		const uint8_t *b = shadow + i * BLOCK_BYTES;
 		if (t_block_zero(b))
 			continue;
 		++*live;
 		bool seen = false;
 		for (size_t j = 0; j < i && !seen; j++)
 			seen =
-			    memcmp(shadow + j * BLOCK_SIZE, b, BLOCK_SIZE) == 0;
+			    memcmp(shadow + j * BLOCK_BYTES, b, BLOCK_BYTES) == 0;
 		*unique += !seen;
 	}
 }
@@ -329,10 +329,10 @@ static void t_read_data_file(const char *name, uint8_t *out)
 	int fd = open(path, O_RDONLY);
 	if (fd < 0)
 		fail_msg("cannot open %s: %s", path, strerror(errno));
-	ssize_t n = read(fd, out, BLOCK_SIZE);
+	ssize_t n = read(fd, out, BLOCK_BYTES);
 	close(fd);
-	if (n != (ssize_t)BLOCK_SIZE)
-		fail_msg("%s: read %zd bytes, want %u", path, n, BLOCK_SIZE);
+	if (n != (ssize_t)BLOCK_BYTES)
+		fail_msg("%s: read %zd bytes, want %u", path, n, BLOCK_BYTES);
 }
 
 /* ---- tests ------------------------------------------------------------- */
@@ -345,7 +345,7 @@ static void test_random_writes_match_shadow(void **state)
 	struct t_ctx *t = *state;
 	const size_t region = 1 * MiB;
 	uint8_t *shadow = calloc(1, region);
-	uint8_t *buf = malloc(5 * BLOCK_SIZE + 1);
+	uint8_t *buf = malloc(5 * BLOCK_BYTES + 1);
 	uint64_t ino = t_new_file(t);
 	size_t size = 0;
 
@@ -354,7 +354,7 @@ static void test_random_writes_match_shadow(void **state)
 	t_rng = 0x5eed0001;
 	for (int w = 0; w < 500; w++) {
 		uint64_t off = t_rand() % region;
-		size_t len = (size_t)(t_rand() % (5 * BLOCK_SIZE)) + 1;
+		size_t len = (size_t)(t_rand() % (5 * BLOCK_BYTES)) + 1;
 		if (off + len > region)
 			len = region - off;
 		unsigned kind = (unsigned)(t_rand() % 8);
@@ -374,14 +374,14 @@ static void test_random_writes_match_shadow(void **state)
 	assert_int_equal(t_inode(t, ino).size, size);
 
 	/* Every byte, through one big unaligned read and block by block. */
-	t_expect(t, ino, 0, region + 3 * BLOCK_SIZE, shadow, size);
-	for (size_t off = 0; off < size; off += BLOCK_SIZE)
-		t_expect(t, ino, off, BLOCK_SIZE, shadow + off,
-			 size - off < BLOCK_SIZE ? size - off : BLOCK_SIZE);
+	t_expect(t, ino, 0, region + 3 * BLOCK_BYTES, shadow, size);
+	for (size_t off = 0; off < size; off += BLOCK_BYTES)
+		t_expect(t, ino, off, BLOCK_BYTES, shadow + off,
+			 size - off < BLOCK_BYTES ? size - off : BLOCK_BYTES);
 	/* Random windows. */
 	for (int i = 0; i < 200; i++) {
 		uint64_t off = t_rand() % size;
-		size_t len = (size_t)(t_rand() % (3 * BLOCK_SIZE)) + 1;
+		size_t len = (size_t)(t_rand() % (3 * BLOCK_BYTES)) + 1;
 		size_t want = off + len > size ? size - off : len;
 		t_expect(t, ino, off, len, shadow + off, want);
 	}
@@ -440,7 +440,7 @@ static void t_check_file(struct t_ctx *t, uint64_t ino, const uint8_t *shadow,
 	struct ms_counters c = t_counters(t);
 
 	assert_int_equal(t_inode(t, ino).size, size);
-	t_expect(t, ino, 0, region + BLOCK_SIZE, shadow, size);
+	t_expect(t, ino, 0, region + BLOCK_BYTES, shadow, size);
 	t_expected_counts(shadow, size, &live, &unique);
 	assert_int_equal(t_inode(t, ino).nblocks, live);
 	assert_int_equal(c.live_blocks, live);
@@ -461,7 +461,7 @@ static void test_random_ops_keep_invariants(void **state)
 	struct t_ctx *t = *state;
 	const size_t region = 300 * KiB;
 	uint8_t *shadow = calloc(1, region);
-	uint8_t *buf = malloc(8 * BLOCK_SIZE);
+	uint8_t *buf = malloc(8 * BLOCK_BYTES);
 	uint64_t ino = t_new_file(t);
 	size_t size = 0;
 
@@ -472,7 +472,7 @@ static void test_random_ops_keep_invariants(void **state)
 		unsigned kind = (unsigned)(t_rand() % 10);
 		if (kind < 6 || size == 0) {
 			uint64_t off = t_rand() % region;
-			size_t len = (size_t)(t_rand() % (8 * BLOCK_SIZE)) + 1;
+			size_t len = (size_t)(t_rand() % (8 * BLOCK_BYTES)) + 1;
 			if (off + len > region)
 				len = region - off;
 			/* Few distinct fills, so blocks dedupe and get
@@ -496,7 +496,7 @@ static void test_random_ops_keep_invariants(void **state)
 			size = to;
 		} else {
 			uint64_t off = t_rand() % size;
-			uint64_t len = t_rand() % (12 * BLOCK_SIZE) + 1;
+			uint64_t len = t_rand() % (12 * BLOCK_BYTES) + 1;
 			t_punch(t, ino, off, len);
 			uint64_t end = off + len < size ? off + len : size;
 			memset(shadow + off, 0, end - off);
@@ -514,7 +514,7 @@ static void test_short_tail_and_eof(void **state)
 	struct t_ctx *t = *state;
 	uint64_t ino = t_new_file(t);
 	uint8_t data[10000];
-	uint8_t buf[BLOCK_SIZE];
+	uint8_t buf[BLOCK_BYTES];
 	size_t got;
 
 	for (size_t i = 0; i < sizeof(data); i++)
@@ -525,8 +525,8 @@ static void test_short_tail_and_eof(void **state)
 	/* Everything, asked for more. */
 	t_expect(t, ino, 0, 64 * KiB, data, 10000);
 	/* An aligned read of the last, partial block is short. */
-	t_expect(t, ino, 2 * BLOCK_SIZE, BLOCK_SIZE, data + 2 * BLOCK_SIZE,
-		 10000 - 2 * BLOCK_SIZE);
+	t_expect(t, ino, 2 * BLOCK_BYTES, BLOCK_BYTES, data + 2 * BLOCK_BYTES,
+		 10000 - 2 * BLOCK_BYTES);
 	/* An unaligned read straddling EOF. */
 	t_expect(t, ino, 9990, 100, data + 9990, 10);
 	/* The last byte. */
@@ -537,12 +537,12 @@ static void test_short_tail_and_eof(void **state)
 	assert_int_equal(got, 0);
 	got = 77;
 	assert_int_equal(
-	    datapath_read(&t->fs, ino, 3 * BLOCK_SIZE, BLOCK_SIZE, buf, &got),
+	    datapath_read(&t->fs, ino, 3 * BLOCK_BYTES, BLOCK_BYTES, buf, &got),
 	    0);
 	assert_int_equal(got, 0);
 	got = 77;
 	assert_int_equal(
-	    datapath_read(&t->fs, ino, 1ull << 40, BLOCK_SIZE, buf, &got), 0);
+	    datapath_read(&t->fs, ino, 1ull << 40, BLOCK_BYTES, buf, &got), 0);
 	assert_int_equal(got, 0);
 	/* A zero-length read. */
 	got = 77;
@@ -562,21 +562,21 @@ static void test_unaligned_across_boundaries(void **state)
 {
 	struct t_ctx *t = *state;
 	uint64_t ino = t_new_file(t);
-	static uint8_t shadow[8 * BLOCK_SIZE];
-	uint8_t buf[3 * BLOCK_SIZE];
+	static uint8_t shadow[8 * BLOCK_BYTES];
+	uint8_t buf[3 * BLOCK_BYTES];
 	static const struct {
 		uint64_t off;
 		size_t len;
 	} w[] = {
-	    {BLOCK_SIZE - 1, 2},		    /* one byte either side */
+	    {BLOCK_BYTES - 1, 2},		    /* one byte either side */
 	    {100, 200},				    /* inside one block */
-	    {2 * BLOCK_SIZE - 10, BLOCK_SIZE + 20}, /* head, whole, tail */
-	    {3 * BLOCK_SIZE + 1,
-	     BLOCK_SIZE - 2},		  /* inside, touching neither edge */
-	    {5 * BLOCK_SIZE, BLOCK_SIZE}, /* aligned, between others */
-	    {4 * BLOCK_SIZE + 4000, 2 * BLOCK_SIZE}, /* over the aligned one */
+	    {2 * BLOCK_BYTES - 10, BLOCK_BYTES + 20}, /* head, whole, tail */
+	    {3 * BLOCK_BYTES + 1,
+	     BLOCK_BYTES - 2},		  /* inside, touching neither edge */
+	    {5 * BLOCK_BYTES, BLOCK_BYTES}, /* aligned, between others */
+	    {4 * BLOCK_BYTES + 4000, 2 * BLOCK_BYTES}, /* over the aligned one */
 	    {0, 1},				     /* first byte */
-	    {8 * BLOCK_SIZE - 1, 1},		     /* last byte */
+	    {8 * BLOCK_BYTES - 1, 1},		     /* last byte */
 	};
 
 	size_t size = 0;
@@ -606,30 +606,30 @@ static void test_sparse_reads_zero_and_costs_nothing(void **state)
 {
 	struct t_ctx *t = *state;
 	uint64_t ino = t_new_file(t);
-	uint8_t blk[BLOCK_SIZE], zeros[64 * KiB];
+	uint8_t blk[BLOCK_BYTES], zeros[64 * KiB];
 	const uint64_t far = 100ull * MiB;
 
 	memset(zeros, 0, sizeof(zeros));
 	t_pattern(blk, 1);
-	t_write(t, ino, far, blk, BLOCK_SIZE);
-	assert_int_equal(t_inode(t, ino).size, far + BLOCK_SIZE);
+	t_write(t, ino, far, blk, BLOCK_BYTES);
+	assert_int_equal(t_inode(t, ino).size, far + BLOCK_BYTES);
 
 	struct ms_counters c = t_counters(t);
 	assert_int_equal(c.live_blocks, 1);
 	assert_int_equal(c.unique_blocks, 1);
 	assert_int_equal(t_inode(t, ino).nblocks, 1);
-	assert_int_equal(c.logical_bytes, far + BLOCK_SIZE);
+	assert_int_equal(c.logical_bytes, far + BLOCK_BYTES);
 	assert_int_equal(t_table_entries(t, MS_BMAP), 1);
 
 	t_expect(t, ino, 0, sizeof(zeros), zeros, sizeof(zeros));
 	t_expect(t, ino, far / 2 + 123, 5000, zeros, 5000);
 	/* Hole then data in one read. */
-	uint8_t want[2 * BLOCK_SIZE];
-	memset(want, 0, BLOCK_SIZE);
-	memcpy(want + BLOCK_SIZE, blk, BLOCK_SIZE);
-	t_expect(t, ino, far - BLOCK_SIZE, 2 * BLOCK_SIZE, want,
-		 2 * BLOCK_SIZE);
-	t_expect(t, ino, far - 100, 200, want + BLOCK_SIZE - 100, 200);
+	uint8_t want[2 * BLOCK_BYTES];
+	memset(want, 0, BLOCK_BYTES);
+	memcpy(want + BLOCK_BYTES, blk, BLOCK_BYTES);
+	t_expect(t, ino, far - BLOCK_BYTES, 2 * BLOCK_BYTES, want,
+		 2 * BLOCK_BYTES);
+	t_expect(t, ino, far - 100, 200, want + BLOCK_BYTES - 100, 200);
 
 	/* A sparse region between two writes: one byte at 0 and one at 1 MiB
 	 * cost two blocks. */
@@ -648,20 +648,20 @@ static void test_sparse_reads_zero_and_costs_nothing(void **state)
 static void t_check_write_report(struct t_ctx *t, uint64_t ino,
 				 const uint8_t *p, uint64_t last)
 {
-	uint8_t q2[BLOCK_SIZE], mixed[4 * BLOCK_SIZE];
+	uint8_t q2[BLOCK_BYTES], mixed[4 * BLOCK_BYTES];
 	t_pattern(q2, 9);
-	memcpy(mixed, p, BLOCK_SIZE);
-	memcpy(mixed + BLOCK_SIZE, q2, BLOCK_SIZE);
-	memcpy(mixed + 2 * BLOCK_SIZE, p, BLOCK_SIZE);
-	memcpy(mixed + 3 * BLOCK_SIZE, p, BLOCK_SIZE);
+	memcpy(mixed, p, BLOCK_BYTES);
+	memcpy(mixed + BLOCK_BYTES, q2, BLOCK_BYTES);
+	memcpy(mixed + 2 * BLOCK_BYTES, p, BLOCK_BYTES);
+	memcpy(mixed + 3 * BLOCK_BYTES, p, BLOCK_BYTES);
 	struct array_io io = {0};
 	bool drop_setid = false;
-	assert_int_equal(datapath_write(&t->fs, ino, 5000 * BLOCK_SIZE, mixed,
+	assert_int_equal(datapath_write(&t->fs, ino, 5000 * BLOCK_BYTES, mixed,
 					sizeof(mixed), &drop_setid, &io),
 			 0);
 	assert_int_equal(io.blocks_stored, 1);
 	assert_int_equal(io.blocks_deduped, 3);
-	t_truncate(t, ino, (last + 1) * BLOCK_SIZE); /* back as it was */
+	t_truncate(t, ino, (last + 1) * BLOCK_BYTES); /* back as it was */
 }
 
 static void test_duplicates_share_blocks(void **state)
@@ -670,12 +670,12 @@ static void test_duplicates_share_blocks(void **state)
 	uint64_t ino = t_new_file(t);
 	static const uint64_t lblks[10] = {0,  3,   7,	 63,   64,
 					   65, 200, 201, 1000, 4097};
-	uint8_t p[BLOCK_SIZE], q[BLOCK_SIZE];
+	uint8_t p[BLOCK_BYTES], q[BLOCK_BYTES];
 
 	t_pattern(p, 7);
 	t_pattern(q, 8);
 	for (int i = 0; i < 10; i++)
-		t_write(t, ino, lblks[i] * BLOCK_SIZE, p, BLOCK_SIZE);
+		t_write(t, ino, lblks[i] * BLOCK_BYTES, p, BLOCK_BYTES);
 
 	struct ms_counters c = t_counters(t);
 	assert_int_equal(c.unique_blocks, 1);
@@ -688,12 +688,12 @@ static void test_duplicates_share_blocks(void **state)
 		assert_int_equal(t_pblk_of(t, ino, lblks[i]), pp);
 	assert_int_equal(t_refs(t, pp), 10);
 	for (int i = 0; i < 10; i++)
-		t_expect(t, ino, lblks[i] * BLOCK_SIZE, BLOCK_SIZE, p,
-			 BLOCK_SIZE);
+		t_expect(t, ino, lblks[i] * BLOCK_BYTES, BLOCK_BYTES, p,
+			 BLOCK_BYTES);
 
 	/* Overwrite one copy: the shared block loses a ref, a new one
 	 * appears; the other nine still read the old bytes. */
-	t_write(t, ino, lblks[6] * BLOCK_SIZE, q, BLOCK_SIZE);
+	t_write(t, ino, lblks[6] * BLOCK_BYTES, q, BLOCK_BYTES);
 	c = t_counters(t);
 	assert_int_equal(c.unique_blocks, 2);
 	assert_int_equal(c.live_blocks, 10);
@@ -701,21 +701,21 @@ static void test_duplicates_share_blocks(void **state)
 	uint64_t pq = t_pblk_of(t, ino, lblks[6]);
 	assert_int_not_equal(pq, pp);
 	assert_int_equal(t_refs(t, pq), 1);
-	t_expect(t, ino, lblks[6] * BLOCK_SIZE, BLOCK_SIZE, q, BLOCK_SIZE);
+	t_expect(t, ino, lblks[6] * BLOCK_BYTES, BLOCK_BYTES, q, BLOCK_BYTES);
 	for (int i = 0; i < 10; i++)
 		if (i != 6)
-			t_expect(t, ino, lblks[i] * BLOCK_SIZE, BLOCK_SIZE, p,
-				 BLOCK_SIZE);
+			t_expect(t, ino, lblks[i] * BLOCK_BYTES, BLOCK_BYTES, p,
+				 BLOCK_BYTES);
 
 	/* A partial overwrite of a shared block (read-modify-write) splits
 	 * that one copy only. */
-	t_write(t, ino, lblks[1] * BLOCK_SIZE + 100, "zz", 2);
-	uint8_t p2[BLOCK_SIZE];
-	memcpy(p2, p, BLOCK_SIZE);
+	t_write(t, ino, lblks[1] * BLOCK_BYTES + 100, "zz", 2);
+	uint8_t p2[BLOCK_BYTES];
+	memcpy(p2, p, BLOCK_BYTES);
 	memcpy(p2 + 100, "zz", 2);
 	assert_int_equal(t_refs(t, pp), 8);
-	t_expect(t, ino, lblks[1] * BLOCK_SIZE, BLOCK_SIZE, p2, BLOCK_SIZE);
-	t_expect(t, ino, lblks[2] * BLOCK_SIZE, BLOCK_SIZE, p, BLOCK_SIZE);
+	t_expect(t, ino, lblks[1] * BLOCK_BYTES, BLOCK_BYTES, p2, BLOCK_BYTES);
+	t_expect(t, ino, lblks[2] * BLOCK_BYTES, BLOCK_BYTES, p, BLOCK_BYTES);
 	assert_int_equal(t_counters(t).unique_blocks, 3);
 
 	t_check_write_report(t, ino, p, lblks[9]);
@@ -724,9 +724,9 @@ static void test_duplicates_share_blocks(void **state)
 
 	/* Duplicates inside one write, and across files. */
 	uint64_t ino2 = t_new_file(t);
-	uint8_t big[4 * BLOCK_SIZE];
+	uint8_t big[4 * BLOCK_BYTES];
 	for (int i = 0; i < 4; i++)
-		memcpy(big + i * BLOCK_SIZE, i % 2 ? q : p, BLOCK_SIZE);
+		memcpy(big + i * BLOCK_BYTES, i % 2 ? q : p, BLOCK_BYTES);
 	t_write(t, ino2, 0, big, sizeof(big));
 	c = t_counters(t);
 	assert_int_equal(c.unique_blocks, 3);
@@ -741,10 +741,10 @@ static void test_duplicates_within_one_write(void **state)
 {
 	struct t_ctx *t = *state;
 	uint64_t ino = t_new_file(t);
-	uint8_t big[6 * BLOCK_SIZE];
+	uint8_t big[6 * BLOCK_BYTES];
 
 	for (int i = 0; i < 6; i++)
-		t_pattern(big + i * BLOCK_SIZE, 40 + i % 2);
+		t_pattern(big + i * BLOCK_BYTES, 40 + i % 2);
 	t_write(t, ino, 0, big, sizeof(big));
 	struct ms_counters c = t_counters(t);
 	assert_int_equal(c.unique_blocks, 2);
@@ -759,15 +759,15 @@ static void test_truncate_drops_refs_and_zeroes_tail(void **state)
 {
 	struct t_ctx *t = *state;
 	uint64_t ino = t_new_file(t);
-	uint8_t data[3 * BLOCK_SIZE], zeros[3 * BLOCK_SIZE];
+	uint8_t data[3 * BLOCK_BYTES], zeros[3 * BLOCK_BYTES];
 
 	memset(zeros, 0, sizeof(zeros));
 	for (int i = 0; i < 3; i++)
-		t_pattern(data + i * BLOCK_SIZE, 20 + i);
+		t_pattern(data + i * BLOCK_BYTES, 20 + i);
 	t_write(t, ino, 0, data, sizeof(data));
 	/* Another file shares block 2: truncating must not free it. */
 	uint64_t other = t_new_file(t);
-	t_write(t, other, 0, data + 2 * BLOCK_SIZE, BLOCK_SIZE);
+	t_write(t, other, 0, data + 2 * BLOCK_BYTES, BLOCK_BYTES);
 	uint64_t p2 = t_pblk_of(t, ino, 2);
 	assert_int_equal(t_refs(t, p2), 2);
 	struct ms_counters c = t_counters(t);
@@ -785,7 +785,7 @@ static void test_truncate_drops_refs_and_zeroes_tail(void **state)
 	assert_int_equal(c.live_blocks, 3);
 	/* A, the rebuilt B, and the other file's C; the old B is freed. */
 	assert_int_equal(c.unique_blocks, 3);
-	assert_int_equal(c.logical_bytes, 5000 + BLOCK_SIZE);
+	assert_int_equal(c.logical_bytes, 5000 + BLOCK_BYTES);
 	t_expect(t, ino, 0, sizeof(data), data, 5000);
 
 	/* Growing again shows zeros past the old end, not the old bytes. */
@@ -795,15 +795,15 @@ static void test_truncate_drops_refs_and_zeroes_tail(void **state)
 	t_expect(t, ino, 5000, sizeof(data) - 5000, zeros, sizeof(data) - 5000);
 	assert_int_equal(t_counters(t).live_blocks, 3);
 	/* A write past the zeros reads them back too (RMW of the edge). */
-	t_write(t, ino, 2 * BLOCK_SIZE + 10, "end", 3);
-	t_expect(t, ino, 5000, 2 * BLOCK_SIZE + 10 - 5000, zeros,
-		 2 * BLOCK_SIZE + 10 - 5000);
-	t_expect(t, ino, 2 * BLOCK_SIZE + 10, 3, (const uint8_t *)"end", 3);
+	t_write(t, ino, 2 * BLOCK_BYTES + 10, "end", 3);
+	t_expect(t, ino, 5000, 2 * BLOCK_BYTES + 10 - 5000, zeros,
+		 2 * BLOCK_BYTES + 10 - 5000);
+	t_expect(t, ino, 2 * BLOCK_BYTES + 10, 3, (const uint8_t *)"end", 3);
 
 	/* Down to a block boundary: no partial block to rebuild. */
-	t_truncate(t, ino, BLOCK_SIZE);
+	t_truncate(t, ino, BLOCK_BYTES);
 	assert_int_equal(t_inode(t, ino).nblocks, 1);
-	t_expect(t, ino, 0, sizeof(data), data, BLOCK_SIZE);
+	t_expect(t, ino, 0, sizeof(data), data, BLOCK_BYTES);
 	c = t_counters(t);
 	assert_int_equal(c.live_blocks, 2);
 	assert_int_equal(c.unique_blocks, 2);
@@ -813,17 +813,17 @@ static void test_punch_drops_whole_blocks_zeroes_edges(void **state)
 {
 	struct t_ctx *t = *state;
 	uint64_t ino = t_new_file(t);
-	static uint8_t shadow[8 * BLOCK_SIZE];
+	static uint8_t shadow[8 * BLOCK_BYTES];
 
 	for (int i = 0; i < 8; i++)
-		t_pattern(shadow + i * BLOCK_SIZE, 60 + i);
+		t_pattern(shadow + i * BLOCK_BYTES, 60 + i);
 	t_write(t, ino, 0, shadow, sizeof(shadow));
 	uint64_t p2 = t_pblk_of(t, ino, 2), p3 = t_pblk_of(t, ino, 3);
 	assert_int_equal(t_counters(t).live_blocks, 8);
 
 	/* [1 block + 100, 4 blocks + 50): blocks 2 and 3 become holes,
 	 * blocks 1 and 4 get zeroed edges. */
-	uint64_t off = BLOCK_SIZE + 100, len = 3 * BLOCK_SIZE - 50;
+	uint64_t off = BLOCK_BYTES + 100, len = 3 * BLOCK_BYTES - 50;
 	t_punch(t, ino, off, len);
 	memset(shadow + off, 0, len);
 	assert_int_equal(t_inode(t, ino).size, sizeof(shadow));
@@ -838,34 +838,34 @@ static void test_punch_drops_whole_blocks_zeroes_edges(void **state)
 	t_expect(t, ino, 0, sizeof(shadow), shadow, sizeof(shadow));
 
 	/* Inside one block, not touching its edges. */
-	t_punch(t, ino, 6 * BLOCK_SIZE + 10, 20);
-	memset(shadow + 6 * BLOCK_SIZE + 10, 0, 20);
+	t_punch(t, ino, 6 * BLOCK_BYTES + 10, 20);
+	memset(shadow + 6 * BLOCK_BYTES + 10, 0, 20);
 	t_expect(t, ino, 0, sizeof(shadow), shadow, sizeof(shadow));
 	/* From a block's start, inside it. */
-	t_punch(t, ino, 7 * BLOCK_SIZE, 30);
-	memset(shadow + 7 * BLOCK_SIZE, 0, 30);
+	t_punch(t, ino, 7 * BLOCK_BYTES, 30);
+	memset(shadow + 7 * BLOCK_BYTES, 0, 30);
 	t_expect(t, ino, 0, sizeof(shadow), shadow, sizeof(shadow));
 	/* Past EOF: clipped, the size does not change. */
-	t_punch(t, ino, 7 * BLOCK_SIZE + 4000, 10 * BLOCK_SIZE);
-	memset(shadow + 7 * BLOCK_SIZE + 4000, 0, 96);
+	t_punch(t, ino, 7 * BLOCK_BYTES + 4000, 10 * BLOCK_BYTES);
+	memset(shadow + 7 * BLOCK_BYTES + 4000, 0, 96);
 	assert_int_equal(t_inode(t, ino).size, sizeof(shadow));
-	t_expect(t, ino, 0, sizeof(shadow) + BLOCK_SIZE, shadow,
+	t_expect(t, ino, 0, sizeof(shadow) + BLOCK_BYTES, shadow,
 		 sizeof(shadow));
 	assert_int_equal(t_counters(t).live_blocks, 6);
 
 	/* Whole shared blocks: the punched copies drop their refs only. */
 	uint64_t ino2 = t_new_file(t);
-	uint8_t p[BLOCK_SIZE], four[4 * BLOCK_SIZE];
+	uint8_t p[BLOCK_BYTES], four[4 * BLOCK_BYTES];
 	t_pattern(p, 99);
 	for (int i = 0; i < 4; i++)
-		memcpy(four + i * BLOCK_SIZE, p, BLOCK_SIZE);
+		memcpy(four + i * BLOCK_BYTES, p, BLOCK_BYTES);
 	t_write(t, ino2, 0, four, sizeof(four));
 	uint64_t pp = t_pblk_of(t, ino2, 0);
 	assert_int_equal(t_refs(t, pp), 4);
-	t_punch(t, ino2, BLOCK_SIZE, 2 * BLOCK_SIZE);
+	t_punch(t, ino2, BLOCK_BYTES, 2 * BLOCK_BYTES);
 	assert_int_equal(t_refs(t, pp), 2);
 	assert_int_equal(t_inode(t, ino2).nblocks, 2);
-	memset(four + BLOCK_SIZE, 0, 2 * BLOCK_SIZE);
+	memset(four + BLOCK_BYTES, 0, 2 * BLOCK_BYTES);
 	t_expect(t, ino2, 0, sizeof(four), four, sizeof(four));
 	c = t_counters(t);
 	assert_int_equal(c.live_blocks, 8);
@@ -876,7 +876,7 @@ static void test_zero_blocks_become_holes(void **state)
 {
 	struct t_ctx *t = *state;
 	uint64_t ino = t_new_file(t);
-	uint8_t zeros[2 * BLOCK_SIZE], blk[BLOCK_SIZE];
+	uint8_t zeros[2 * BLOCK_BYTES], blk[BLOCK_BYTES];
 
 	memset(zeros, 0, sizeof(zeros));
 	t_write(t, ino, 0, zeros, sizeof(zeros));
@@ -885,16 +885,16 @@ static void test_zero_blocks_become_holes(void **state)
 	assert_int_equal(c.unique_blocks, 0);
 	assert_int_equal(T_STAT(t, zero_blocks), 2);
 	assert_int_equal(T_STAT(t, unique_writes), 0);
-	assert_int_equal(t_inode(t, ino).size, 2 * BLOCK_SIZE);
+	assert_int_equal(t_inode(t, ino).size, 2 * BLOCK_BYTES);
 	assert_int_equal(t_inode(t, ino).nblocks, 0);
 	t_expect(t, ino, 0, sizeof(zeros), zeros, sizeof(zeros));
 
 	/* A data block overwritten with zeros becomes a hole again. */
 	t_pattern(blk, 5);
-	t_write(t, ino, BLOCK_SIZE, blk, BLOCK_SIZE);
+	t_write(t, ino, BLOCK_BYTES, blk, BLOCK_BYTES);
 	uint64_t pb = t_pblk_of(t, ino, 1);
 	assert_int_equal(t_counters(t).live_blocks, 1);
-	t_write(t, ino, BLOCK_SIZE, zeros, BLOCK_SIZE);
+	t_write(t, ino, BLOCK_BYTES, zeros, BLOCK_BYTES);
 	c = t_counters(t);
 	assert_int_equal(c.live_blocks, 0);
 	assert_int_equal(c.unique_blocks, 0);
@@ -920,10 +920,10 @@ static void test_delete_all_then_reuse_after_sync(void **state)
 	struct t_ctx *t = *state;
 	enum { N = 20 };
 	uint64_t ino = t_new_file(t);
-	static uint8_t data[N * BLOCK_SIZE];
+	static uint8_t data[N * BLOCK_BYTES];
 
 	for (int i = 0; i < N; i++)
-		t_pattern(data + i * BLOCK_SIZE, 100 + i);
+		t_pattern(data + i * BLOCK_BYTES, 100 + i);
 	t_write(t, ino, 0, data, sizeof(data));
 	struct ms_counters c = t_counters(t);
 	assert_int_equal(c.unique_blocks, N);
@@ -943,10 +943,10 @@ static void test_delete_all_then_reuse_after_sync(void **state)
 	assert_int_equal(T_STAT(t, blocks_freed), N);
 
 	/* Before a sync the freed blocks are off limits. */
-	uint8_t blk[BLOCK_SIZE];
+	uint8_t blk[BLOCK_BYTES];
 	t_pattern(blk, 500);
 	uint64_t ino2 = t_new_file(t);
-	t_write(t, ino2, 0, blk, BLOCK_SIZE);
+	t_write(t, ino2, 0, blk, BLOCK_BYTES);
 	assert_int_equal(t_pblk_of(t, ino2, 0), N + 1);
 	assert_int_equal(t_counters(t).next_pblk, N + 2);
 
@@ -957,7 +957,7 @@ static void test_delete_all_then_reuse_after_sync(void **state)
 	/* New contents take the freed blocks, lowest first; the high-water
 	 * mark stays. */
 	for (int i = 0; i < N; i++)
-		t_pattern(data + i * BLOCK_SIZE, 200 + i);
+		t_pattern(data + i * BLOCK_BYTES, 200 + i);
 	t_write(t, ino, 0, data, sizeof(data));
 	c = t_counters(t);
 	assert_int_equal(c.next_pblk, N + 2);
@@ -967,7 +967,7 @@ static void test_delete_all_then_reuse_after_sync(void **state)
 		assert_int_equal(t_pblk_of(t, ino, (uint64_t)i),
 				 (uint64_t)i + 1);
 	t_expect(t, ino, 0, sizeof(data), data, sizeof(data));
-	t_expect(t, ino2, 0, BLOCK_SIZE, blk, BLOCK_SIZE);
+	t_expect(t, ino2, 0, BLOCK_BYTES, blk, BLOCK_BYTES);
 }
 
 /* Flip one byte of @pblk in the backing store, behind the data path. */
@@ -983,7 +983,7 @@ static void t_corrupt(struct t_ctx *t, uint64_t pblk, size_t at)
 	int fd = open(path, O_RDWR);
 	if (fd < 0)
 		fail_msg("open %s: %s", path, strerror(errno));
-	off_t pos = (off_t)(pblk * BLOCK_SIZE + at);
+	off_t pos = (off_t)(pblk * BLOCK_BYTES + at);
 	assert_int_equal(pread(fd, &b, 1, pos), 1);
 	b ^= 0x01;
 	assert_int_equal(pwrite(fd, &b, 1, pos), 1);
@@ -994,11 +994,11 @@ static void test_checksum_mismatch_is_eio(void **state)
 {
 	struct t_ctx *t = *state;
 	uint64_t ino = t_new_file(t);
-	uint8_t data[3 * BLOCK_SIZE], buf[3 * BLOCK_SIZE];
+	uint8_t data[3 * BLOCK_BYTES], buf[3 * BLOCK_BYTES];
 	size_t got;
 
 	for (int i = 0; i < 3; i++)
-		t_pattern(data + i * BLOCK_SIZE, 30 + i);
+		t_pattern(data + i * BLOCK_BYTES, 30 + i);
 	t_write(t, ino, 0, data, sizeof(data));
 	/* A fresh store: the three blocks are pblks 1, 2, 3. */
 	for (uint64_t l = 0; l < 3; l++)
@@ -1009,36 +1009,36 @@ static void test_checksum_mismatch_is_eio(void **state)
 
 	got = 77;
 	assert_int_equal(
-	    datapath_read(&t->fs, ino, BLOCK_SIZE, BLOCK_SIZE, buf, &got),
+	    datapath_read(&t->fs, ino, BLOCK_BYTES, BLOCK_BYTES, buf, &got),
 	    -EIO);
 	assert_int_equal(got, 0);
 	assert_int_equal(T_STAT(t, checksum_errors), 1);
 
 	/* The other blocks read fine and count nothing. */
-	t_expect(t, ino, 0, BLOCK_SIZE, data, BLOCK_SIZE);
-	t_expect(t, ino, 2 * BLOCK_SIZE, BLOCK_SIZE, data + 2 * BLOCK_SIZE,
-		 BLOCK_SIZE);
-	t_expect(t, ino, 100, BLOCK_SIZE - 200, data + 100, BLOCK_SIZE - 200);
+	t_expect(t, ino, 0, BLOCK_BYTES, data, BLOCK_BYTES);
+	t_expect(t, ino, 2 * BLOCK_BYTES, BLOCK_BYTES, data + 2 * BLOCK_BYTES,
+		 BLOCK_BYTES);
+	t_expect(t, ino, 100, BLOCK_BYTES - 200, data + 100, BLOCK_BYTES - 200);
 	assert_int_equal(T_STAT(t, checksum_errors), 1);
 
 	/* Any read touching the bad block fails, unaligned ones too. */
 	got = 77;
 	assert_int_equal(
-	    datapath_read(&t->fs, ino, BLOCK_SIZE - 1, 2, buf, &got), -EIO);
+	    datapath_read(&t->fs, ino, BLOCK_BYTES - 1, 2, buf, &got), -EIO);
 	assert_int_equal(got, 0);
 	assert_int_equal(T_STAT(t, checksum_errors), 2);
 
 	/* A partial write into the bad block cannot launder it: its
 	 * read-modify-write fails too, and the map is unchanged. */
 	bool drop_setid = false;
-	assert_int_equal(datapath_write(&t->fs, ino, BLOCK_SIZE + 10, "x", 1,
+	assert_int_equal(datapath_write(&t->fs, ino, BLOCK_BYTES + 10, "x", 1,
 					&drop_setid, NULL),
 			 -EIO);
 	assert_int_equal(T_STAT(t, checksum_errors), 3);
 	assert_int_equal(t_pblk_of(t, ino, 1), 2);
 
 	/* A whole-block overwrite replaces it: readable again. */
-	t_write(t, ino, BLOCK_SIZE, data + BLOCK_SIZE, BLOCK_SIZE);
+	t_write(t, ino, BLOCK_BYTES, data + BLOCK_BYTES, BLOCK_BYTES);
 	t_expect(t, ino, 0, sizeof(data), data, sizeof(data));
 }
 
@@ -1048,16 +1048,16 @@ static void test_verify_keeps_collisions_apart(void **state)
 {
 	struct t_ctx *t = *state;
 	uint64_t ino = t_new_file(t);
-	uint8_t a[BLOCK_SIZE], b[BLOCK_SIZE];
+	uint8_t a[BLOCK_BYTES], b[BLOCK_BYTES];
 
 	t_read_data_file("block-a.bin", a);
 	t_read_data_file("block-b.bin", b);
-	assert_memory_not_equal(a, b, BLOCK_SIZE);
+	assert_memory_not_equal(a, b, BLOCK_BYTES);
 
-	t_write(t, ino, 0, a, BLOCK_SIZE);
-	t_write(t, ino, 5 * BLOCK_SIZE, b, BLOCK_SIZE);
-	t_expect(t, ino, 0, BLOCK_SIZE, a, BLOCK_SIZE);
-	t_expect(t, ino, 5 * BLOCK_SIZE, BLOCK_SIZE, b, BLOCK_SIZE);
+	t_write(t, ino, 0, a, BLOCK_BYTES);
+	t_write(t, ino, 5 * BLOCK_BYTES, b, BLOCK_BYTES);
+	t_expect(t, ino, 0, BLOCK_BYTES, a, BLOCK_BYTES);
+	t_expect(t, ino, 5 * BLOCK_BYTES, BLOCK_BYTES, b, BLOCK_BYTES);
 	assert_true(T_STAT(t, verify_mismatches) >= 1);
 	assert_int_equal(T_STAT(t, duplicate_hits), 0);
 	struct ms_counters c = t_counters(t);
@@ -1065,8 +1065,8 @@ static void test_verify_keeps_collisions_apart(void **state)
 	assert_int_equal(c.live_blocks, 2);
 
 	/* More copies of each dedupe against the right twin. */
-	t_write(t, ino, 9 * BLOCK_SIZE, a, BLOCK_SIZE);
-	t_write(t, ino, 10 * BLOCK_SIZE, b, BLOCK_SIZE);
+	t_write(t, ino, 9 * BLOCK_BYTES, a, BLOCK_BYTES);
+	t_write(t, ino, 10 * BLOCK_BYTES, b, BLOCK_BYTES);
 	assert_int_equal(t_pblk_of(t, ino, 9), t_pblk_of(t, ino, 0));
 	assert_int_equal(t_pblk_of(t, ino, 10), t_pblk_of(t, ino, 5));
 	assert_int_equal(T_STAT(t, duplicate_hits), 2);
@@ -1074,18 +1074,18 @@ static void test_verify_keeps_collisions_apart(void **state)
 
 	/* Both in one write (the twin is still in the write batch). */
 	uint64_t ino2 = t_new_file(t);
-	uint8_t ab[2 * BLOCK_SIZE];
-	memcpy(ab, b, BLOCK_SIZE);
-	memcpy(ab + BLOCK_SIZE, a, BLOCK_SIZE);
+	uint8_t ab[2 * BLOCK_BYTES];
+	memcpy(ab, b, BLOCK_BYTES);
+	memcpy(ab + BLOCK_BYTES, a, BLOCK_BYTES);
 	t_write(t, ino2, 0, ab, sizeof(ab));
 	t_expect(t, ino2, 0, sizeof(ab), ab, sizeof(ab));
 
 	/* One overwriting the other. */
-	t_write(t, ino, 0, b, BLOCK_SIZE);
-	t_expect(t, ino, 0, BLOCK_SIZE, b, BLOCK_SIZE);
-	t_expect(t, ino, 9 * BLOCK_SIZE, BLOCK_SIZE, a, BLOCK_SIZE);
-	t_expect(t, ino, 5 * BLOCK_SIZE, BLOCK_SIZE, b, BLOCK_SIZE);
-	t_expect(t, ino, 10 * BLOCK_SIZE, BLOCK_SIZE, b, BLOCK_SIZE);
+	t_write(t, ino, 0, b, BLOCK_BYTES);
+	t_expect(t, ino, 0, BLOCK_BYTES, b, BLOCK_BYTES);
+	t_expect(t, ino, 9 * BLOCK_BYTES, BLOCK_BYTES, a, BLOCK_BYTES);
+	t_expect(t, ino, 5 * BLOCK_BYTES, BLOCK_BYTES, b, BLOCK_BYTES);
+	t_expect(t, ino, 10 * BLOCK_BYTES, BLOCK_BYTES, b, BLOCK_BYTES);
 	assert_int_equal(t_counters(t).unique_blocks, 2);
 }
 
@@ -1096,22 +1096,22 @@ static void test_noverify_trusts_sha1(void **state)
 {
 	struct t_ctx *t = *state;
 	uint64_t ino = t_new_file(t);
-	uint8_t a[BLOCK_SIZE], b[BLOCK_SIZE];
+	uint8_t a[BLOCK_BYTES], b[BLOCK_BYTES];
 
 	t_read_data_file("block-a.bin", a);
 	t_read_data_file("block-b.bin", b);
 
-	t_write(t, ino, 0, a, BLOCK_SIZE);
-	t_write(t, ino, 5 * BLOCK_SIZE, b, BLOCK_SIZE);
+	t_write(t, ino, 0, a, BLOCK_BYTES);
+	t_write(t, ino, 5 * BLOCK_BYTES, b, BLOCK_BYTES);
 	struct ms_counters c = t_counters(t);
 	assert_int_equal(c.unique_blocks, 1);
 	assert_int_equal(c.live_blocks, 2);
 	assert_int_equal(T_STAT(t, duplicate_hits), 1);
 	assert_int_equal(T_STAT(t, verify_reads), 0);
 	assert_int_equal(t_pblk_of(t, ino, 5), t_pblk_of(t, ino, 0));
-	t_expect(t, ino, 0, BLOCK_SIZE, a, BLOCK_SIZE);
-	t_expect(t, ino, 5 * BLOCK_SIZE, BLOCK_SIZE, a,
-		 BLOCK_SIZE); /* not b: the risk */
+	t_expect(t, ino, 0, BLOCK_BYTES, a, BLOCK_BYTES);
+	t_expect(t, ino, 5 * BLOCK_BYTES, BLOCK_BYTES, a,
+		 BLOCK_BYTES); /* not b: the risk */
 }
 
 /* Regression: a truncate or punch of more blocks than one transaction
@@ -1131,29 +1131,29 @@ static void test_big_truncate_and_punch_span_transactions(void **state)
 {
 	struct t_ctx *t = *state;
 	const unsigned nblk = 10 * 64 + 7; /* more than 2 batches */
-	uint8_t *buf = malloc((size_t)nblk * BLOCK_SIZE);
+	uint8_t *buf = malloc((size_t)nblk * BLOCK_BYTES);
 	assert_non_null(buf);
 	for (unsigned i = 0; i < nblk; i++)
-		t_pattern(buf + (size_t)i * BLOCK_SIZE, i + 1);
+		t_pattern(buf + (size_t)i * BLOCK_BYTES, i + 1);
 	uint64_t a = t_new_file(t), b = t_new_file(t);
-	t_write(t, a, 0, buf, (size_t)nblk * BLOCK_SIZE);
-	t_write(t, b, 0, buf, (size_t)nblk * BLOCK_SIZE);
+	t_write(t, a, 0, buf, (size_t)nblk * BLOCK_BYTES);
+	t_write(t, b, 0, buf, (size_t)nblk * BLOCK_BYTES);
 	assert_int_equal(t_counters(t).live_blocks, 2 * nblk);
 
 	t_truncate(t, a, 5); /* 5 bytes: one block stays */
 	assert_int_equal(t_counters(t).live_blocks, nblk + 1);
 	assert_false(t_is_orphan(t, a));
-	t_expect(t, a, 0, BLOCK_SIZE, buf, 5); /* short: the file is 5 bytes */
+	t_expect(t, a, 0, BLOCK_BYTES, buf, 5); /* short: the file is 5 bytes */
 
-	t_punch(t, b, BLOCK_SIZE, (uint64_t)(nblk - 2) * BLOCK_SIZE);
+	t_punch(t, b, BLOCK_BYTES, (uint64_t)(nblk - 2) * BLOCK_BYTES);
 	assert_int_equal(t_counters(t).live_blocks, 1 + 2);
-	t_expect(t, b, 0, BLOCK_SIZE, buf, BLOCK_SIZE);
-	t_expect(t, b, (uint64_t)(nblk - 1) * BLOCK_SIZE, BLOCK_SIZE,
-		 buf + (size_t)(nblk - 1) * BLOCK_SIZE, BLOCK_SIZE);
-	uint8_t *zeros = calloc(nblk - 2, BLOCK_SIZE);
+	t_expect(t, b, 0, BLOCK_BYTES, buf, BLOCK_BYTES);
+	t_expect(t, b, (uint64_t)(nblk - 1) * BLOCK_BYTES, BLOCK_BYTES,
+		 buf + (size_t)(nblk - 1) * BLOCK_BYTES, BLOCK_BYTES);
+	uint8_t *zeros = calloc(nblk - 2, BLOCK_BYTES);
 	assert_non_null(zeros);
-	t_expect(t, b, BLOCK_SIZE, (size_t)(nblk - 2) * BLOCK_SIZE, zeros,
-		 (size_t)(nblk - 2) * BLOCK_SIZE);
+	t_expect(t, b, BLOCK_BYTES, (size_t)(nblk - 2) * BLOCK_BYTES, zeros,
+		 (size_t)(nblk - 2) * BLOCK_BYTES);
 	free(zeros);
 	/* b's first and last blocks, and a's first block cut to 5 bytes. */
 	assert_int_equal(t_counters(t).unique_blocks, 3);
@@ -1167,8 +1167,8 @@ static void test_prepared_write_completes_edges_at_commit(void **state)
 {
 	struct t_ctx *t = *state;
 	uint64_t ino = t_new_file(t);
-	static uint8_t a[3 * BLOCK_SIZE], b[2 * BLOCK_SIZE + 200],
-	    c[3 * BLOCK_SIZE], want[3 * BLOCK_SIZE];
+	static uint8_t a[3 * BLOCK_BYTES], b[2 * BLOCK_BYTES + 200],
+	    c[3 * BLOCK_BYTES], want[3 * BLOCK_BYTES];
 	memset(a, 'A', sizeof(a));
 	memset(b, 'B', sizeof(b));
 	memset(c, 'C', sizeof(c));
@@ -1176,7 +1176,7 @@ static void test_prepared_write_completes_edges_at_commit(void **state)
 
 	/* head partial (block 0), one whole block, tail partial (block 2) */
 	struct dp_write w;
-	assert_int_equal(datapath_write_prep(&w, 100, b, 2 * BLOCK_SIZE), 0);
+	assert_int_equal(datapath_write_prep(&w, 100, b, 2 * BLOCK_BYTES), 0);
 	assert_int_equal(w.n, 3);
 	t_write(t, ino, 0, c, sizeof(c)); /* lands between prep and commit */
 	bool setid = false;
@@ -1185,12 +1185,12 @@ static void test_prepared_write_completes_edges_at_commit(void **state)
 	datapath_write_free(&w);
 
 	memcpy(want, c, sizeof(want));
-	memset(want + 100, 'B', 2 * BLOCK_SIZE);
+	memset(want + 100, 'B', 2 * BLOCK_BYTES);
 	t_expect(t, ino, 0, sizeof(want), want, sizeof(want));
 	/* the whole block hashed at prep deduped against nothing stale */
-	uint8_t whole[BLOCK_SIZE];
-	memset(whole, 'B', BLOCK_SIZE);
-	t_write(t, ino, 4 * BLOCK_SIZE, whole, BLOCK_SIZE);
+	uint8_t whole[BLOCK_BYTES];
+	memset(whole, 'B', BLOCK_BYTES);
+	t_write(t, ino, 4 * BLOCK_BYTES, whole, BLOCK_BYTES);
 	assert_int_equal(t_pblk_of(t, ino, 4), t_pblk_of(t, ino, 1));
 }
 
@@ -1218,9 +1218,9 @@ static void test_blockmap_codec(void **state)
 	assert_int_equal(blockmap_decode(&k, &short_v, &ino, &idx, back), -EIO);
 
 	uint64_t f = t_new_file(t);
-	uint8_t blk[BLOCK_SIZE];
+	uint8_t blk[BLOCK_BYTES];
 	t_pattern(blk, 3);
-	t_write(t, f, 70 * BLOCK_SIZE, blk, BLOCK_SIZE);
+	t_write(t, f, 70 * BLOCK_BYTES, blk, BLOCK_BYTES);
 	MDB_txn *txn;
 	assert_int_equal(metastore_txn_begin(t->fs.ms, false, &txn), 0);
 	assert_int_equal(blockmap_load(t->fs.ms, txn, f, 1, back), 0);

@@ -39,7 +39,7 @@
 #include "tools/fsck.h"
 
 #define FILE_INO 2
-#define FILE_SIZE (4 * BLOCK_SIZE + 100)
+#define FILE_SIZE (4 * BLOCK_BYTES + 100)
 
 /* tools/arraysim.c is not linked: keep the last error line instead. */
 static char t_last_error[1024];
@@ -56,7 +56,7 @@ struct t_store {
 	char dir[64];
 	struct metastore *ms;
 	MDB_txn *txn;
-	uint8_t data[3][BLOCK_SIZE]; /* A, B, C */
+	uint8_t data[3][BLOCK_BYTES]; /* A, B, C */
 };
 
 /* ---- building ------------------------------------------------------------ */
@@ -190,7 +190,7 @@ static void t_build_file(struct t_store *s, struct ms_counters *c)
 {
 	uint64_t pblk[3];
 	for (unsigned i = 0; i < 3; i++) {
-		memset(s->data[i], 'A' + i, BLOCK_SIZE);
+		memset(s->data[i], 'A' + i, BLOCK_BYTES);
 		struct fingerprint fp;
 		assert_int_equal(fingerprint_block(s->data[i], &fp), 0);
 		assert_int_equal(
@@ -322,7 +322,7 @@ static void test_flipped_byte(void **state)
 	int fd = open(path, O_RDWR);
 	assert_true(fd >= 0);
 	uint8_t x = 'A' ^ 0x01;
-	assert_int_equal(pwrite(fd, &x, 1, 1 * BLOCK_SIZE + 17), 1);
+	assert_int_equal(pwrite(fd, &x, 1, 1 * BLOCK_BYTES + 17), 1);
 	close(fd);
 	char line[160];
 	snprintf(line, sizeof(line),
@@ -398,11 +398,11 @@ static void test_map_past_size(void **state)
 	t_open(s, false);
 	struct ms_inode in;
 	t_inode_get(s, FILE_INO, &in);
-	in.size = 3 * BLOCK_SIZE; /* block 4 (C) now lies past EOF */
+	in.size = 3 * BLOCK_BYTES; /* block 4 (C) now lies past EOF */
 	t_inode_put(s, FILE_INO, &in);
 	t_close(s);
 	t_edit_counters(s, offsetof(struct ms_counters, logical_bytes),
-			-(int64_t)(BLOCK_SIZE + 100));
+			-(int64_t)(BLOCK_BYTES + 100));
 	t_expect(s, 1,
 		 "ino 2: 1 block-map entry past its size 12288 "
 		 "(first at block 4)");

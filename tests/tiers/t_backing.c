@@ -9,7 +9,7 @@
 
 struct t_block {
 	uint64_t pblk;
-	unsigned char data[BLOCK_SIZE];
+	unsigned char data[BLOCK_BYTES];
 };
 
 struct t_mem {
@@ -67,9 +67,9 @@ static int t_mem_read(void *ctx, const struct backing_io *ios, unsigned n)
 		size_t at = t_mem_find(m, ios[i].pblk, &found);
 
 		if (found)
-			memcpy(ios[i].buf, m->b[at].data, BLOCK_SIZE);
+			memcpy(ios[i].buf, m->b[at].data, BLOCK_BYTES);
 		else
-			memset(ios[i].buf, 0, BLOCK_SIZE);
+			memset(ios[i].buf, 0, BLOCK_BYTES);
 	}
 	return r;
 }
@@ -100,7 +100,7 @@ static int t_mem_write(void *ctx, const struct backing_io *ios, unsigned n)
 			m->b[at].pblk = ios[i].pblk;
 			m->n++;
 		}
-		memcpy(m->b[at].data, ios[i].buf, BLOCK_SIZE);
+		memcpy(m->b[at].data, ios[i].buf, BLOCK_BYTES);
 	}
 	return r;
 }

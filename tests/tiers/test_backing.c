@@ -25,7 +25,7 @@
 #include "common/prng.h"
 #include "tiers/backing.h"
 
-#define BS BLOCK_SIZE
+#define BS BLOCK_BYTES
 #define CB ((uint64_t)BACKING_CHUNK_BLOCKS)
 
 struct t_store {

@@ -51,14 +51,14 @@ static void t_real_close(struct t_real *r)
 /* Block contents: a function of (pblk, generation). */
 static void t_fill(unsigned char *buf, uint64_t pblk, unsigned gen)
 {
-	for (unsigned i = 0; i < BLOCK_SIZE; i++)
+	for (unsigned i = 0; i < BLOCK_BYTES; i++)
 		buf[i] = (unsigned char)(pblk * 31 + gen * 7 + i);
 }
 
 /* Write @pblk with generation @gen through @d: the call's result. */
 static int t_put(struct backing_dev d, uint64_t pblk, unsigned gen)
 {
-	static unsigned char buf[BLOCK_SIZE] __attribute__((aligned(4096)));
+	static unsigned char buf[BLOCK_BYTES] __attribute__((aligned(4096)));
 	struct backing_io io = {pblk, buf};
 
 	t_fill(buf, pblk, gen);
@@ -68,8 +68,8 @@ static int t_put(struct backing_dev d, uint64_t pblk, unsigned gen)
 /* Read @pblk through @d and check it holds generation @gen (-1: zeros). */
 static void t_expect(struct backing_dev d, uint64_t pblk, int gen)
 {
-	static unsigned char buf[BLOCK_SIZE] __attribute__((aligned(4096)));
-	static unsigned char want[BLOCK_SIZE];
+	static unsigned char buf[BLOCK_BYTES] __attribute__((aligned(4096)));
+	static unsigned char want[BLOCK_BYTES];
 	struct backing_io io = {pblk, buf};
 
 	assert_int_equal(d.ops->read(d.ctx, &io, 1), 0);
@@ -77,7 +77,7 @@ static void t_expect(struct backing_dev d, uint64_t pblk, int gen)
 		memset(want, 0, sizeof(want));
 	else
 		t_fill(want, pblk, (unsigned)gen);
-	if (memcmp(buf, want, BLOCK_SIZE))
+	if (memcmp(buf, want, BLOCK_BYTES))
 		fail_msg("pblk %llu: not generation %d",
 			 (unsigned long long)pblk, gen);
 }
@@ -85,7 +85,7 @@ static void t_expect(struct backing_dev d, uint64_t pblk, int gen)
 /* What any struct backing_ops device promises (tiers/backing.h). */
 static void t_contract(struct backing_dev d)
 {
-	static unsigned char bufs[3][BLOCK_SIZE] __attribute__((aligned(4096)));
+	static unsigned char bufs[3][BLOCK_BYTES] __attribute__((aligned(4096)));
 	const uint64_t p[] = {1, CB - 1, CB}; /* across a chunk boundary */
 	struct backing_io ios[3], zero = {0, bufs[0]};
 
@@ -167,7 +167,7 @@ static void test_faulty_persist_real(void **state)
 	struct t_faulty f = {.nth = 3, .persist = true, .err = -ENOSPC};
 	struct backing_dev d;
 	struct backing_io io = {9, NULL};
-	static unsigned char buf[BLOCK_SIZE] __attribute__((aligned(4096)));
+	static unsigned char buf[BLOCK_BYTES] __attribute__((aligned(4096)));
 
 	t_real_open(&r);
 	f.lower = backing_dev(r.b);
