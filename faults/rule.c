@@ -46,11 +46,6 @@ static unsigned kind_keys(const struct fault_ops *k)
 	return m;
 }
 
-const char *fault_kind_name(const struct fault_ops *k)
-{
-	return k ? k->name : "?";
-}
-
 const char *fault_op_name(unsigned op_bit)
 {
 	for (unsigned i = 0; i < NOPS; i++)

@@ -74,8 +74,12 @@ int fault_rule_parse(const char *args, struct fault_rule *out, char *err,
 /* The rule written back as "KIND key=value ..." (parses to the same
  * rule); returns @buf. */
 char *fault_rule_format(const struct fault_rule *r, char *buf, size_t len);
-/* "error", "latency", ... ("?" for NULL). */
-const char *fault_kind_name(const struct fault_ops *k);
+/* "error", "latency", ... ("?" for NULL). Inline: the kinds' own files
+ * name themselves in errors, and must not call back into the parser. */
+static inline const char *fault_kind_name(const struct fault_ops *k)
+{
+	return k ? k->name : "?";
+}
 /* The name of one op bit ("read"), or NULL. */
 const char *fault_op_name(unsigned op_bit);
 

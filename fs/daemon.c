@@ -34,6 +34,7 @@
 #include "fs/scenario_run.h"
 #include "fs/ops.h"
 #include "tiers/array_samples.h"
+#include "tiers/array_stats.h"
 
 struct daemon {
 	struct fs fs;

@@ -24,7 +24,6 @@
 #include <stdio.h>
 
 #include "tiers/array_io.h"
-#include "tiers/array_stats.h" /* array_stats_print, for fs/daemon.c */
 #include "tiers/model.h"
 
 struct array;

@@ -18,6 +18,7 @@
 #include "common/clock.h"
 #include "common/stats.h"
 #include "tiers/array.h"
+#include "tiers/array_stats.h"
 #include "tiers/cache.h"
 #include "tiers/completer.h"
 
