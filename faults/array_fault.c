@@ -141,14 +141,14 @@ static void emit_effects(struct events *ev, uint64_t id, uint64_t now,
 		events_emit(ev, e->down ? "shutdown" : "online", "\"id\":%llu",
 			    (unsigned long long)id);
 	if (e->serving)
-		events_emit(ev, "serving",
-			    "\"id\":%llu,\"serving\":%u,\"in_s\":%.6f",
-			    (unsigned long long)id, e->serving,
-			    e->stall_until ? secs_after(e->stall_until, now) : 0);
+		events_emit(
+		    ev, "serving", "\"id\":%llu,\"serving\":%u,\"in_s\":%.6f",
+		    (unsigned long long)id, e->serving,
+		    e->stall_until ? secs_after(e->stall_until, now) : 0);
 	if (e->serves_ns)
-		events_emit(ev, "recovering",
-			    "\"id\":%llu,\"serves_in_s\":%.6f",
-			    (unsigned long long)id, secs_after(e->serves_ns, now));
+		events_emit(
+		    ev, "recovering", "\"id\":%llu,\"serves_in_s\":%.6f",
+		    (unsigned long long)id, secs_after(e->serves_ns, now));
 	if (e->rebuild_bytes)
 		events_emit(ev, "rebuild",
 			    "\"id\":%llu,\"in_s\":%.6f,\"lasts_s\":%.6f,"
