@@ -127,7 +127,7 @@ static void test_split_runs(void **state)
 	assert_int_equal(rfile_runs(&f), 2);
 
 	struct rrun r;
-	assert_int_equal(rrun_select(&f, 0, &r), 0); /* the last */
+	assert_int_equal(rrun_select(&f, REPORT_RUN_LAST, &r), 0);
 	assert_int_equal(r.index, 2);
 	assert_int_equal(r.ns, 3);
 	assert_true(r.s[0].t == 2.5);
@@ -149,6 +149,8 @@ static void test_split_runs(void **state)
 	rrun_free(&r);
 
 	assert_int_equal(rrun_select(&f, 3, &r), -ERANGE);
+	/* Runs count from 1: 0 is no run (it once meant the last). */
+	assert_int_equal(rrun_select(&f, 0, &r), -ERANGE);
 	rfile_free(&f);
 }
 
@@ -175,7 +177,7 @@ static void run_of(struct rfile *f, const char *ev, struct rrun *r)
 {
 	read_into(ev, false, f);
 	assert_int_equal(f->bad_lines, 0);
-	assert_int_equal(rrun_select(f, 0, r), 0);
+	assert_int_equal(rrun_select(f, REPORT_RUN_LAST, r), 0);
 }
 
 static void test_pairing(void **state)
@@ -287,7 +289,7 @@ static void test_tiers_and_rebuilds(void **state)
 	struct rrun r;
 	(void)state;
 	read_into(text, true, &f);
-	assert_int_equal(rrun_select(&f, 0, &r), 0);
+	assert_int_equal(rrun_select(&f, REPORT_RUN_LAST, &r), 0);
 	assert_true(r.s[0].v[RS_CACHE_IOPS] == 40);
 	assert_true(r.s[0].v[RS_CACHE_HIT_RATIO] == 0.5);
 	assert_true(isnan(r.s[0].v[RS_BACKING_IOPS])); /* no such tier */

@@ -43,7 +43,7 @@ static char *page(void)
 	fclose(in);
 	assert_int_equal(f.bad_lines, 0);
 	struct rrun r;
-	assert_int_equal(rrun_select(&f, 0, &r), 0);
+	assert_int_equal(rrun_select(&f, REPORT_RUN_LAST, &r), 0);
 	char *text = NULL;
 	size_t len = 0;
 	FILE *out = open_memstream(&text, &len);
