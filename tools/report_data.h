@@ -5,9 +5,10 @@
  * rebuilds (from the samples of a timed profile).
  *
  * Nothing here knows the kinds of fault: a period is any "inject" with a
- * non-zero id up to the "clear" of that id (or "clear" of id 0, all), so
- * that faults added later (a controller pull, a drive rebuild) are shaded
- * without a change here.
+ * non-zero id up to the "clear" of that id (or "clear" of id 0, all), or
+ * to its "rule_done" (used up), so that faults added later (a controller
+ * pull, a drive rebuild) are shaded without a change here. Times are the
+ * events' own, never a sample's second where an event says better.
  */
 #ifndef ARRAYSIM_TOOLS_REPORT_DATA_H
 #define ARRAYSIM_TOOLS_REPORT_DATA_H

@@ -128,19 +128,6 @@ static bool faulted(const struct rrun *r, const struct rsample *s)
 	return false;
 }
 
-/* Whether a sample in [@from, @to) had a fault active or the power lost
- * (the gauge: a fault the event log of this run does not show). */
-static bool faulted_span(const struct rrun *r, double from, double to)
-{
-	for (size_t i = 0; i < r->ns; i++) {
-		const struct rsample *s = &r->s[i];
-		if (s->t > from && s->t - s->interval_s < to &&
-		    (s->v[RS_FAULTS_ACTIVE] > 0 || s->power_lost))
-			return true;
-	}
-	return false;
-}
-
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -175,18 +162,18 @@ static double p99_s(const struct rsample *s)
 /* Whether sample @i, under the stall line, offered load: it completed
  * I/O under a fault (slow, not idle), or the I/O that next completes
  * waited through it, its p99 spanning at least half of the time from
- * @i's start. A workload that went idle or exited (fio on EIO) leaves
- * samples with nothing completing and nothing waiting: not a stall. */
-static bool waiting(const struct rrun *r, size_t i, bool fault)
+ * @i's start. @next: the first sample from @i on that completed I/O. A workload
+ * that went idle or exited (fio on EIO) leaves samples with nothing completing
+ * and nothing waiting: not a stall. */
+static bool waiting(const struct rrun *r, size_t i, size_t next, bool fault)
 {
 	const struct rsample *s = &r->s[i];
 	if (iops(s) > 0 && fault)
 		return true;
-	for (size_t j = i; j < r->ns; j++)
-		if (iops(&r->s[j]) > 0)
-			return p99_s(&r->s[j]) >=
-			       0.5 * (r->s[j].t - (s->t - s->interval_s));
-	return false;
+	if (next >= r->ns) /* nothing completes after it */
+		return false;
+	const struct rsample *n = &r->s[next];
+	return p99_s(n) >= 0.5 * (n->t - (s->t - s->interval_s));
 }
 
 static bool any_period(const struct rrun *r, double from, double to)
@@ -214,10 +201,15 @@ static void end_stall(struct rrun *r, struct rstall *cur, size_t last,
 static void sample_stalls(struct rrun *r, double below)
 {
 	struct rstall *cur = NULL;
-	size_t last = 0;
+	size_t last = 0, next = 0;
 	for (size_t i = 0; i < r->ns; i++) {
 		const struct rsample *s = &r->s[i];
-		if (iops(s) >= below || !waiting(r, i, faulted(r, s))) {
+		/* Advanced once over the run: linear in the samples. */
+		if (next < i)
+			next = i;
+		while (next < r->ns && !(iops(&r->s[next]) > 0))
+			next++;
+		if (iops(s) >= below || !waiting(r, i, next, faulted(r, s))) {
 			if (cur)
 				end_stall(r, cur, last, iops(s) > 0);
 			cur = NULL;
@@ -280,18 +272,25 @@ static void merge_stalls(struct rrun *r)
 		r->stalls[n++] = *s;
 	}
 	r->nstalls = n;
+	/* Both in time order now: one sweep of the samples for them all. */
+	size_t k = 0;
 	for (size_t i = 0; i < n; i++) {
 		struct rstall *s = &r->stalls[i];
+		bool gauge = false; /* a fault the event log does not show */
 		s->min_iops = NAN;
-		for (size_t k = 0; k < r->ns; k++) {
-			const struct rsample *x = &r->s[k];
-			if (x->t > s->start && x->t - x->interval_s < s->end &&
-			    !(iops(x) >= s->min_iops))
+		while (k < r->ns && r->s[k].t <= s->start)
+			k++;
+		for (size_t j = k;
+		     j < r->ns && r->s[j].t - r->s[j].interval_s < s->end;
+		     j++) {
+			const struct rsample *x = &r->s[j];
+			if (!(iops(x) >= s->min_iops))
 				s->min_iops = iops(x);
+			gauge = gauge || x->v[RS_FAULTS_ACTIVE] > 0 ||
+				x->power_lost;
 		}
-		s->no_fault = !s->from_events &&
-			      !any_period(r, s->start, s->end) &&
-			      !faulted_span(r, s->start, s->end);
+		s->no_fault = !s->from_events && !gauge &&
+			      !any_period(r, s->start, s->end);
 	}
 }
 
