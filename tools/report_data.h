@@ -167,7 +167,8 @@ int rrun_stalls(struct rrun *r, double fraction);
 int rrun_rebuilds(struct rrun *r);
 /* Whether event @e is a fault acting (counted as a hit of its id): an
  * operation it failed, delayed or tore (fault_hit), or an effect the array
- * model gave it (stall, shutdown, rebuild). */
+ * model gave it (stall, shutdown, rebuild). A thin rule's refusal
+ * (thin_full, logged without an id) counts for the open thin rule. */
 bool report_hit_event(const struct revent *e);
 /* ISO 8601 UTC "2026-11-30T07:15:01.000123Z" to seconds since the epoch;
  * 0 if it is not one. */

@@ -72,6 +72,17 @@ bool report_hit_event(const struct revent *e)
 	return false;
 }
 
+/* The open thin rule: fs/fault_gate.c logs its refusals (thin_full)
+ * without an id, and at most one thin rule is active (a single kind). */
+static struct rperiod *thin_period(struct rrun *r)
+{
+	for (size_t i = r->nperiods; i-- > 0;)
+		if (r->periods[i].end < 0 &&
+		    !strncmp(r->periods[i].rule, "thin ", 5))
+			return &r->periods[i];
+	return NULL;
+}
+
 /* A used-up rule (faults/faults.c logs rule_done at its last hit) ends
  * there: it matches nothing after, though it is cleared only later. */
 static void used_up(struct rrun *r, const struct revent *e)
@@ -103,6 +114,8 @@ int rrun_periods(struct rrun *r)
 		else if (!strcmp(e->event, "unmount"))
 			close_ids(r, 0, e->t, false);
 		else if (report_hit_event(e) && (p = hit_period(r, e)))
+			p->hits++;
+		else if (!strcmp(e->event, "thin_full") && (p = thin_period(r)))
 			p->hits++;
 	}
 	close_ids(r, 0, r->length, false);

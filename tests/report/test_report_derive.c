@@ -232,6 +232,29 @@ static void test_array_fault_hits_are_counted(void **state)
 	t_done(&f, &r);
 }
 
+/* A thin rule's refusal is logged without an id: it is the open thin
+ * rule's hit. */
+static void test_thin_refusal_is_a_hit(void **state)
+{
+	(void)state;
+	const double iops[] = {1000, 1000, 1000};
+	static const char ev[] =
+	    "{\"t\":0.5,\"event\":\"inject\",\"id\":1,\"rule\":\"error "
+	    "op=read\"}\n"
+	    "{\"t\":0.6,\"event\":\"inject\",\"id\":2,\"rule\":\"thin "
+	    "capacity=1M\"}\n"
+	    "{\"t\":1.0,\"event\":\"thin_full\",\"capacity_blocks\":256}\n"
+	    "{\"t\":1.5,\"event\":\"clear\",\"id\":2}\n"
+	    "{\"t\":2.0,\"event\":\"thin_full\",\"capacity_blocks\":256}\n";
+	struct rfile f = {0};
+	struct rrun r;
+	t_run(&f, &r, iops, NULL, NULL, 3, ev);
+	assert_int_equal(r.nperiods, 2);
+	assert_int_equal(r.periods[0].hits, 0);
+	assert_int_equal(r.periods[1].hits, 1);
+	t_done(&f, &r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -243,6 +266,7 @@ int main(void)
 	    cmocka_unit_test(test_hang_under_a_fault_is_not_flagged),
 	    cmocka_unit_test(test_used_up_rule_ends_at_its_last_hit),
 	    cmocka_unit_test(test_array_fault_hits_are_counted),
+	    cmocka_unit_test(test_thin_refusal_is_a_hit),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
