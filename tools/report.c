@@ -115,9 +115,19 @@ static int report_run(const char *dir, const struct report_opts *o)
 	const char *path = o->out ? o->out : def;
 	struct report_page page = {dir, &f, &r};
 	rc = write_page(path, &page);
-	if (!rc)
+	if (!rc) {
+		size_t hangs = 0;
+		for (size_t i = 0; i < r.nstalls; i++)
+			hangs += r.stalls[i].no_fault;
 		printf("%s: run %u of %u, %.1f s, %zu faults, %zu stalls\n",
 		       path, r.index, r.nruns, r.length, r.nperiods, r.nstalls);
+		/* What a CI log must not scroll past: I/O waited with no
+		 * fault to blame. */
+		if (hangs)
+			printf("%s: %zu of the stalls with no fault active: "
+			       "hangs to explain (see its Stalls table)\n",
+			       path, hangs);
+	}
 	rrun_free(&r);
 	rfile_free(&f);
 	return rc ? 2 : 0;

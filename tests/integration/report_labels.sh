@@ -4,7 +4,8 @@
 # logs, four path faults injected in the same instant and cleared in the
 # same instant, and more markers close by (a count=3 rule, a torn write,
 # a clear of all): once they were drawn in two alternating rows and
-# overprinted. Checked on the label boxes the page emits and, with
+# overprinted. A hang after every fault was cleared is flagged on the
+# command's output too. Checked on the label boxes the page emits and, with
 # chromium, on the boxes Chromium renders (getBoundingClientRect in a
 # probe copy of the page; the page itself has no script).
 set -euo pipefail
@@ -18,8 +19,12 @@ import json, sys
 store = sys.argv[1]
 with open(store + "/samples.jsonl", "w") as f:
     for t in range(1, 25):
-        f.write(json.dumps({"t": t, "interval_s": 1, "write_iops": 1000,
-                            "write_p99_us": 900}) + "\n")
+        # 20 and 21: nothing completes, and the writes of 22 waited 2.5 s
+        # with every fault cleared (18.1 s): a hang to flag.
+        iops = 0 if t in (20, 21) else 1000
+        p99 = 2.5e6 if t == 22 else 900
+        f.write(json.dumps({"t": t, "interval_s": 1, "write_iops": iops,
+                            "write_p99_us": p99}) + "\n")
 ev = []
 for i in range(4):
     ev.append({"t": 6.0 + i * 1e-4, "event": "inject", "id": i + 1,
@@ -40,6 +45,8 @@ with open(store + "/events.jsonl", "w") as f:
         f.write(json.dumps(e) + "\n")
 PY
 
-"$A" report "$STORE" >/dev/null || t_fail "arraysim report exited $?"
+"$A" report "$STORE" >"$T/out" || t_fail "arraysim report exited $?"
+grep -q "^$STORE/report.html: 1 of the stalls with no fault active: hangs to explain" "$T/out" \
+	|| t_fail "the hang at 19..21 s is not flagged: $(cat "$T/out")"
 t_check_labels "$STORE/report.html"
 echo "PASS"
