@@ -108,34 +108,53 @@ static void mark_effects(const struct fault_env *env, uint64_t id,
 		"rebuild_end", 0);
 }
 
+/* Seconds from @now to @at, 0 when @at is not after @now: the model's
+ * times can lie before the change (a stall an earlier change began), and
+ * an unsigned difference would wrap to 1.8e10 s. */
+static double secs_after(uint64_t at, uint64_t now)
+{
+	return at > now ? secs(at - now) : 0;
+}
+
 /* What the model said the change does, as events: times are seconds
- * from this event ("in_s"), which the model fixed at the change. */
+ * from this event, which the model fixed at the change.
+ *
+ *   stall  in_s: until I/O starts to wait; 0 when the stall is under way
+ *          already (it overlaps one an earlier change began, or starts
+ *          now). lasts_s: from the later of the event and the stall's
+ *          start to its end, so t + in_s + lasts_s is always when I/O
+ *          moves again, whichever change began the stall.
+ *   serving, recovering, rebuild: in_s / serves_in_s likewise never
+ *          below 0.
+ */
 static void emit_effects(struct events *ev, uint64_t id, uint64_t now,
 			 const struct fault_array_effect *e)
 {
-	if (e->stall_until)
+	if (e->stall_until) {
+		uint64_t from = e->stall_from > now ? e->stall_from : now;
 		events_emit(ev, "stall",
 			    "\"id\":%llu,\"in_s\":%.6f,\"lasts_s\":%.6f",
-			    (unsigned long long)id, secs(e->stall_from - now),
-			    secs(e->stall_until - e->stall_from));
+			    (unsigned long long)id, secs_after(from, now),
+			    secs_after(e->stall_until, from));
+	}
 	if (e->down_changed)
 		events_emit(ev, e->down ? "shutdown" : "online", "\"id\":%llu",
 			    (unsigned long long)id);
 	if (e->serving)
-		events_emit(ev, "serving",
-			    "\"id\":%llu,\"serving\":%u,\"in_s\":%.6f",
-			    (unsigned long long)id, e->serving,
-			    secs(e->stall_until ? e->stall_until - now : 0));
+		events_emit(
+		    ev, "serving", "\"id\":%llu,\"serving\":%u,\"in_s\":%.6f",
+		    (unsigned long long)id, e->serving,
+		    e->stall_until ? secs_after(e->stall_until, now) : 0);
 	if (e->serves_ns)
-		events_emit(ev, "recovering",
-			    "\"id\":%llu,\"serves_in_s\":%.6f",
-			    (unsigned long long)id, secs(e->serves_ns - now));
+		events_emit(
+		    ev, "recovering", "\"id\":%llu,\"serves_in_s\":%.6f",
+		    (unsigned long long)id, secs_after(e->serves_ns, now));
 	if (e->rebuild_bytes)
 		events_emit(ev, "rebuild",
 			    "\"id\":%llu,\"in_s\":%.6f,\"lasts_s\":%.6f,"
 			    "\"bytes\":%llu",
-			    (unsigned long long)id, secs(e->fail_ns - now),
-			    secs(e->rebuild_end_ns - e->fail_ns),
+			    (unsigned long long)id, secs_after(e->fail_ns, now),
+			    secs_after(e->rebuild_end_ns, e->fail_ns),
 			    (unsigned long long)e->rebuild_bytes);
 	if (e->unnoticed)
 		events_emit(ev, "unnoticed",

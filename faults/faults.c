@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "common/prng.h"
+#include "faults/events.h"
 
 struct active_rule {
 	struct fault_rule r;
@@ -27,6 +28,7 @@ struct faults {
 	struct active_rule rules[FAULTS_MAX_RULES];
 	_Atomic unsigned op_rules;   /* rules faults_check must see */
 	_Atomic uint64_t thin_plus1; /* thin limit in blocks + 1; 0: none */
+	struct events *events;	     /* rule_done goes here; NULL: nowhere */
 };
 
 static bool is_op_rule(const struct fault_rule *r)
@@ -52,6 +54,13 @@ void faults_free(struct faults *f)
 		return;
 	pthread_mutex_destroy(&f->lock);
 	free(f);
+}
+
+void faults_set_events(struct faults *f, struct events *ev)
+{
+	pthread_mutex_lock(&f->lock);
+	f->events = ev;
+	pthread_mutex_unlock(&f->lock);
 }
 
 /* Publish what the lock-free readers look at. */
@@ -176,6 +185,19 @@ static bool rule_fires(struct active_rule *a, unsigned op, const char *path)
 	return true;
 }
 
+/* A count=N rule that has just fired its last time is used up: from this
+ * hit on it matches nothing, though it stays listed until cleared. The
+ * event is stamped now, at its last hit, so that a report ends the rule's
+ * period there and not at its clear. */
+static void note_done(const struct faults *f, const struct active_rule *a)
+{
+	if (a->r.count && a->fired == a->r.count)
+		events_emit(f->events, "rule_done",
+			    "\"id\":%llu,\"hits\":%llu,\"why\":\"count\"",
+			    (unsigned long long)a->id,
+			    (unsigned long long)a->fired);
+}
+
 static void apply(const struct active_rule *a, struct fault_hit *hit)
 {
 	if (!hit->rule_id)
@@ -205,7 +227,9 @@ void faults_check(struct faults *f, unsigned op, fault_path_fn path_fn,
 	    path_fn(path_ctx, path, sizeof(path)))
 		p = path;
 	for (unsigned i = 0; i < f->n; i++)
-		if (rule_fires(&f->rules[i], op, p))
+		if (rule_fires(&f->rules[i], op, p)) {
 			apply(&f->rules[i], hit);
+			note_done(f, &f->rules[i]);
+		}
 	pthread_mutex_unlock(&f->lock);
 }

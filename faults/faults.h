@@ -43,6 +43,11 @@ size_t fault_torn_prefix(size_t len);
 typedef bool (*fault_path_fn)(void *ctx, char *buf, size_t len);
 
 int faults_new(uint64_t seed, struct faults **out);
+struct events;
+/* Where the registry logs what it alone sees: "rule_done" (id, hits) when
+ * a count=N rule fires its last time, stamped at that hit. NULL: nowhere
+ * (the default). fault_inject() sets its env's log. */
+void faults_set_events(struct faults *f, struct events *ev);
 void faults_free(struct faults *f);
 
 /* Activate @r; *id is its number (>= 1, never reused in this mount).

@@ -36,6 +36,9 @@ int fault_inject(const struct fault_env *env, const struct fault_rule *rule,
 	*idp = 0;
 	if (k->act) /* done at once; nothing stays active */
 		return k->act(env, rule, esc, out, err, errlen);
+	/* The registry logs a count=N rule's end itself (at its last hit);
+	 * the log it is given is the one every inject goes to. */
+	faults_set_events(env->faults, env->events);
 	int r = faults_add(env->faults, rule, &id);
 	if (r)
 		return add_refused(rule, r, err, errlen);

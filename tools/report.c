@@ -14,8 +14,9 @@
 
 struct report_opts {
 	const char *out;
-	uint64_t run;
+	uint64_t run; /* 1-based; RUN_UNSET: not given, the last */
 };
+#define RUN_UNSET UINT64_MAX
 
 #define O(f) offsetof(struct report_opts, f)
 static const struct opt_def report_defs[] = {
@@ -96,7 +97,9 @@ static int report_run(const char *dir, const struct report_opts *o)
 		return 2;
 	}
 	struct rrun r;
-	int rc = rrun_select(&f, (unsigned)o->run, &r);
+	unsigned want =
+	    o->run == RUN_UNSET ? REPORT_RUN_LAST : (unsigned)o->run;
+	int rc = rrun_select(&f, want, &r);
 	if (rc) {
 		if (rc == -ERANGE)
 			tool_error("report: --run %llu: %s has %u run(s)",
@@ -112,9 +115,19 @@ static int report_run(const char *dir, const struct report_opts *o)
 	const char *path = o->out ? o->out : def;
 	struct report_page page = {dir, &f, &r};
 	rc = write_page(path, &page);
-	if (!rc)
+	if (!rc) {
+		size_t hangs = 0;
+		for (size_t i = 0; i < r.nstalls; i++)
+			hangs += r.stalls[i].no_fault;
 		printf("%s: run %u of %u, %.1f s, %zu faults, %zu stalls\n",
 		       path, r.index, r.nruns, r.length, r.nperiods, r.nstalls);
+		/* What a CI log must not scroll past: I/O waited with no
+		 * fault to blame. */
+		if (hangs)
+			printf("%s: %zu of the stalls with no fault active: "
+			       "hangs to explain (see its Stalls table)\n",
+			       path, hangs);
+	}
 	rrun_free(&r);
 	rfile_free(&f);
 	return rc ? 2 : 0;
@@ -122,7 +135,7 @@ static int report_run(const char *dir, const struct report_opts *o)
 
 int cmd_report(int argc, char **argv)
 {
-	struct report_opts o = {0};
+	struct report_opts o = {.run = RUN_UNSET};
 	const char *pos[1];
 	int npos;
 	int r = opts_parse("report", "[--out FILE] [--run N] RUN", report_defs,
@@ -133,7 +146,14 @@ int cmd_report(int argc, char **argv)
 		tool_error("report: no RUN given (a store directory)");
 		return 2;
 	}
-	if (o.run > UINT_MAX) {
+	/* Runs count from 1: 0 is refused rather than read as "the last"
+	 * (omitting --run says that), so a script's off-by-one is seen. */
+	if (o.run == 0) {
+		tool_error("report: --run 0: runs count from 1 (leave --run "
+			   "out for the last)");
+		return 2;
+	}
+	if (o.run != RUN_UNSET && o.run >= REPORT_RUN_LAST) {
 		tool_error("report: --run %llu: too large",
 			   (unsigned long long)o.run);
 		return 2;

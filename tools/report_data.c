@@ -104,6 +104,10 @@ int revent_parse(const char *line, size_t len, struct revent *e)
 	e->offset = u64_of(&o, "offset");
 	e->length = u64_of(&o, "length");
 	double d;
+	if (!rj_num(&o, "in_s", &e->in_s))
+		e->in_s = NAN;
+	if (!rj_num(&o, "lasts_s", &e->lasts_s))
+		e->lasts_s = NAN;
 	e->commits_lost = rj_num(&o, "commits_lost", &d) && d >= 0
 			      ? (int64_t)(d < 9e18 ? d : 9e18)
 			      : -1;
@@ -247,9 +251,9 @@ int rrun_select(const struct rfile *f, unsigned index, struct rrun *r)
 {
 	memset(r, 0, sizeof(*r));
 	unsigned n = rfile_runs(f);
-	if (index == 0)
+	if (index == REPORT_RUN_LAST)
 		index = n;
-	if (index > n)
+	if (index == 0 || index > n)
 		return -ERANGE;
 	r->index = index;
 	r->nruns = n;

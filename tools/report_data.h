@@ -5,9 +5,10 @@
  * rebuilds (from the samples of a timed profile).
  *
  * Nothing here knows the kinds of fault: a period is any "inject" with a
- * non-zero id up to the "clear" of that id (or "clear" of id 0, all), so
- * that faults added later (a controller pull, a drive rebuild) are shaded
- * without a change here.
+ * non-zero id up to the "clear" of that id (or "clear" of id 0, all), or
+ * to its "rule_done" (used up), so that faults added later (a controller
+ * pull, a drive rebuild) are shaded without a change here. Times are the
+ * events' own, never a sample's second where an event says better.
  */
 #ifndef ARRAYSIM_TOOLS_REPORT_DATA_H
 #define ARRAYSIM_TOOLS_REPORT_DATA_H
@@ -76,22 +77,33 @@ struct revent {
 	char path[REV_TEXT]; /* block_lost, fault_hit */
 	uint64_t offset, length;
 	int64_t commits_lost; /* -1: not given */
+	double in_s, lasts_s; /* stall: from t, s (faults/array_fault.c); NAN */
 };
 
-/* A degraded period: a fault from its inject to its clear. */
+/* A degraded period: a fault from its inject to its clear, or to its
+ * last hit when it was used up (its "rule_done" event: a count=N rule
+ * matches nothing after its Nth hit, though it stays listed). */
 struct rperiod {
 	uint64_t id;
 	char rule[REV_TEXT];
 	double start, end; /* run time, s */
 	bool cleared;	   /* false: still active at the end of the run */
-	uint64_t hits;	   /* fault_hit events of the id while active */
+	bool used_up;	   /* ended at its rule_done, not at a clear */
+	uint64_t hits;	   /* the times it acted: see report_hit_event() */
 };
 
-/* A stall: consecutive samples, with a fault active (or the power lost),
- * whose IOPS fell below a fraction of the run's unfaulted median. */
+/* A stall: a span in which I/O waited, from the events' own times (a
+ * "stall" event of the array model: t + in_s, lasting lasts_s) or from
+ * the samples: consecutive samples that offered load and got under a
+ * fraction of the run's unfaulted median IOPS. A sample offered load
+ * when it completed I/O, or when the I/O that next completes waited
+ * through it (its p99 latency spans half the gap): an idle workload, or
+ * one that exited (fio on EIO), offers none. Spans that touch merge. */
 struct rstall {
 	double start, end; /* run time, s */
-	double min_iops;
+	double min_iops;   /* over the samples it spans; NAN: none */
+	bool from_events;  /* the array model said so (a stall event) */
+	bool no_fault;	   /* no fault was active in it: a hang to explain */
 };
 
 /* A rebuild: consecutive samples with a drive's data being rebuilt. */
@@ -142,8 +154,10 @@ void rfile_free(struct rfile *f);
 /* How many runs @f holds: its "mount" events (1 if none, then all of it
  * is one run). */
 unsigned rfile_runs(const struct rfile *f);
-/* Select run @index (1-based; 0: the last) of @f into @r and derive its
- * periods and stalls. 0, -ERANGE if there is no such run, -ENOMEM. */
+/* Select run @index (1-based; REPORT_RUN_LAST: the last) of @f into @r
+ * and derive its periods and stalls. 0, -ERANGE if there is no such run
+ * (0 included), -ENOMEM. */
+#define REPORT_RUN_LAST 0xffffffffu
 int rrun_select(const struct rfile *f, unsigned index, struct rrun *r);
 void rrun_free(struct rrun *r);
 
@@ -151,6 +165,11 @@ void rrun_free(struct rrun *r);
 int rrun_periods(struct rrun *r);
 int rrun_stalls(struct rrun *r, double fraction);
 int rrun_rebuilds(struct rrun *r);
+/* Whether event @e is a fault acting (counted as a hit of its id): an
+ * operation it failed, delayed or tore (fault_hit), or an effect the array
+ * model gave it (stall, shutdown, rebuild). A thin rule's refusal
+ * (thin_full, logged without an id) counts for the open thin rule. */
+bool report_hit_event(const struct revent *e);
 /* ISO 8601 UTC "2026-11-30T07:15:01.000123Z" to seconds since the epoch;
  * 0 if it is not one. */
 double report_parse_ts(const char *ts);

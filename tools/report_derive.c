@@ -2,6 +2,7 @@
  * periods (inject to clear), the stalls and the rebuilds. See
  * tools/report_data.h. */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,6 +13,22 @@ static struct rperiod *open_period(struct rrun *r, uint64_t id)
 	for (size_t i = r->nperiods; i-- > 0;)
 		if (r->periods[i].id == id && r->periods[i].end < 0)
 			return &r->periods[i];
+	return NULL;
+}
+
+/* The period a hit of @e's id belongs to: the open one, or a used-up one
+ * if the hit is its last (its fault_hit is logged just after the
+ * rule_done, within a millisecond: nothing else can hit after it). */
+static struct rperiod *hit_period(struct rrun *r, const struct revent *e)
+{
+	for (size_t i = r->nperiods; i-- > 0;) {
+		struct rperiod *p = &r->periods[i];
+		if (p->id != e->id)
+			continue;
+		if (p->end < 0 || (p->used_up && e->t - p->end < 1e-3))
+			return p;
+		return NULL;
+	}
 	return NULL;
 }
 
@@ -45,6 +62,38 @@ static int add_period(struct rrun *r, const struct revent *e)
 	return 0;
 }
 
+bool report_hit_event(const struct revent *e)
+{
+	static const char *const acts[] = {"fault_hit", "stall", "shutdown",
+					   "rebuild"};
+	for (size_t i = 0; i < sizeof(acts) / sizeof(acts[0]); i++)
+		if (!strcmp(e->event, acts[i]))
+			return e->id != 0;
+	return false;
+}
+
+/* The open thin rule: fs/fault_gate.c logs its refusals (thin_full)
+ * without an id, and at most one thin rule is active (a single kind). */
+static struct rperiod *thin_period(struct rrun *r)
+{
+	for (size_t i = r->nperiods; i-- > 0;)
+		if (r->periods[i].end < 0 &&
+		    !strncmp(r->periods[i].rule, "thin ", 5))
+			return &r->periods[i];
+	return NULL;
+}
+
+/* A used-up rule (faults/faults.c logs rule_done at its last hit) ends
+ * there: it matches nothing after, though it is cleared only later. */
+static void used_up(struct rrun *r, const struct revent *e)
+{
+	struct rperiod *p = open_period(r, e->id);
+	if (!p)
+		return;
+	close_period(p, e->t, true);
+	p->used_up = true;
+}
+
 int rrun_periods(struct rrun *r)
 {
 	free(r->periods);
@@ -54,18 +103,20 @@ int rrun_periods(struct rrun *r)
 		return -ENOMEM;
 	for (size_t i = 0; i < r->ne; i++) {
 		const struct revent *e = &r->e[i];
+		struct rperiod *p;
 		/* id 0: acted at once (power loss, bit rot), a marker only. */
 		if (!strcmp(e->event, "inject") && e->id)
 			add_period(r, e);
 		else if (!strcmp(e->event, "clear"))
 			close_ids(r, e->id, e->t, true);
+		else if (!strcmp(e->event, "rule_done") && e->id)
+			used_up(r, e);
 		else if (!strcmp(e->event, "unmount"))
 			close_ids(r, 0, e->t, false);
-		else if (!strcmp(e->event, "fault_hit") && e->id) {
-			struct rperiod *p = open_period(r, e->id);
-			if (p)
-				p->hits++;
-		}
+		else if (report_hit_event(e) && (p = hit_period(r, e)))
+			p->hits++;
+		else if (!strcmp(e->event, "thin_full") && (p = thin_period(r)))
+			p->hits++;
 	}
 	close_ids(r, 0, r->length, false);
 	return 0;
@@ -113,34 +164,163 @@ static double baseline(const struct rrun *r)
 	return m;
 }
 
-int rrun_stalls(struct rrun *r, double fraction)
+/* The slowest completion of the sample, in seconds (its p99). */
+static double p99_s(const struct rsample *s)
 {
-	free(r->stalls);
-	r->nstalls = 0;
-	r->stalls = malloc((r->ns ? r->ns : 1) * sizeof(*r->stalls));
-	if (!r->stalls)
-		return -ENOMEM;
-	r->baseline_iops = baseline(r);
-	/* Without a baseline, an idle workload and a stall look the same. */
-	if (r->baseline_iops <= 0)
-		return 0;
-	double below = r->baseline_iops * fraction;
+	double p = s->v[RS_READ_P99] > s->v[RS_WRITE_P99] ? s->v[RS_READ_P99]
+							  : s->v[RS_WRITE_P99];
+	return p / 1e6;
+}
+
+/* Whether sample @i, under the stall line, offered load: it completed
+ * I/O under a fault (slow, not idle), or the I/O that next completes
+ * waited through it, its p99 spanning at least half of the time from
+ * @i's start. @next: the first sample from @i on that completed I/O. A workload
+ * that went idle or exited (fio on EIO) leaves samples with nothing completing
+ * and nothing waiting: not a stall. */
+static bool waiting(const struct rrun *r, size_t i, size_t next, bool fault)
+{
+	const struct rsample *s = &r->s[i];
+	if (iops(s) > 0 && fault)
+		return true;
+	if (next >= r->ns) /* nothing completes after it */
+		return false;
+	const struct rsample *n = &r->s[next];
+	return p99_s(n) >= 0.5 * (n->t - (s->t - s->interval_s));
+}
+
+static bool any_period(const struct rrun *r, double from, double to)
+{
+	for (size_t i = 0; i < r->nperiods; i++)
+		if (r->periods[i].start < to && r->periods[i].end > from)
+			return true;
+	return false;
+}
+
+/* End the stall @cur whose last sample is @last: @flowed, I/O completed
+ * right after it; if not, the workload stopped in its last sample (fio
+ * exiting on EIO does its last I/O there), which is dropped. */
+static void end_stall(struct rrun *r, struct rstall *cur, size_t last,
+		      bool flowed)
+{
+	if (flowed)
+		return;
+	cur->end = r->s[last].t - r->s[last].interval_s;
+	if (cur->end <= cur->start)
+		r->nstalls--;
+}
+
+/* The stalls the samples show, appended to @r->stalls. */
+static void sample_stalls(struct rrun *r, double below)
+{
 	struct rstall *cur = NULL;
+	size_t last = 0, next = 0;
 	for (size_t i = 0; i < r->ns; i++) {
 		const struct rsample *s = &r->s[i];
-		if (!faulted(r, s) || iops(s) >= below) {
+		/* Advanced once over the run: linear in the samples. */
+		if (next < i)
+			next = i;
+		while (next < r->ns && !(iops(&r->s[next]) > 0))
+			next++;
+		if (iops(s) >= below || !waiting(r, i, next, faulted(r, s))) {
+			if (cur)
+				end_stall(r, cur, last, iops(s) > 0);
 			cur = NULL;
 			continue;
 		}
 		if (!cur) {
 			cur = &r->stalls[r->nstalls++];
-			cur->start = s->t - s->interval_s;
-			cur->min_iops = iops(s);
+			*cur = (struct rstall){.start = s->t - s->interval_s};
 		}
 		cur->end = s->t;
-		if (iops(s) < cur->min_iops)
-			cur->min_iops = iops(s);
+		last = i;
 	}
+	if (cur) /* the run ended in it: nothing flowed after */
+		end_stall(r, cur, last, false);
+}
+
+/* The stalls the array model announced ("stall" events): from the
+ * event's t + in_s for lasts_s, to the run's end at most. */
+static void event_stalls(struct rrun *r)
+{
+	for (size_t i = 0; i < r->ne; i++) {
+		const struct revent *e = &r->e[i];
+		if (strcmp(e->event, "stall") || !(e->lasts_s > 0) ||
+		    !(e->in_s >= 0))
+			continue;
+		double from = e->t + e->in_s, to = from + e->lasts_s;
+		if (from >= r->length)
+			continue;
+		r->stalls[r->nstalls++] =
+		    (struct rstall){.start = from,
+				    .end = to < r->length ? to : r->length,
+				    .min_iops = NAN,
+				    .from_events = true};
+	}
+}
+
+static int cmp_start(const void *a, const void *b)
+{
+	double x = ((const struct rstall *)a)->start,
+	       y = ((const struct rstall *)b)->start;
+	return (x > y) - (x < y);
+}
+
+/* Sort the stalls and merge those that overlap or touch; then give each
+ * its lowest IOPS over the samples it spans and whether a fault was
+ * active in it at all. */
+static void merge_stalls(struct rrun *r)
+{
+	qsort(r->stalls, r->nstalls, sizeof(*r->stalls), cmp_start);
+	size_t n = 0;
+	for (size_t i = 0; i < r->nstalls; i++) {
+		struct rstall *s = &r->stalls[i],
+			      *p = n ? &r->stalls[n - 1] : s;
+		if (n && s->start <= p->end) {
+			if (s->end > p->end)
+				p->end = s->end;
+			p->from_events = p->from_events || s->from_events;
+			continue;
+		}
+		r->stalls[n++] = *s;
+	}
+	r->nstalls = n;
+	/* Both in time order now: one sweep of the samples for them all. */
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct rstall *s = &r->stalls[i];
+		bool gauge = false; /* a fault the event log does not show */
+		s->min_iops = NAN;
+		while (k < r->ns && r->s[k].t <= s->start)
+			k++;
+		for (size_t j = k;
+		     j < r->ns && r->s[j].t - r->s[j].interval_s < s->end;
+		     j++) {
+			const struct rsample *x = &r->s[j];
+			if (!(iops(x) >= s->min_iops))
+				s->min_iops = iops(x);
+			gauge = gauge || x->v[RS_FAULTS_ACTIVE] > 0 ||
+				x->power_lost;
+		}
+		s->no_fault = !s->from_events && !gauge &&
+			      !any_period(r, s->start, s->end);
+	}
+}
+
+int rrun_stalls(struct rrun *r, double fraction)
+{
+	free(r->stalls);
+	r->nstalls = 0;
+	r->stalls = malloc((r->ns + r->ne + 1) * sizeof(*r->stalls));
+	if (!r->stalls)
+		return -ENOMEM;
+	r->baseline_iops = baseline(r);
+	/* Without a baseline, an idle workload and a stall look the same
+	 * in the samples; the array model's own stalls still count. */
+	if (r->baseline_iops > 0)
+		sample_stalls(r, r->baseline_iops * fraction);
+	event_stalls(r);
+	merge_stalls(r);
 	return 0;
 }
 

@@ -1,6 +1,7 @@
 /* The page of arraysim report: a summary table and the charts, in one
  * HTML file with its style inline and no script, so that it opens from a
  * file anywhere, offline, with nothing to fetch. */
+#include <math.h>
 #include <string.h>
 #include <time.h>
 
@@ -131,7 +132,9 @@ static void fault_rows(FILE *out, const struct rrun *r)
 			(unsigned long long)q->id);
 		report_html_text(out, q->rule);
 		fprintf(out, "</td><td>%.3f s</td><td>", q->start);
-		if (q->cleared)
+		if (q->used_up)
+			fprintf(out, "%.3f s (used up: its last hit)", q->end);
+		else if (q->cleared)
 			fprintf(out, "%.3f s", q->end);
 		else
 			fprintf(out, "not cleared (%.3f s: run end)", q->end);
@@ -150,37 +153,60 @@ static void fault_rows(FILE *out, const struct rrun *r)
 			"<td>-</td></tr>\n",
 			e->t);
 	}
-	fprintf(out, "</table>\n<p class=\"note\">hits: the fault_hit events "
-		     "naming the fault; an operation that several faults "
-		     "match is logged once, under the one injected first."
-		     "</p>\n");
+	fprintf(out, "</table>\n<p class=\"note\">hits: the times the "
+		     "fault acted, from the events naming it: operations it "
+		     "failed, delayed or tore (fault_hit; an operation that "
+		     "several faults match is logged once, under the one "
+		     "injected first) and the array model's effects of it "
+		     "(stall, shutdown, rebuild). A count=N rule ends at its "
+		     "last hit (its rule_done event).</p>\n");
+}
+
+/* What a stall is, as its table row says it. */
+static const char *stall_cause(const struct rstall *s)
+{
+	if (s->from_events)
+		return "the array (stall event)";
+	if (s->no_fault)
+		return "HANG: no fault active";
+	return "slow I/O under a fault";
 }
 
 static void stall_rows(FILE *out, const struct rrun *r)
 {
 	fprintf(out, "<h2>Stalls</h2>\n");
-	if (r->baseline_iops <= 0) {
-		fprintf(out, "<p class=\"note\">No I/O with no fault active: "
-			     "no baseline, so a stall cannot be told from an "
-			     "idle workload.</p>\n");
-		return;
-	}
 	fprintf(out,
-		"<p class=\"note\">A stall: consecutive samples with a fault "
-		"active (or the power lost) and IOPS under %.0f%% of the "
-		"median of the samples with none (%.1f IOPS).</p>\n",
-		REPORT_STALL_FRACTION * 100, r->baseline_iops);
-	fprintf(out, "<table class=\"stalls\"><tr><th>from</th><th>to</th>"
-		     "<th>length</th><th>lowest IOPS</th></tr>\n");
-	for (size_t i = 0; i < r->nstalls; i++)
+		"<p class=\"note\">A stall: a span the array model said I/O "
+		"waits (its stall events, to the event's own time), or "
+		"consecutive samples that offered load (I/O completed, or the "
+		"I/O that next completed waited through them) with IOPS under "
+		"%.0f%% of the median of the samples with no fault active",
+		REPORT_STALL_FRACTION * 100);
+	if (r->baseline_iops > 0)
+		fprintf(out, " (%.1f IOPS).", r->baseline_iops);
+	else
+		fprintf(out, ": none did I/O, so only the array's own stalls "
+			     "are known.");
+	fprintf(out, " Idle samples, and a workload that stopped (fio "
+		     "exiting on EIO), are not stalls; one with no fault "
+		     "active is a hang to explain.</p>\n");
+	fprintf(out,
+		"<table class=\"stalls\"><tr><th>from</th><th>to</th>"
+		"<th>length</th><th>lowest IOPS</th><th>cause</th></tr>\n");
+	for (size_t i = 0; i < r->nstalls; i++) {
+		const struct rstall *s = &r->stalls[i];
 		fprintf(out,
-			"<tr><td>%.1f s</td><td>%.1f s</td><td>%.1f s</td>"
-			"<td>%.1f</td></tr>\n",
-			r->stalls[i].start, r->stalls[i].end,
-			r->stalls[i].end - r->stalls[i].start,
-			r->stalls[i].min_iops);
+			"<tr%s><td>%.1f s</td><td>%.1f s</td><td>%.1f s</td>",
+			s->no_fault ? " class=\"hang\"" : "", s->start, s->end,
+			s->end - s->start);
+		if (isnan(s->min_iops))
+			fprintf(out, "<td>-</td>");
+		else
+			fprintf(out, "<td>%.1f</td>", s->min_iops);
+		fprintf(out, "<td>%s</td></tr>\n", stall_cause(s));
+	}
 	if (!r->nstalls)
-		fprintf(out, "<tr><td colspan=\"4\">none</td></tr>\n");
+		fprintf(out, "<tr><td colspan=\"5\">none</td></tr>\n");
 	fprintf(out, "</table>\n");
 }
 

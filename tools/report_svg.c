@@ -1,6 +1,8 @@
 /* The charts of arraysim report: inline SVG, drawn here so that the page
  * needs no script and nothing from the network. */
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "tools/report.h"
@@ -10,11 +12,18 @@
 #define H 250.0
 #define LEFT 70.0
 #define RIGHT 20.0
-#define TOP 56.0 /* room for marker labels */
+#define TOP 72.0 /* room for marker labels: LANES rows over the plot */
 #define BOTTOM 30.0
 #define PW (W - LEFT - RIGHT)
 #define PH (H - TOP - BOTTOM)
 #define STALL_BAND 14.0
+/* Marker labels: rows of 11px text (.marker text), the lowest just over
+ * the plot. CHAR_W is wider than an average 11px sans-serif glyph, so
+ * that a label's estimated box holds its rendered one. */
+#define LANES 3
+#define LANE_H 14.0
+#define CHAR_W 7.0
+#define LABEL_GAP 6.0
 
 struct axes {
 	double t1;     /* x: 0..t1 s */
@@ -113,6 +122,11 @@ static void x_grid(FILE *out, const struct axes *a)
 			x_of(a, t), TOP + PH + 18, t);
 }
 
+static double label_width(const char *text)
+{
+	return CHAR_W * (double)strlen(text);
+}
+
 /* A band over t0..t1, at least 2 units wide so that a short one shows;
  * its <title> (the tooltip) is left open for the caller to fill. */
 static void band_open(FILE *out, const struct axes *a, const char *cls,
@@ -138,16 +152,27 @@ static void shading(FILE *out, const struct rrun *r, const struct axes *a)
 		report_html_text(out, p->rule);
 		fprintf(out, "</title></rect>\n");
 	}
+	double label_end = -1e9; /* stall labels never overlap either */
 	for (size_t i = 0; i < r->nstalls; i++) {
 		const struct rstall *s = &r->stalls[i];
 		double len = s->end - s->start;
+		/* A hang with no fault to blame is what a reader must see. */
+		const char *what =
+		    s->no_fault ? "hang, no fault active:" : "stall";
 		band_open(out, a, "stall", REPORT_COLOUR_STALL, s->start,
 			  s->end, TOP + PH - STALL_BAND, STALL_BAND);
+		fprintf(out, "%s %.1f s</title></rect>\n", what, len);
+		char text[64];
+		snprintf(text, sizeof(text), "%s %.1f s", what, len);
+		double x = x_of(a, s->start) + 2;
+		if (x < label_end + LABEL_GAP ||
+		    x + label_width(text) > W) /* its tooltip says it */
+			continue;
+		label_end = x + label_width(text);
 		fprintf(out,
-			"stall %.1f s</title></rect>\n"
-			"<text class=\"stall-label\" x=\"%.1f\" y=\"%.1f\">"
-			"stall %.1f s</text>\n",
-			len, x_of(a, s->start) + 2, TOP + PH - 3, len);
+			"<text class=\"stall-label\" x=\"%.1f\" y=\"%.1f\" "
+			"data-w=\"%.1f\">%s</text>\n",
+			x, TOP + PH - 3, label_width(text), text);
 	}
 }
 
@@ -211,29 +236,130 @@ static const char *marker_kind(const struct revent *e, const char **colour)
 	return NULL;
 }
 
-static void marker_label(FILE *out, const char *kind, const struct revent *e)
+/* The label of marker @kind of @e, unescaped, into @buf. */
+static void marker_text(const char *kind, const struct revent *e, char *buf,
+			size_t len)
 {
-	if (!strcmp(kind, "clear"))
-		fprintf(out, "clear %s%llu", e->id ? "#" : "all",
-			(unsigned long long)e->id);
-	else if (!strcmp(kind, "effect"))
-		report_html_text(out, e->event);
-	else {
-		/* Long rules would run into the next label: cut. */
-		char shortened[48];
-		size_t n = strnlen(e->rule, sizeof(shortened) - 4);
-		memcpy(shortened, e->rule, n);
-		strcpy(shortened + n, e->rule[n] ? "..." : "");
+	if (!strcmp(kind, "clear")) {
 		if (e->id)
-			fprintf(out, "#%llu ", (unsigned long long)e->id);
-		report_html_text(out, shortened);
+			snprintf(buf, len, "clear #%llu",
+				 (unsigned long long)e->id);
+		else
+			snprintf(buf, len, "clear all");
+	} else if (!strcmp(kind, "effect")) {
+		snprintf(buf, len, "%s", e->event);
+	} else if (e->id) {
+		snprintf(buf, len, "#%llu %s", (unsigned long long)e->id,
+			 e->rule);
+	} else {
+		snprintf(buf, len, "%s", e->rule);
 	}
+}
+
+/* A marker as laid out: where its line is, the row its label is in (-1:
+ * no room in any, the label is only its tooltip) and the label. */
+struct mlabel {
+	const struct revent *e;
+	const char *kind, *colour;
+	double x;
+	int lane;
+	char text[48]; /* long rules would crowd the rows: cut */
+	char full[REV_TEXT + 32];
+};
+
+static int cmp_x(const void *a, const void *b)
+{
+	double x = ((const struct mlabel *)a)->x,
+	       y = ((const struct mlabel *)b)->x;
+	return (x > y) - (x < y);
+}
+
+/* Markers of one kind at one x (four paths lost at once) share one
+ * label, "+N" more: rows could not hold them all. Members get lane -2. */
+static void group(struct mlabel *m, size_t n)
+{
+	size_t head = 0;
+	unsigned more = 0;
+	for (size_t i = 0; i <= n; i++) {
+		if (i < n && i > head && !strcmp(m[i].kind, m[head].kind) &&
+		    m[i].x - m[head].x < 2) {
+			m[i].lane = -2;
+			more++;
+			continue;
+		}
+		if (more) {
+			size_t k = strnlen(m[head].text, 30);
+			snprintf(m[head].text + k, sizeof(m[head].text) - k,
+				 "%s +%u", m[head].text[k] ? "..." : "", more);
+		}
+		head = i;
+		more = 0;
+	}
+}
+
+/* Lay the labels out in rows, left to right, each in the lowest row
+ * where it clears the one before it by LABEL_GAP: labels never overlap.
+ * A label past the chart's right edge is cut to fit; one no row has room
+ * for keeps its line and its tooltip. */
+static void lay_out(struct mlabel *m, size_t n)
+{
+	double end[LANES];
+	for (int k = 0; k < LANES; k++)
+		end[k] = -1e9;
+	qsort(m, n, sizeof(*m), cmp_x);
+	group(m, n);
+	for (size_t i = 0; i < n; i++) {
+		if (m[i].lane == -2)
+			continue;
+		double x0 = m[i].x + 3;
+		size_t room = (size_t)((W - x0) / CHAR_W);
+		size_t len = strlen(m[i].text);
+		if (len > room) { /* cut at the right edge, marked */
+			len = room > 3 ? room - 3 : 0;
+			strcpy(m[i].text + len, len ? "..." : "");
+		}
+		m[i].lane = -1;
+		for (int k = 0; k < LANES && m[i].text[0]; k++)
+			if (x0 >= end[k] + LABEL_GAP) {
+				m[i].lane = k;
+				end[k] = x0 + label_width(m[i].text);
+				break;
+			}
+	}
+}
+
+/* The line spans the plot only, so that it never crosses the labels
+ * of the rows above; its label starts just right of it. */
+static void marker_draw(FILE *out, const struct mlabel *m)
+{
+	int lane = m->lane < 0 ? 0 : m->lane; /* -1: none, -2: a group's */
+	double y = TOP - 8 - LANE_H * lane;   /* the label's baseline */
+	fprintf(out, "<g class=\"marker %s\" data-t=\"%.3f\"><title>", m->kind,
+		m->e->t);
+	report_html_text(out, m->full);
+	fprintf(out,
+		"</title><line x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" "
+		"y2=\"%.1f\" stroke=\"%s\" stroke-width=\"3\" "
+		"shape-rendering=\"crispEdges\"/>",
+		m->x, TOP, m->x, TOP + PH, m->colour);
+	if (m->lane >= 0) {
+		fprintf(out,
+			"<text class=\"label\" x=\"%.0f\" y=\"%.1f\" "
+			"fill=\"%s\" data-w=\"%.1f\">",
+			m->x + 3, y, m->colour, label_width(m->text));
+		report_html_text(out, m->text);
+		fprintf(out, "</text>");
+	}
+	fprintf(out, "</g>\n");
 }
 
 static void markers(FILE *out, const struct rrun *r, const struct axes *a)
 {
+	struct mlabel *m = malloc((r->ne ? r->ne : 1) * sizeof(*m));
 	double last_effect = -1;
-	unsigned n = 0;
+	size_t n = 0;
+	if (!m)
+		return; /* the page goes without markers; its tables have all */
 	for (size_t i = 0; i < r->ne; i++) {
 		const struct revent *e = &r->e[i];
 		const char *colour, *kind = marker_kind(e, &colour);
@@ -246,19 +372,21 @@ static void markers(FILE *out, const struct rrun *r, const struct axes *a)
 				continue;
 			last_effect = e->t;
 		}
-		double x = round(x_of(a, e->t));
-		fprintf(out,
-			"<g class=\"marker %s\" data-t=\"%.3f\">"
-			"<line x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" "
-			"stroke=\"%s\" stroke-width=\"3\" "
-			"shape-rendering=\"crispEdges\"/>"
-			"<text x=\"%.0f\" y=\"%.1f\" fill=\"%s\">",
-			kind, e->t, x, TOP - 16 + 12.0 * (n % 2), x, TOP + PH,
-			colour, x + 3, TOP - 20 + 12.0 * (n % 2), colour);
-		marker_label(out, kind, e);
-		fprintf(out, "</text></g>\n");
-		n++;
+		struct mlabel *l = &m[n++];
+		*l = (struct mlabel){.e = e,
+				     .kind = kind,
+				     .colour = colour,
+				     .x = round(x_of(a, e->t)),
+				     .lane = -1};
+		marker_text(kind, e, l->full, sizeof(l->full));
+		size_t k = strnlen(l->full, sizeof(l->text) - 4);
+		memcpy(l->text, l->full, k);
+		strcpy(l->text + k, l->full[k] ? "..." : "");
 	}
+	lay_out(m, n);
+	for (size_t i = 0; i < n; i++)
+		marker_draw(out, &m[i]);
+	free(m);
 }
 
 static void legend(FILE *out, const struct chart_spec *c)

@@ -10,9 +10,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
+#include "faults/events.h"
 #include "faults/faults.h"
 
 static uint64_t add(struct faults *f, const char *spec)
@@ -201,6 +203,45 @@ static void test_rule_limit(void **state)
 	faults_free(f);
 }
 
+/* A used-up count=N rule says so in the event log, once, at its last hit:
+ * without it a report shaded it as active until its clear. */
+static void test_used_up_rule_logs_rule_done(void **state)
+{
+	(void)state;
+	char path[] = "/tmp/test_faults_events.XXXXXX", line[512];
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	struct events *ev;
+	assert_int_equal(events_open(path, &ev), 0);
+	struct faults *f;
+	assert_int_equal(faults_new(1, &f), 0);
+	faults_set_events(f, ev);
+	uint64_t id = add(f, "error op=write errno=EIO count=2");
+	add(f, "error op=read errno=EIO"); /* no count: never used up */
+	for (int i = 0; i < 4; i++) {
+		check(f, FOP_WRITE, NULL);
+		check(f, FOP_READ, NULL);
+	}
+	faults_free(f);
+	events_close(ev);
+	FILE *in = fopen(path, "r");
+	assert_non_null(in);
+	unsigned done = 0;
+	char want[64];
+	snprintf(want, sizeof(want),
+		 "\"event\":\"rule_done\",\"id\":%llu,\"hits\":2,",
+		 (unsigned long long)id);
+	while (fgets(line, sizeof(line), in))
+		if (strstr(line, "rule_done")) {
+			done++;
+			assert_non_null(strstr(line, want));
+		}
+	fclose(in);
+	unlink(path);
+	assert_int_equal(done, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -212,6 +253,7 @@ int main(void)
 	    cmocka_unit_test(test_clear),
 	    cmocka_unit_test(test_thin),
 	    cmocka_unit_test(test_rule_limit),
+	    cmocka_unit_test(test_used_up_rule_logs_rule_done),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -10,6 +10,8 @@
 #     seen, on a page that has one), and its screenshot has pixels of the
 #     marker's colour in the marker's column, of the stall and of the
 #     degraded shading
+#   - no two fault labels of a chart overlap, in the boxes the page emits
+#     and in those Chromium renders (report_lib.sh's t_check_labels)
 # Without chromium the page's structure is still checked, then the test
 # skips (77), saying so.
 set -euo pipefail
@@ -79,6 +81,9 @@ rc=0
 "$A" report "$STORE" --run 3 --out "$T/x.html" 2>"$T/err" || rc=$?
 t_assert_eq "$rc" 2 "exit status for --run 3 of 2"
 grep -q "^arraysim: report: --run 3: .* has 2 run(s)" "$T/err" || t_fail "error: $(cat "$T/err")"
+
+# Fault labels never overlap: as emitted, and as Chromium renders them.
+t_check_labels "$PAGE"
 
 command -v chromium >/dev/null 2>&1 \
 	|| t_skip "chromium is not installed (apt install chromium): the page's structure passed, its rendering is untested"

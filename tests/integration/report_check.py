@@ -10,7 +10,21 @@
       the screenshot (PNG, decoded here with zlib) has a column of the
       inject marker's colour at MARKER_X (+-3 px), and pixels of the stall
       and degraded colours: what a reader of the page sees.
+  report_check.py labels PAGE
+      the label boxes the page emits (x, y and the data-w width of each
+      marker and stall label) overlap nowhere within a chart.
+  report_check.py probe PAGE OUT
+      writes OUT: PAGE with a script that, once Chromium lays it out,
+      puts each label's rendered box (getBoundingClientRect) in a
+      <pre id="label-boxes">; the page itself stays script-free.
+  report_check.py rendered DOM
+      the boxes in Chromium's --dump-dom of the probe overlap nowhere
+      within a chart, and none is wider than its data-w (the layout's
+      estimate holds for the font Chromium used).
 """
+import html
+import json
+import re
 import struct
 import sys
 import zlib
@@ -175,10 +189,115 @@ def check_png(path, marker_x):
         fail("no degraded shading in the screenshot")
 
 
+class Labels(HTMLParser):
+    """Each chart's label boxes as emitted: (x0, y0, x1, y1, text)."""
+
+    def __init__(self):
+        super().__init__()
+        self.charts, self.box = [], None
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "svg" and a.get("class") == "chart":
+            self.charts.append([])
+        elif tag == "text" and a.get("class") in ("label", "stall-label"):
+            if "data-w" not in a:
+                fail("a label without data-w: %r" % a)
+            x, y, w = float(a["x"]), float(a["y"]), float(a["data-w"])
+            # 11px text: ascent under 10, descent under 3, about y.
+            self.box = [x, y - 10, x + w, y + 3, ""]
+
+    def handle_data(self, data):
+        if self.box is not None:
+            self.box[4] += data
+
+    def handle_endtag(self, tag):
+        if tag == "text" and self.box is not None:
+            self.charts[-1].append(tuple(self.box))
+            self.box = None
+
+
+def overlaps(boxes):
+    """The pairs of boxes (x0, y0, x1, y1, text) that intersect."""
+    out = []
+    for i, a in enumerate(boxes):
+        for b in boxes[i + 1:]:
+            if a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]:
+                out.append((a, b))
+    return out
+
+
+def check_labels(path):
+    p = Labels()
+    p.feed(open(path, encoding="utf-8").read())
+    n = sum(len(c) for c in p.charts)
+    if not n:
+        fail("no labels in %s" % path)
+    for i, c in enumerate(p.charts):
+        bad = overlaps(c)
+        if bad:
+            fail("chart %d: labels overlap: %r" % (i, bad[:3]))
+    print("%d labels in %d charts, none overlapping" % (n, len(p.charts)))
+
+
+PROBE = """<script>
+const out = [];
+document.querySelectorAll("svg.chart").forEach((svg, c) => {
+  svg.querySelectorAll(".marker text, .stall-label").forEach(t => {
+    const b = t.getBoundingClientRect();
+    out.push({c: c, text: t.textContent, x0: b.left, y0: b.top,
+              x1: b.right, y1: b.bottom, w: +(t.getAttribute("data-w") || 0)});
+  });
+});
+const pre = document.createElement("pre");
+pre.id = "label-boxes";
+pre.textContent = JSON.stringify(out);
+document.body.appendChild(pre);
+</script>
+"""
+
+
+def write_probe(path, out):
+    text = open(path, encoding="utf-8").read()
+    if "</body>" not in text:
+        fail("%s has no </body>" % path)
+    open(out, "w", encoding="utf-8").write(
+        text.replace("</body>", PROBE + "</body>", 1))
+
+
+def check_rendered(dom_path):
+    dom = open(dom_path, encoding="utf-8", errors="replace").read()
+    m = re.search(r'<pre id="label-boxes">(.*?)</pre>', dom, re.S)
+    if not m:
+        fail("no label boxes in the dumped DOM (did the probe run?)")
+    boxes = json.loads(html.unescape(m.group(1)))
+    if not boxes:
+        fail("the probe found no labels")
+    charts = {}
+    for b in boxes:
+        if b["w"] and b["x1"] - b["x0"] > b["w"] + 0.5:
+            fail("label %r rendered %.1f px wide, laid out as %.1f" %
+                 (b["text"], b["x1"] - b["x0"], b["w"]))
+        charts.setdefault(b["c"], []).append(
+            (b["x0"], b["y0"], b["x1"], b["y1"], b["text"]))
+    for c, bs in charts.items():
+        bad = overlaps(bs)
+        if bad:
+            fail("chart %d: rendered labels overlap: %r" % (c, bad[:3]))
+    print("%d rendered labels in %d charts, none overlapping" %
+          (len(boxes), len(charts)))
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "html":
         check_html(sys.argv[2], float(sys.argv[3]), float(sys.argv[4]))
     elif sys.argv[1] == "png":
         check_png(sys.argv[2], int(sys.argv[3]))
+    elif sys.argv[1] == "labels":
+        check_labels(sys.argv[2])
+    elif sys.argv[1] == "probe":
+        write_probe(sys.argv[2], sys.argv[3])
+    elif sys.argv[1] == "rendered":
+        check_rendered(sys.argv[2])
     else:
         fail("usage: see the docstring")

@@ -27,3 +27,20 @@ t_event_times() {
 	print(inj[0], clr[-1])
 	PY
 }
+
+# t_check_labels PAGE: no two labels of a chart overlap, as the page
+# emits them and, with chromium, as it renders them (a probe copy of the
+# page reports its label boxes in Chromium's --dump-dom).
+t_check_labels() {
+	local check=(python3 "$ARRAYSIM_SRC/tests/integration/report_check.py")
+	"${check[@]}" labels "$1" >&2 || t_fail "label layout (above)"
+	command -v chromium >/dev/null 2>&1 || return 0
+	"${check[@]}" probe "$1" "$T/probe.html"
+	timeout 120 chromium --headless=new --no-sandbox --disable-gpu \
+		--user-data-dir="$T/chromium-profile" --window-size=1400,2400 \
+		--dump-dom "file://$T/probe.html" >"$T/probe.dom" 2>"$T/probe.log" || {
+		cat "$T/probe.log" >&2
+		t_fail "chromium --dump-dom exited $?"
+	}
+	"${check[@]}" rendered "$T/probe.dom" >&2 || t_fail "rendered labels (above)"
+}

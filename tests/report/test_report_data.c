@@ -25,22 +25,30 @@ static void read_into(const char *text, bool samples, struct rfile *f)
 	fclose(in);
 }
 
-/* One sample line at wall second @sec (of WALL0) and sampler time @t. */
-static void sample(char **buf, size_t *len, unsigned sec, double t,
-		   double wiops, unsigned faults, const char *power)
+/* One sample line at wall second @sec (of WALL0) and sampler time @t,
+ * its writes' p99 latency @p99_us. */
+static void sample_p99(char **buf, size_t *len, unsigned sec, double t,
+		       double wiops, unsigned faults, const char *power,
+		       double p99_us)
 {
 	size_t old = *len;
 	char line[512];
 	int n = snprintf(line, sizeof(line),
 			 "{\"ts\":\"2026-11-30T07:00:%02u.000000Z\",\"t\":%.3f,"
 			 "\"interval_s\":1.000,\"read_iops\":0.0,"
-			 "\"write_iops\":%.1f,\"faults_active\":%u,"
-			 "\"power\":\"%s\"}\n",
-			 sec, t, wiops, faults, power);
+			 "\"write_iops\":%.1f,\"write_p99_us\":%.1f,"
+			 "\"faults_active\":%u,\"power\":\"%s\"}\n",
+			 sec, t, wiops, p99_us, faults, power);
 	*buf = realloc(*buf, old + (size_t)n + 1);
 	assert_non_null(*buf);
 	memcpy(*buf + old, line, (size_t)n + 1);
 	*len = old + (size_t)n;
+}
+
+static void sample(char **buf, size_t *len, unsigned sec, double t,
+		   double wiops, unsigned faults, const char *power)
+{
+	sample_p99(buf, len, sec, t, wiops, faults, power, 0);
 }
 
 static void test_ts(void **state)
@@ -127,7 +135,7 @@ static void test_split_runs(void **state)
 	assert_int_equal(rfile_runs(&f), 2);
 
 	struct rrun r;
-	assert_int_equal(rrun_select(&f, 0, &r), 0); /* the last */
+	assert_int_equal(rrun_select(&f, REPORT_RUN_LAST, &r), 0);
 	assert_int_equal(r.index, 2);
 	assert_int_equal(r.ns, 3);
 	assert_true(r.s[0].t == 2.5);
@@ -149,6 +157,8 @@ static void test_split_runs(void **state)
 	rrun_free(&r);
 
 	assert_int_equal(rrun_select(&f, 3, &r), -ERANGE);
+	/* Runs count from 1: 0 is no run (it once meant the last). */
+	assert_int_equal(rrun_select(&f, 0, &r), -ERANGE);
 	rfile_free(&f);
 }
 
@@ -175,7 +185,7 @@ static void run_of(struct rfile *f, const char *ev, struct rrun *r)
 {
 	read_into(ev, false, f);
 	assert_int_equal(f->bad_lines, 0);
-	assert_int_equal(rrun_select(f, 0, r), 0);
+	assert_int_equal(rrun_select(f, REPORT_RUN_LAST, r), 0);
 }
 
 static void test_pairing(void **state)
@@ -215,15 +225,17 @@ static void test_pairing(void **state)
 	rfile_free(&f);
 }
 
-/* Samples at t = 1..@n with @iops each; @faults per sample. */
-static struct rrun stall_run(struct rfile *f, const double *iops,
-			     const unsigned *faults, unsigned n,
-			     const char *events)
+/* Samples at t = 1..@n with @iops each; @faults per sample; @p99_us
+ * their write p99 (NULL: 0). */
+static struct rrun stall_run_p99(struct rfile *f, const double *iops,
+				 const unsigned *faults, const double *p99_us,
+				 unsigned n, const char *events)
 {
 	char *s = NULL;
 	size_t len = 0;
 	for (unsigned i = 0; i < n; i++)
-		sample(&s, &len, i + 1, i + 1.0, iops[i], faults[i], "on");
+		sample_p99(&s, &len, i + 1, i + 1.0, iops[i], faults[i], "on",
+			   p99_us ? p99_us[i] : 0);
 	read_into(s, true, f);
 	free(s);
 	struct rrun r;
@@ -231,15 +243,24 @@ static struct rrun stall_run(struct rfile *f, const double *iops,
 	return r;
 }
 
+static struct rrun stall_run(struct rfile *f, const double *iops,
+			     const unsigned *faults, unsigned n,
+			     const char *events)
+{
+	return stall_run_p99(f, iops, faults, NULL, n, events);
+}
+
 static void test_stalls(void **state)
 {
 	/* Baseline: median of the unfaulted samples with I/O (1000). Two
-	 * stalls: samples 4-5 (2 s, merged) and 8; sample 7 is slow but
+	 * stalls: samples 4-5 (2 s, merged: the writes that complete in
+	 * sample 6 waited 1.5 s, through 5) and 8; sample 7 is slow but
 	 * over 5%; sample 10 is idle with no fault: not a stall. */
 	const double iops[] = {900, 1000, 1100, 3, 0, 1000, 60, 10, 1000, 0};
 	const unsigned faults[] = {0, 0, 0, 1, 1, 0, 1, 1, 0, 0};
+	const double p99[] = {0, 0, 0, 0, 0, 1.5e6, 0, 0, 0, 0};
 	struct rfile f = {0};
-	struct rrun r = stall_run(&f, iops, faults, 10, "");
+	struct rrun r = stall_run_p99(&f, iops, faults, p99, 10, "");
 	assert_true(r.baseline_iops == 1000);
 	assert_int_equal(r.nstalls, 2);
 	assert_true(r.stalls[0].start == 3 && r.stalls[0].end == 5);
@@ -287,7 +308,7 @@ static void test_tiers_and_rebuilds(void **state)
 	struct rrun r;
 	(void)state;
 	read_into(text, true, &f);
-	assert_int_equal(rrun_select(&f, 0, &r), 0);
+	assert_int_equal(rrun_select(&f, REPORT_RUN_LAST, &r), 0);
 	assert_true(r.s[0].v[RS_CACHE_IOPS] == 40);
 	assert_true(r.s[0].v[RS_CACHE_HIT_RATIO] == 0.5);
 	assert_true(isnan(r.s[0].v[RS_BACKING_IOPS])); /* no such tier */

@@ -32,18 +32,18 @@ static const char events[] =
     "\"commits_lost\":5}\n"
     "{\"t\":4.0,\"event\":\"unmount\"}\n";
 
-static char *page(void)
+static char *page_of(const char *samples_text, const char *events_text)
 {
 	struct rfile f = {0};
-	FILE *in = fmemopen((void *)samples, strlen(samples), "r");
+	FILE *in = fmemopen((void *)samples_text, strlen(samples_text), "r");
 	assert_int_equal(rfile_read(in, true, &f), 0);
 	fclose(in);
-	in = fmemopen((void *)events, strlen(events), "r");
+	in = fmemopen((void *)events_text, strlen(events_text), "r");
 	assert_int_equal(rfile_read(in, false, &f), 0);
 	fclose(in);
 	assert_int_equal(f.bad_lines, 0);
 	struct rrun r;
-	assert_int_equal(rrun_select(&f, 0, &r), 0);
+	assert_int_equal(rrun_select(&f, REPORT_RUN_LAST, &r), 0);
 	char *text = NULL;
 	size_t len = 0;
 	FILE *out = open_memstream(&text, &len);
@@ -57,6 +57,11 @@ static char *page(void)
 	free(text);
 	assert_non_null(copy);
 	return copy;
+}
+
+static char *page(void)
+{
+	return page_of(samples, events);
 }
 
 static unsigned count(const char *text, const char *what)
@@ -112,11 +117,41 @@ static void test_marks(void **state)
 	free(t);
 }
 
+/* What the report once hid: a hang with no fault active is flagged, in
+ * the table and on the charts; a used-up rule says where it ended. */
+static void test_hang_and_used_up_rule(void **state)
+{
+	static const char hang_samples[] =
+	    "{\"t\":1,\"interval_s\":1,\"write_iops\":1000,"
+	    "\"write_p99_us\":200}\n"
+	    "{\"t\":2,\"interval_s\":1,\"write_iops\":0}\n"
+	    "{\"t\":3,\"interval_s\":1,\"write_iops\":0}\n"
+	    "{\"t\":4,\"interval_s\":1,\"write_iops\":1000,"
+	    "\"write_p99_us\":2500000}\n";
+	static const char hang_events[] =
+	    "{\"t\":0.2,\"event\":\"inject\",\"id\":1,\"rule\":\"error "
+	    "count=1\"}\n"
+	    "{\"t\":0.4,\"event\":\"rule_done\",\"id\":1,\"hits\":1}\n"
+	    "{\"t\":0.4,\"event\":\"fault_hit\",\"id\":1}\n";
+	char *t = page_of(hang_samples, hang_events);
+	unsigned charts = count(t, "<svg class=\"chart\"");
+	assert_int_equal(count(t, "<tr class=\"hang\">"), 1);
+	assert_int_equal(count(t, "<td>HANG: no fault active</td>"), 1);
+	assert_int_equal(count(t, ">hang, no fault active: 2.0 s</text>"),
+			 charts);
+	assert_int_equal(count(t, "0.400 s (used up: its last hit)"), 1);
+	assert_int_equal(
+	    count(t, "class=\"degraded\" data-t0=\"0.200\" data-t1=\"0.400\""),
+	    charts);
+	free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_self_contained),
 	    cmocka_unit_test(test_marks),
+	    cmocka_unit_test(test_hang_and_used_up_rule),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
