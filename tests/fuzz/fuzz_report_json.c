@@ -64,8 +64,11 @@ static void whole_page(const char *p, size_t size)
 	rfile_read(in, false, &f);
 	fclose(in);
 	struct rrun r;
-	for (unsigned i = 0; i <= rfile_runs(&f) && i < 3; i++)
-		if (!rrun_select(&f, i, &r)) {
+	/* The last run, then the first two by number (0 is refused). */
+	unsigned runs[] = {REPORT_RUN_LAST, 1, 2};
+	for (unsigned i = 0; i < 3 && (i == 0 || runs[i] <= rfile_runs(&f));
+	     i++)
+		if (!rrun_select(&f, runs[i], &r)) {
 			struct report_page page = {"fuzz", &f, &r};
 			report_html_write(null, &page);
 			rrun_free(&r);
