@@ -124,6 +124,7 @@ void array_free(struct array *a)
 	cache_free(a->cache);
 	model_free(a->model);
 	free(a->profile);
+	free(a->stats_base);
 	pthread_mutex_destroy(&a->lock);
 	free(a);
 }

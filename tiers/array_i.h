@@ -23,6 +23,9 @@ struct array {
 	struct cache *cache;
 	struct cache_destager destager;
 	uint64_t fault_ns; /* the last fault change */
+	/* array_stats.c's figures at the last array_stats_reset() (NULL:
+	 * none yet), one malloc'd block freed with the array. */
+	void *stats_base;
 	/* Held while shut down with `shutdown = block`, oldest first. */
 	struct held *held, **held_tail;
 };

@@ -388,6 +388,72 @@ static void test_stats_print(void **state)
 	array_free(a);
 }
 
+/* `stats --reset` covers the array figures (issue 13, point 8): after
+ * array_stats_reset, `stats --array` counts from the reset, not from the
+ * mount: elapsed time, IOPS, latencies and host-bound counts. */
+static char *t_stats_json(struct array *a, uint64_t elapsed_ns)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	array_stats_print(a, f, true, elapsed_ns);
+	fclose(f);
+	assert_non_null(text);
+	return text;
+}
+
+static void test_stats_reset_covers_array(void **state)
+{
+	struct t_wait w = {.lock = PTHREAD_MUTEX_INITIALIZER,
+			   .cond = PTHREAD_COND_INITIALIZER};
+	struct array *a;
+	char *text;
+	double el;
+
+	assert_int_equal(array_new("micron-m600", 1000, 1, &a), 0);
+	for (int i = 0; i < 10; i++) {
+		w.io = (struct array_io){.kind = ARRAY_IO_READ,
+					 .offset = (uint64_t)i << 20,
+					 .length = 4096};
+		t_submit_wait(a, &w);
+	}
+	array_stats_reset(a);
+	/* The mount is 94 s old; the reset was just now. */
+	text = t_stats_json(a, 94000000000ull);
+	assert_int_equal(sscanf(text, "{\"timed\":true,\"elapsed_s\":%lf", &el),
+			 1);
+	assert_true(el < 1.0);
+	assert_non_null(strstr(text, "\"flash0\":{\"members\":1,\"iops\":0.0,"));
+	assert_non_null(strstr(text, "\"p50\":0.0,"));
+	assert_non_null(strstr(text, "\"host_bound\":{\"completed\":0,"));
+	free(text);
+	for (int i = 0; i < 3; i++) {
+		w.io = (struct array_io){.kind = ARRAY_IO_READ,
+					 .offset = (uint64_t)i << 20,
+					 .length = 4096};
+		t_submit_wait(a, &w);
+	}
+	text = t_stats_json(a, 94000000000ull);
+	assert_non_null(strstr(text, "\"host_bound\":{\"completed\":3,"));
+	assert_null(strstr(text, "\"p50\":0.0,\"p99\":0.0,\"p999\":0.0}},"
+				 "\"resources\""));
+	free(text);
+	/* A reset again, and the mount's own age when it is shorter. */
+	array_stats_reset(a);
+	text = t_stats_json(a, 0);
+	assert_non_null(strstr(text, "{\"timed\":true,\"elapsed_s\":0.000,"));
+	free(text);
+	array_free(a);
+
+	assert_int_equal(array_new("null", 1.0, 1, &a), 0);
+	array_stats_reset(a); /* a no-op */
+	text = t_stats_json(a, 1);
+	assert_string_equal(text, "{\"timed\":false}\n");
+	free(text);
+	array_free(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -397,6 +463,7 @@ int main(void)
 	    cmocka_unit_test(test_hybrid_residency),
 	    cmocka_unit_test(test_unknown_profile),
 	    cmocka_unit_test(test_stats_print),
+	    cmocka_unit_test(test_stats_reset_covers_array),
 	    cmocka_unit_test(test_dedupe_takes_cache_once),
 	};
 
