@@ -210,6 +210,12 @@ int array_fault(struct array *a, const struct model_fault *f, bool on,
 	return a->ops->fault(a, f, on, now_ns, eff, err, errlen);
 }
 
+int array_rebuild_end(struct array *a, const struct model_fault *f,
+		      uint64_t fail_ns, uint64_t *end_ns)
+{
+	return a->ops->rebuild_end(a, f, fail_ns, end_ns);
+}
+
 bool array_fault_current(struct array *a, const struct model_fault *f,
 			 enum model_fault_mark mark, uint64_t key_ns)
 {

@@ -93,6 +93,15 @@ bool array_block_repairable(struct array *a, uint64_t pblk);
  * profile's [cache] mirrored). 0, -ENOTSUP (no flash cache) or -ENOMEM. */
 int array_cache_fail(struct array *a, uint64_t **pblk, size_t *n,
 		     bool *mirrored);
+/* The rebuild drive fault @f started, noticed at @fail_ns (its
+ * eff->fail_ns): 0 and *@end_ns when the drives finish it (known once its
+ * last chunk is booked; under load later than eff->rebuild_end_ns, the
+ * soonest); -EAGAIN while chunks remain, *@end_ns the soonest it can end
+ * now (ask again then); -ENOENT: no such rebuild (cancelled, another
+ * since) or the null model. The rebuilds are booked up to now first:
+ * they run whether or not requests arrive. */
+int array_rebuild_end(struct array *a, const struct model_fault *f,
+		      uint64_t fail_ns, uint64_t *end_ns);
 /* model_fault_current() of the array's model (false: the null model). */
 bool array_fault_current(struct array *a, const struct model_fault *f,
 			 enum model_fault_mark mark, uint64_t key_ns);

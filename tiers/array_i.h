@@ -54,6 +54,9 @@ struct array_ops {
 		     char *err, size_t errlen);
 	bool (*fault_current)(struct array *a, const struct model_fault *f,
 			      enum model_fault_mark mark, uint64_t key_ns);
+	/* array_rebuild_end(). */
+	int (*rebuild_end)(struct array *a, const struct model_fault *f,
+			   uint64_t fail_ns, uint64_t *end_ns);
 	size_t (*lost_filter)(struct array *a, unsigned loss, uint64_t *pblk,
 			      size_t n);
 	bool (*block_repairable)(struct array *a, uint64_t pblk);

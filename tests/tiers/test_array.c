@@ -23,6 +23,16 @@
 #include "tiers/completer.h"
 
 static int t_completions;
+
+/* |got - want| <= tol x want. */
+static void t_assert_near(double got, double want, double tol)
+{
+	if (got < want * (1 - tol) || got > want * (1 + tol)) {
+		print_message("# got %.0f, want %.0f within %.0f%%\n", got,
+			      want, tol * 100);
+		fail();
+	}
+}
 static struct array_io *t_last;
 
 static void t_complete(struct array_io *io)
@@ -388,6 +398,50 @@ static void test_stats_print(void **state)
 	array_free(a);
 }
 
+/* A rebuild on an idle timed array runs on its own clock: with no
+ * request at all, it is over when the drives finish it, used / rate
+ * after it was noticed (32 MiB at 160 MiB/s: 0.2 s). */
+static void test_rebuild_ends_idle(void **state)
+{
+	struct model_fault f = {.kind = MODEL_FAULT_DRIVE, .tier = 9, .id = 1};
+	struct model_fault_effect eff;
+	struct array *a;
+	uint64_t now, end;
+	char path[128], err[256];
+	FILE *pf;
+
+	snprintf(path, sizeof(path), "/tmp/arraysim-test-rebuild-%d.ini",
+		 (int)getpid());
+	pf = fopen(path, "w");
+	assert_non_null(pf);
+	fputs("[frontend]\nspeed = 10GbE\n"
+	      "[tier flash]\nkind = ssd\ndrives = 4\ncapacity = 64M\n"
+	      "raid = raid5\nread_latency = 100us\nwrite_latency = 50us\n"
+	      "slots = 32\nread_bandwidth = 500M/s\n"
+	      "write_bandwidth = 500M/s\nfill = 50%\n"
+	      "rebuild_rate = 160M/s\ndetection_window = 0\n",
+	      pf);
+	fclose(pf);
+	assert_int_equal(array_new(path, 1.0, 1, &a), 0);
+	unlink(path);
+	assert_int_equal(array_fault(a, &f, true, &now, &eff, err, sizeof(err)),
+			 0);
+	assert_int_equal(eff.rebuild_bytes, 32ull << 20);
+	assert_int_equal(array_rebuild_end(a, &f, eff.fail_ns, &end), -EAGAIN);
+	assert_true(end >= eff.rebuild_end_ns);
+	usleep(400000);
+	assert_int_equal(array_rebuild_end(a, &f, eff.fail_ns, &end), 0);
+	t_assert_near((double)(end - eff.fail_ns), 0.2e9, 0.05);
+	assert_int_equal(array_rebuild_end(a, &f, eff.fail_ns + 1, &end),
+			 -ENOENT);
+	array_free(a);
+
+	assert_int_equal(array_new("null", 1.0, 1, &a), 0);
+	assert_int_equal(array_rebuild_end(a, &f, 0, &end), -ENOENT);
+	array_free(a);
+	(void)state;
+}
+
 /* `stats --reset` covers the array figures (issue 13, point 8): after
  * array_stats_reset, `stats --array` counts from the reset, not from the
  * mount: elapsed time, IOPS, latencies and host-bound counts. */
@@ -464,6 +518,7 @@ int main(void)
 	    cmocka_unit_test(test_unknown_profile),
 	    cmocka_unit_test(test_stats_print),
 	    cmocka_unit_test(test_stats_reset_covers_array),
+	    cmocka_unit_test(test_rebuild_ends_idle),
 	    cmocka_unit_test(test_dedupe_takes_cache_once),
 	};
 
