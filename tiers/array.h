@@ -34,6 +34,18 @@ struct array;
  * completer thread). */
 int array_new(const char *profile, double scale, uint64_t seed,
 	      struct array **out);
+/* array_new's arguments, and the fault time scale apart from the rates'. */
+struct array_conf {
+	const char *profile; /* a built-in name or an .ini path */
+	double scale;	     /* rates times, durations divided by (> 0) */
+	/* Fault durations (failover, detection window, multipath timeout,
+	 * recovery, rebuild) divided by this instead; 0: scale. */
+	double time_scale;
+	uint64_t seed;
+};
+/* array_new from @conf. The same returns; -EINVAL also for a negative
+ * or NaN time_scale. */
+int array_open(const struct array_conf *conf, struct array **out);
 /* Complete what is queued at once, free. NULL is a no-op. */
 void array_free(struct array *a);
 /* Whether the model tracks residency and wants io->pblks filled. */

@@ -41,6 +41,12 @@ struct model_counts {
  * impossible profile), or -ENOMEM. */
 int model_new(const struct profile *p, double scale, uint64_t seed,
 	      struct model **out);
+/* The same with fault durations (failover, recovery, multipath timeout,
+ * detection window, a rebuild's used / rate) divided by @time_scale (> 0)
+ * instead of @scale: a rehearsal shortened without making the array
+ * faster than the host. model_new is @time_scale = @scale. */
+int model_new_timed(const struct profile *p, double scale, double time_scale,
+		    uint64_t seed, struct model **out);
 /* Free @m; NULL is a no-op. */
 void model_free(struct model *m);
 /* Emulated completion time (>= @now_ns) of @io arriving at @now_ns.

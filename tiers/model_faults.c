@@ -69,17 +69,19 @@ int model_fault_init(struct model *m)
 	struct model_faults *f = &m->f;
 	const struct profile *p = m->p;
 
-	f->failover_ns = model_scale_ns(m, p->ctl.failover_ns);
-	f->recovery_ns = model_scale_ns(m, p->ctl.recovery_ns);
-	f->multipath_ns = model_scale_ns(m, p->fe.multipath_timeout_ns);
+	f->failover_ns = model_fault_ns(m, p->ctl.failover_ns);
+	f->recovery_ns = model_fault_ns(m, p->ctl.recovery_ns);
+	f->multipath_ns = model_fault_ns(m, p->fe.multipath_timeout_ns);
 	for (unsigned t = 0; t < PROFILE_TIER_COUNT; t++) {
 		const struct profile_tier *pt = &p->tier[t];
 
 		if (!pt->present)
 			continue;
-		f->detection_ns[t] = model_scale_ns(m, pt->detection_ns);
+		f->detection_ns[t] = model_fault_ns(m, pt->detection_ns);
+		/* A rebuild's length is a fault duration: its rate goes by
+		 * --time-scale (used / rate divided by it). */
 		f->rebuild_rate[t] =
-		    model_scale_rate(m, pt->rebuild_bytes_per_s);
+		    scale_rate(m->time_scale, pt->rebuild_bytes_per_s);
 		if (!f->rebuild_rate[t])
 			f->rebuild_rate[t] = 1;
 		placement_init(&f->place[t], pt, m->seed);

@@ -93,6 +93,7 @@ struct model_faults {
 struct model {
 	const struct profile *p;
 	double scale;
+	double time_scale; /* fault durations and rebuild rate (> 0) */
 	uint64_t seed;
 	struct engine *e;
 	int link_in[MODEL_MAX_LINKS], link_out[MODEL_MAX_LINKS];
@@ -111,6 +112,13 @@ struct model {
 static inline uint64_t model_scale_ns(const struct model *m, uint64_t ns)
 {
 	return scale_ns(m->scale, ns);
+}
+
+/* A fault's duration (failover, recovery, multipath timeout, detection
+ * window), divided by --time-scale (by default --scale). */
+static inline uint64_t model_fault_ns(const struct model *m, uint64_t ns)
+{
+	return scale_ns(m->time_scale, ns);
 }
 
 /* A profile's rate, times --scale. */

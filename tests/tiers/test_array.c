@@ -348,6 +348,15 @@ static void test_faults_shutdown(void **state)
 
 static void test_unknown_profile(void **state)
 {
+	struct array_conf bad = {.profile = "hybrid", .scale = 1.0,
+				 .time_scale = -1.0};
+	struct array *b;
+
+	assert_int_equal(array_open(&bad, &b), -EINVAL);
+	assert_null(b);
+	bad.time_scale = 10.0;
+	assert_int_equal(array_open(&bad, &b), 0);
+	array_free(b);
 	struct array *a = (struct array *)&a;
 
 	assert_int_equal(array_new("tintri-t7000", 1.0, 1, &a), -EINVAL);

@@ -111,6 +111,35 @@ static void controller_stall_exact(void **state)
 	(void)state;
 }
 
+/* Issue 13, point 4: --time-scale divides fault durations apart from
+ * --scale: at scale 1, time scale 10, a 10 s failover stalls 1 s, the
+ * 30 s detection window is 3 s and the rebuild a tenth as long, while a
+ * read takes what it takes at scale 1. */
+static void time_scale_apart_from_scale(void **state)
+{
+	struct profile *p = t_flash_profile(4, "raid5", 4, "30s");
+	struct model *m1 = t_model(p, 1.0, 7), *m, *bad;
+	struct model_fault_effect eff, eff1;
+	uint64_t base = t_read(m1, 0, 0);
+
+	assert_int_equal(model_new_timed(p, 1.0, 10.0, 7, &m), 0);
+	assert_int_equal(t_read(m, 0, 0), base);
+	t_fault(m, 1 * S, MODEL_FAULT_CONTROLLER, 0, true, &eff);
+	assert_int_equal(eff.stall_until, 2 * S);
+	assert_int_equal(t_read(m, 3 * S, 0), 3 * S + base);
+	t_fault(m, 4 * S, MODEL_FAULT_DRIVE, 1, true, &eff);
+	assert_int_equal(eff.fail_ns, 7 * S);
+	t_fault(m1, 4 * S, MODEL_FAULT_DRIVE, 1, true, &eff1);
+	t_assert_within((double)(eff.rebuild_end_ns - eff.fail_ns),
+			(double)(eff1.rebuild_end_ns - eff1.fail_ns) / 10,
+			1e-6);
+	assert_int_equal(model_new_timed(p, 1.0, 0.0, 7, &bad), -EINVAL);
+	model_free(m);
+	model_free(m1);
+	free(p);
+	(void)state;
+}
+
 static void controller_shutdown_and_recovery(void **state)
 {
 	struct profile *p = t_flash_profile(4, "raid5", 4, "30s");
@@ -605,6 +634,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(controller_stall_exact),
+	    cmocka_unit_test(time_scale_apart_from_scale),
 	    cmocka_unit_test(rebuild_runs_without_host_io),
 	    cmocka_unit_test(rebuild_slower_under_load),
 	    cmocka_unit_test(controller_shutdown_and_recovery),
