@@ -178,6 +178,15 @@ int array_host_bound(struct array *a, struct completer_lateness *out)
 	return a->ops->host_bound(a, out);
 }
 
+int array_host_window(struct array *a, uint64_t span_ns,
+		      struct completer_window *out)
+{
+	if (!a->completer)
+		return -ENOENT;
+	completer_window(a->completer, span_ns, out);
+	return 0;
+}
+
 int array_cache_fail(struct array *a, uint64_t **pblk, size_t *n,
 		     bool *mirrored)
 {

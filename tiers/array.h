@@ -61,6 +61,11 @@ struct completer_lateness;
  * the run's honest limit, also logged at unmount. 0, or -ENOENT (null
  * model). */
 int array_host_bound(struct array *a, struct completer_lateness *out);
+struct completer_window;
+/* The same over the last @span_ns (completer_window: per 100 ms steps,
+ * up to 12.8 s), with the worst lateness. 0, or -ENOENT (null model). */
+int array_host_window(struct array *a, uint64_t span_ns,
+		      struct completer_window *out);
 struct cache_stats;
 /* A hybrid's flash residency counters. 0, or -ENOENT (no flash cache). */
 int array_cache_stats(const struct array *a, struct cache_stats *st);
