@@ -33,8 +33,10 @@
 #include "tiers/profile.h"
 #include "tiers/profile_calc.h"
 
-/* Load @name and build its model; a null profile leaves a->model NULL. */
-static int array_load(struct array *a, const char *name, double scale)
+/* Load @name and build its model; a null profile leaves a->model NULL.
+ * Fault durations go by @time_scale. */
+static int array_load(struct array *a, const char *name, double scale,
+		      double time_scale)
 {
 	char err[PROFILE_ERR_LEN];
 	int rc;
@@ -50,13 +52,18 @@ static int array_load(struct array *a, const char *name, double scale)
 	if (a->profile->model == PROFILE_MODEL_NULL)
 		return 0; /* a->ops stays &array_null_ops */
 	a->ops = &array_timed_ops;
-	rc = model_new(a->profile, scale, a->seed, &a->model);
+	rc = model_new_timed(a->profile, scale, time_scale, a->seed, &a->model);
 	if (!rc)
 		rc = completer_new(&a->completer);
 	if (rc)
 		return rc;
-	log_info("array", "profile %s at scale %g, seed %llu", name, scale,
-		 (unsigned long long)a->seed);
+	if (time_scale != scale)
+		log_info("array",
+			 "profile %s at scale %g, time scale %g, seed %llu",
+			 name, scale, time_scale, (unsigned long long)a->seed);
+	else
+		log_info("array", "profile %s at scale %g, seed %llu", name,
+			 scale, (unsigned long long)a->seed);
 	if (a->profile->tier[PROFILE_TIER_CACHE].present) {
 		rc = cache_new_policy(
 		    a->profile->cache.size_bytes / BLOCK_BYTES,
@@ -69,12 +76,24 @@ static int array_load(struct array *a, const char *name, double scale)
 int array_new(const char *profile, double scale, uint64_t seed,
 	      struct array **out)
 {
+	struct array_conf c = {.profile = profile, .scale = scale, .seed = seed};
+
+	return array_open(&c, out);
+}
+
+int array_open(const struct array_conf *conf, struct array **out)
+{
+	const char *profile = conf->profile;
+	double scale = conf->scale, time_scale = conf->time_scale;
+	uint64_t seed = conf->seed;
 	struct array *a;
 	int rc;
 
 	*out = NULL;
-	if (!profile || !*profile || !(scale > 0.0))
+	if (!profile || !*profile || !(scale > 0.0) || !(time_scale >= 0.0))
 		return -EINVAL;
+	if (time_scale == 0.0)
+		time_scale = scale;
 	a = calloc(1, sizeof(*a));
 	if (!a)
 		return -ENOMEM;
@@ -82,7 +101,7 @@ int array_new(const char *profile, double scale, uint64_t seed,
 	a->seed = seed;
 	a->held_tail = &a->held;
 	pthread_mutex_init(&a->lock, NULL);
-	rc = array_load(a, profile, scale);
+	rc = array_load(a, profile, scale, time_scale);
 	if (rc) {
 		array_free(a);
 		return rc;
@@ -124,6 +143,7 @@ void array_free(struct array *a)
 	cache_free(a->cache);
 	model_free(a->model);
 	free(a->profile);
+	free(a->stats_base);
 	pthread_mutex_destroy(&a->lock);
 	free(a);
 }
@@ -156,6 +176,15 @@ bool array_wants_blocks(const struct array *a)
 int array_host_bound(struct array *a, struct completer_lateness *out)
 {
 	return a->ops->host_bound(a, out);
+}
+
+int array_host_window(struct array *a, uint64_t span_ns,
+		      struct completer_window *out)
+{
+	if (!a->completer)
+		return -ENOENT;
+	completer_window(a->completer, span_ns, out);
+	return 0;
 }
 
 int array_cache_fail(struct array *a, uint64_t **pblk, size_t *n,
@@ -207,6 +236,12 @@ int array_fault(struct array *a, const struct model_fault *f, bool on,
 	memset(eff, 0, sizeof(*eff));
 	*now_ns = clock_mono_ns();
 	return a->ops->fault(a, f, on, now_ns, eff, err, errlen);
+}
+
+int array_rebuild_end(struct array *a, const struct model_fault *f,
+		      uint64_t fail_ns, uint64_t *end_ns)
+{
+	return a->ops->rebuild_end(a, f, fail_ns, end_ns);
 }
 
 bool array_fault_current(struct array *a, const struct model_fault *f,

@@ -34,6 +34,18 @@ struct array;
  * completer thread). */
 int array_new(const char *profile, double scale, uint64_t seed,
 	      struct array **out);
+/* array_new's arguments, and the fault time scale apart from the rates'. */
+struct array_conf {
+	const char *profile; /* a built-in name or an .ini path */
+	double scale;	     /* rates times, durations divided by (> 0) */
+	/* Fault durations (failover, detection window, multipath timeout,
+	 * recovery, rebuild) divided by this instead; 0: scale. */
+	double time_scale;
+	uint64_t seed;
+};
+/* array_new from @conf. The same returns; -EINVAL also for a negative
+ * or NaN time_scale. */
+int array_open(const struct array_conf *conf, struct array **out);
 /* Complete what is queued at once, free. NULL is a no-op. */
 void array_free(struct array *a);
 /* Whether the model tracks residency and wants io->pblks filled. */
@@ -49,6 +61,11 @@ struct completer_lateness;
  * the run's honest limit, also logged at unmount. 0, or -ENOENT (null
  * model). */
 int array_host_bound(struct array *a, struct completer_lateness *out);
+struct completer_window;
+/* The same over the last @span_ns (completer_window: per 100 ms steps,
+ * up to 12.8 s), with the worst lateness. 0, or -ENOENT (null model). */
+int array_host_window(struct array *a, uint64_t span_ns,
+		      struct completer_window *out);
 struct cache_stats;
 /* A hybrid's flash residency counters. 0, or -ENOENT (no flash cache). */
 int array_cache_stats(const struct array *a, struct cache_stats *st);
@@ -93,6 +110,15 @@ bool array_block_repairable(struct array *a, uint64_t pblk);
  * profile's [cache] mirrored). 0, -ENOTSUP (no flash cache) or -ENOMEM. */
 int array_cache_fail(struct array *a, uint64_t **pblk, size_t *n,
 		     bool *mirrored);
+/* The rebuild drive fault @f started, noticed at @fail_ns (its
+ * eff->fail_ns): 0 and *@end_ns when the drives finish it (known once its
+ * last chunk is booked; under load later than eff->rebuild_end_ns, the
+ * soonest); -EAGAIN while chunks remain, *@end_ns the soonest it can end
+ * now (ask again then); -ENOENT: no such rebuild (cancelled, another
+ * since) or the null model. The rebuilds are booked up to now first:
+ * they run whether or not requests arrive. */
+int array_rebuild_end(struct array *a, const struct model_fault *f,
+		      uint64_t fail_ns, uint64_t *end_ns);
 /* model_fault_current() of the array's model (false: the null model). */
 bool array_fault_current(struct array *a, const struct model_fault *f,
 			 enum model_fault_mark mark, uint64_t key_ns);

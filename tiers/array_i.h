@@ -23,6 +23,9 @@ struct array {
 	struct cache *cache;
 	struct cache_destager destager;
 	uint64_t fault_ns; /* the last fault change */
+	/* array_stats.c's figures at the last array_stats_reset() (NULL:
+	 * none yet), one malloc'd block freed with the array. */
+	void *stats_base;
 	/* Held while shut down with `shutdown = block`, oldest first. */
 	struct held *held, **held_tail;
 };
@@ -51,6 +54,9 @@ struct array_ops {
 		     char *err, size_t errlen);
 	bool (*fault_current)(struct array *a, const struct model_fault *f,
 			      enum model_fault_mark mark, uint64_t key_ns);
+	/* array_rebuild_end(). */
+	int (*rebuild_end)(struct array *a, const struct model_fault *f,
+			   uint64_t fail_ns, uint64_t *end_ns);
 	size_t (*lost_filter)(struct array *a, unsigned loss, uint64_t *pblk,
 			      size_t n);
 	bool (*block_repairable)(struct array *a, uint64_t pblk);

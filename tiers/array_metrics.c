@@ -156,6 +156,38 @@ static void queues(FILE *out, const struct array_snapshot *s)
 			s->res[i].busy_slots);
 }
 
+/* Host-bound: replies the host could not send at the model's time. */
+static void host_bound(FILE *out, const struct array_snapshot *s)
+{
+	const struct array_snap_host *h = &s->host;
+
+	metrics_header(out, "arraysim_replies_total", "counter",
+		       "Timed replies sent.");
+	fprintf(out, "arraysim_replies_total %llu\n",
+		(unsigned long long)h->completed);
+	metrics_header(out, "arraysim_late_replies_total", "counter",
+		       "Replies the host sent later than the model's time by "
+		       "more than a tenth of their latency: host-bound.");
+	fprintf(out, "arraysim_late_replies_total %llu\n",
+		(unsigned long long)h->late);
+	metrics_header(out, "arraysim_late_seconds_total", "counter",
+		       "The late replies' lateness, summed.");
+	fprintf(out, "arraysim_late_seconds_total %.9f\n",
+		(double)h->late_ns / 1e9);
+	metrics_header(out, "arraysim_late_share", "gauge",
+		       "Share of the last 10 s's replies sent late (a warning "
+		       "is logged above 0.05).");
+	fprintf(out, "arraysim_late_share %.6f\n",
+		h->completed_10s
+		    ? (double)h->late_10s / (double)h->completed_10s
+		    : 0.0);
+	metrics_header(out, "arraysim_worst_lateness_seconds", "gauge",
+		       "The most a reply of the last second went out after "
+		       "its modelled time.");
+	fprintf(out, "arraysim_worst_lateness_seconds %.9f\n",
+		(double)h->worst_1s_ns / 1e9);
+}
+
 void array_metrics_write(FILE *out, const struct array_snapshot *s)
 {
 	if (!s->timed)
@@ -178,4 +210,5 @@ void array_metrics_write(FILE *out, const struct array_snapshot *s)
 		  "path", s->path_up, s->npath);
 	drive_states(out, s);
 	queues(out, s);
+	host_bound(out, s);
 }

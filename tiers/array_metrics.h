@@ -13,6 +13,12 @@
  *   arraysim_drive_state{tier,drive,state}     gauge    1 for its state
  *   arraysim_resource_queue_seconds_total{kind,resource}  counter
  *   arraysim_resource_busy_slots{kind,resource}           gauge
+ *   arraysim_replies_total                     counter  timed replies
+ *   arraysim_late_replies_total                counter  ... the host sent
+ *                                                       late (host-bound)
+ *   arraysim_late_seconds_total                counter  their lateness
+ *   arraysim_late_share                        gauge    late share, 10 s
+ *   arraysim_worst_lateness_seconds            gauge    worst, last 1 s
  *
  * tier: flash, cache, backing; op: read, write; state: ok, slow,
  * rebuilding, failed; kind: link, controller, drive.

@@ -36,6 +36,16 @@ static int null_fault(struct array *a, const struct model_fault *f, bool on,
 	return -ENOTSUP;
 }
 
+static int null_rebuild_end(struct array *a, const struct model_fault *f,
+			    uint64_t fail_ns, uint64_t *end_ns)
+{
+	(void)a;
+	(void)f;
+	(void)fail_ns;
+	(void)end_ns;
+	return -ENOENT;
+}
+
 static bool null_fault_current(struct array *a, const struct model_fault *f,
 			       enum model_fault_mark mark, uint64_t key_ns)
 {
@@ -77,6 +87,7 @@ const struct array_ops array_null_ops = {
     .submit = null_submit,
     .fault = null_fault,
     .fault_current = null_fault_current,
+    .rebuild_end = null_rebuild_end,
     .lost_filter = null_lost_filter,
     .block_repairable = null_block_repairable,
     .with_engine = null_with_engine,

@@ -58,6 +58,17 @@ static void fault_members(FILE *out, const struct array_snapshot *s)
 		s->down ? 0 : 1);
 }
 
+static void host_members(FILE *out, const struct array_snapshot *s,
+			 struct array_sample_prev *prev)
+{
+	uint64_t n = delta(s->host.completed, &prev->completed);
+	uint64_t late = delta(s->host.late, &prev->late);
+
+	fprintf(out, ",\"host_late_share\":%.4f,\"host_worst_late_ms\":%.3f",
+		n ? (double)late / (double)n : 0.0,
+		(double)s->host.worst_1s_ns / 1e6);
+}
+
 void array_sample_write(FILE *out, const struct array_snapshot *s,
 			struct array_sample_prev *prev, double interval_s)
 {
@@ -76,4 +87,5 @@ void array_sample_write(FILE *out, const struct array_snapshot *s,
 				(double)hits / (double)n);
 	}
 	fault_members(out, s);
+	host_members(out, s, prev);
 }

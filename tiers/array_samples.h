@@ -12,6 +12,10 @@
  *   "rebuild_ratio"     share of running rebuilds done, 1 when none
  *   "rebuild_left_bytes", "drives_failed", "drives_rebuilding",
  *   "drives_slow", "ctls_down", "paths_down", "array_up" (0 or 1)
+ *   "host_late_share"   the interval's replies the host sent late
+ *                       (tiers/completer.h), 0 when none
+ *   "host_worst_late_ms"  the most a reply of the last second went out
+ *                       after its modelled time
  *
  * <tier> is flash, cache or backing, for the tiers the profile has.
  */
@@ -27,6 +31,7 @@ struct array_sample_prev {
 	uint64_t ops[PROFILE_TIER_COUNT], bytes[PROFILE_TIER_COUNT];
 	uint64_t queue_ns[PROFILE_TIER_COUNT];
 	uint64_t hits, lookups;
+	uint64_t completed, late; /* replies, and the late ones */
 	struct latency_hist hist[PROFILE_TIER_COUNT];
 };
 

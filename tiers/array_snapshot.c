@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "common/clock.h"
+#include "tiers/completer.h"
 #include "tiers/engine.h"
 
 const char *array_tier_name(unsigned tier)
@@ -114,6 +115,30 @@ static void fill(void *ctx, const struct model *m, const struct cache *c)
 	}
 }
 
+/* The host-bound figures (the completer's own lock, not the array's). */
+static void host_fill(struct array *a, struct array_snap_host *h)
+{
+	struct completer_lateness l;
+	struct completer_window w;
+
+	if (array_host_bound(a, &l))
+		return;
+	h->completed = l.completed;
+	h->late = l.late;
+	h->late_ns = l.late_ns;
+	h->worst_ns = l.worst_ns;
+	if (!array_host_window(a, 1000000000ull, &w)) {
+		h->completed_1s = w.completed;
+		h->late_1s = w.late;
+		h->worst_1s_ns = w.worst_ns;
+	}
+	if (!array_host_window(a, 10000000000ull, &w)) {
+		h->completed_10s = w.completed;
+		h->late_10s = w.late;
+		h->worst_10s_ns = w.worst_ns;
+	}
+}
+
 /* How many resources the engine has (fixed once the model is built). */
 static void count_res(void *ctx, const struct engine *e)
 {
@@ -134,6 +159,7 @@ int array_snapshot(struct array *a, struct array_snapshot *s)
 	s->timed = true;
 	array_with_model(a, fill, s);
 	s->in_flight = array_in_flight(a);
+	host_fill(a, &s->host);
 	return 0;
 }
 

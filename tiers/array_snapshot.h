@@ -42,8 +42,17 @@ struct array_snap_res {
 	uint64_t queue_ns; /* time queued + in service, all operations */
 };
 
+/* Replies the host sent later than the model's time (host-bound,
+ * tiers/completer.h): since the mount, and over the last 1 s and 10 s. */
+struct array_snap_host {
+	uint64_t completed, late, late_ns, worst_ns; /* since the mount */
+	uint64_t completed_1s, late_1s, worst_1s_ns;
+	uint64_t completed_10s, late_10s, worst_10s_ns;
+};
+
 struct array_snapshot {
 	bool timed;	    /* false: the null model, nothing else is set */
+	struct array_snap_host host;
 	bool down;	    /* shut down (model_down) */
 	unsigned in_flight; /* array_in_flight */
 	uint64_t now_ns;

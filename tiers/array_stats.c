@@ -8,13 +8,23 @@
  * are averages over the mount's life: ops and bytes / elapsed time; queue
  * depth is Little's law, (time queued + time in service) / elapsed.
  * Latency is arrival to completion at that resource, queueing included.
+ *
+ * `stats --reset` (array_stats_reset) keeps a copy of every counter and
+ * histogram as they stand (struct stats_base, in struct array); the
+ * figures printed are then the differences, over the time since. The
+ * engine's own counters never go back: the samples and Prometheus take
+ * their own differences of them.
  */
 #include "tiers/array_stats.h"
 
 #include <ctype.h>
+#include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "tiers/array.h"
+#include "common/clock.h"
+#include "common/stats.h"
+#include "tiers/array_i.h"
 #include "tiers/cache.h"
 #include "tiers/completer.h"
 #include "tiers/engine.h"
@@ -28,9 +38,25 @@ struct group {
 	int first; /* a member, for percentiles of the group's first */
 };
 
+/* The figures at the last reset: one malloc'd block, n resources. */
+struct stats_base {
+	uint64_t reset_ns;
+	bool late_valid, cache_valid;
+	struct completer_lateness late;
+	struct cache_stats cache;
+	unsigned n;
+	struct engine_resource_stats *st; /* [n] */
+	struct latency_hist *hist;	  /* [n] */
+};
+
+/* Guards a->stats_base against a reset and a print at once (the control
+ * socket may serve several clients). */
+static pthread_mutex_t base_lock = PTHREAD_MUTEX_INITIALIZER;
+
 struct printer {
 	FILE *out;
 	bool json;
+	const struct stats_base *base; /* NULL: since the mount */
 	double elapsed_s;
 	unsigned ngroups;
 	struct group g[MAX_GROUPS];
@@ -73,6 +99,43 @@ static void add(struct engine_resource_stats *sum,
 	sum->wait_ns += s->wait_ns;
 }
 
+static void sub(struct engine_resource_stats *s,
+		const struct engine_resource_stats *b)
+{
+	for (int op = 0; op < ENGINE_OP_COUNT; op++) {
+		s->ops[op] -= b->ops[op];
+		s->bytes[op] -= b->bytes[op];
+	}
+	s->busy_ns -= b->busy_ns;
+	s->wait_ns -= b->wait_ns;
+}
+
+/* Resource @id's counters since the reset. */
+static int res_stats(const struct printer *pr, const struct engine *e, int id,
+		     struct engine_resource_stats *s)
+{
+	int rc = engine_resource_stats(e, id, s);
+
+	if (!rc && pr->base && (unsigned)id < pr->base->n)
+		sub(s, &pr->base->st[id]);
+	return rc;
+}
+
+/* Resource @id's latency percentile @pct (ns) since the reset. */
+static uint64_t res_latency(const struct printer *pr, const struct engine *e,
+			    int id, double pct)
+{
+	static _Thread_local struct latency_hist d;
+	const struct latency_hist *h = engine_resource_hist(e, id);
+
+	if (!h || !pr->base || (unsigned)id >= pr->base->n)
+		return engine_resource_latency(e, id, pct);
+	for (unsigned i = 0; i < LATENCY_HIST_BUCKETS; i++)
+		d.bucket[i] = h->bucket[i] - pr->base->hist[id].bucket[i];
+	d.sum_ns = h->sum_ns - pr->base->hist[id].sum_ns;
+	return latency_hist_percentile(&d, pct);
+}
+
 static void figures(struct printer *pr, const char *label, const char *name,
 		    const struct engine_resource_stats *s, unsigned members,
 		    const struct engine *e, int id, bool last)
@@ -81,9 +144,9 @@ static void figures(struct printer *pr, const char *label, const char *name,
 	uint64_t ops = s->ops[0] + s->ops[1], bytes = s->bytes[0] + s->bytes[1];
 	double iops = (double)ops / el, mbps = (double)bytes / el / 1e6;
 	double qd = (double)(s->busy_ns + s->wait_ns) / 1e9 / el;
-	double p50 = (double)engine_resource_latency(e, id, 50) / 1e3;
-	double p99 = (double)engine_resource_latency(e, id, 99) / 1e3;
-	double p999 = (double)engine_resource_latency(e, id, 99.9) / 1e3;
+	double p50 = (double)res_latency(pr, e, id, 50) / 1e3;
+	double p99 = (double)res_latency(pr, e, id, 99) / 1e3;
+	double p999 = (double)res_latency(pr, e, id, 99.9) / 1e3;
 	if (pr->json) {
 		fprintf(pr->out,
 			"\"%s\":{\"members\":%u,\"iops\":%.1f,\"mbps\":%.3f,"
@@ -109,7 +172,7 @@ static void print_resources(void *ctx, const struct engine *e)
 		struct engine_resource_stats s;
 		const char *name = engine_resource_name(e, (int)id);
 		struct group *g = group_of(pr, name, (int)id);
-		if (engine_resource_stats(e, (int)id, &s) || !g)
+		if (res_stats(pr, e, (int)id, &s) || !g)
 			continue;
 		add(&g->sum, &s);
 		g->members++;
@@ -130,7 +193,7 @@ static void print_resources(void *ctx, const struct engine *e)
 		fputs("},\"resources\":{", pr->out);
 	for (unsigned id = 0; id < n; id++) {
 		struct engine_resource_stats s;
-		engine_resource_stats(e, (int)id, &s);
+		res_stats(pr, e, (int)id, &s);
 		figures(pr, "", engine_resource_name(e, (int)id), &s, 1, e,
 			(int)id, id + 1 == n);
 	}
@@ -143,6 +206,13 @@ static void print_cache(struct printer *pr, struct array *a)
 	struct cache_stats cs;
 	if (array_cache_stats(a, &cs))
 		return;
+	if (pr->base && pr->base->cache_valid) {
+		cs.hits -= pr->base->cache.hits;
+		cs.misses -= pr->base->cache.misses;
+		cs.evictions -= pr->base->cache.evictions;
+		cs.dirty_evictions -= pr->base->cache.dirty_evictions;
+		cs.destaged -= pr->base->cache.destaged;
+	}
 	uint64_t lookups = cs.hits + cs.misses;
 	double hit = lookups ? (double)cs.hits / (double)lookups : 0;
 	double el = pr->elapsed_s > 0 ? pr->elapsed_s : 1e-9;
@@ -163,6 +233,11 @@ static void print_host_bound(struct printer *pr, struct array *a)
 	struct completer_lateness l;
 	if (array_host_bound(a, &l))
 		return;
+	if (pr->base && pr->base->late_valid) {
+		l.completed -= pr->base->late.completed;
+		l.late -= pr->base->late.late;
+		l.late_ns -= pr->base->late.late_ns;
+	}
 	fprintf(pr->out,
 		pr->json ? ",\"host_bound\":{\"completed\":%llu,\"late\":%llu,"
 			   "\"late_s\":%.3f}"
@@ -183,11 +258,66 @@ void array_stats_print(struct array *a, FILE *out, bool json,
 		      out);
 		return;
 	}
+	pthread_mutex_lock(&base_lock);
+	pr.base = a->stats_base;
+	if (pr.base && clock_mono_ns() - pr.base->reset_ns < elapsed_ns)
+		pr.elapsed_s = (double)(clock_mono_ns() - pr.base->reset_ns) / 1e9;
 	fputs(json ? "{\"timed\":true,\"elapsed_s\":" : "array: ", out);
 	fprintf(out, json ? "%.3f" : "figures over %.3f s\n", pr.elapsed_s);
 	array_with_engine(a, print_resources, &pr);
 	print_cache(&pr, a);
 	print_host_bound(&pr, a);
+	pthread_mutex_unlock(&base_lock);
 	if (json)
 		fputs("}\n", out);
+}
+
+struct reset_ctx {
+	struct stats_base *base;
+};
+
+/* Copy every resource's counters and histogram (under the array's
+ * lock): the new base, or NULL without memory. */
+static void take_base(void *ctx, const struct engine *e)
+{
+	struct reset_ctx *rc = ctx;
+	unsigned n = e ? engine_resources(e) : 0;
+	struct stats_base *b = malloc(sizeof(*b) + n * sizeof(*b->st) +
+				      n * sizeof(*b->hist));
+
+	if (!b)
+		return;
+	memset(b, 0, sizeof(*b));
+	b->n = n;
+	b->st = (struct engine_resource_stats *)(b + 1);
+	b->hist = (struct latency_hist *)(b->st + n);
+	for (unsigned id = 0; id < n; id++) {
+		const struct latency_hist *h = engine_resource_hist(e, (int)id);
+
+		engine_resource_stats(e, (int)id, &b->st[id]);
+		for (unsigned i = 0; i < LATENCY_HIST_BUCKETS; i++)
+			b->hist[id].bucket[i] = h->bucket[i];
+		b->hist[id].sum_ns = h->sum_ns;
+	}
+	b->reset_ns = clock_mono_ns();
+	rc->base = b;
+}
+
+void array_stats_reset(struct array *a)
+{
+	struct reset_ctx rc = {0};
+	void *old;
+
+	if (!array_timed(a))
+		return;
+	array_with_engine(a, take_base, &rc);
+	if (!rc.base)
+		return; /* no memory: the figures keep counting from before */
+	rc.base->late_valid = !array_host_bound(a, &rc.base->late);
+	rc.base->cache_valid = !array_cache_stats(a, &rc.base->cache);
+	pthread_mutex_lock(&base_lock);
+	old = a->stats_base;
+	a->stats_base = rc.base;
+	pthread_mutex_unlock(&base_lock);
+	free(old);
 }

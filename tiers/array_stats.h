@@ -10,8 +10,14 @@ struct array;
 
 /* Print the model's figures per tier and per resource (links,
  * controllers, drives), the flash cache and host-bound counts, as text or
- * one JSON object; rates are averages over @elapsed_ns. */
+ * one JSON object; rates are averages over @elapsed_ns (the mount's
+ * life), or since the last array_stats_reset() when that is shorter:
+ * counters, latencies and elapsed time then count from the reset. */
 void array_stats_print(struct array *a, FILE *out, bool json,
 		       uint64_t elapsed_ns);
+/* `arraysim stats --reset` for these figures: array_stats_print counts
+ * from now on. The samples and Prometheus series, which take their own
+ * differences, are unchanged. A no-op for the null model. */
+void array_stats_reset(struct array *a);
 
 #endif

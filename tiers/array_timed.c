@@ -42,6 +42,7 @@
 #include "tiers/cache_residency.h"
 #include "tiers/completer.h"
 #include "tiers/model.h"
+#include "tiers/model_state.h"
 #include "tiers/profile_calc.h"
 
 static void model_io_of(const struct array_io *io, struct model_io *m)
@@ -228,11 +229,24 @@ static int timed_fault(struct array *a, const struct model_fault *f, bool on,
 	return rc;
 }
 
+/* The rebuilds booked up to now, before a read of the model's state:
+ * they run whether or not requests arrive (locked). Now. */
+static uint64_t advance(struct array *a)
+{
+	uint64_t now = clock_mono_ns();
+
+	if (now < a->fault_ns)
+		now = a->fault_ns;
+	model_advance(a->model, now);
+	return now;
+}
+
 static void timed_with_engine(struct array *a,
 			      void (*fn)(void *ctx, const struct engine *e),
 			      void *ctx)
 {
 	pthread_mutex_lock(&a->lock);
+	advance(a);
 	fn(ctx, model_engine(a->model));
 	pthread_mutex_unlock(&a->lock);
 }
@@ -243,6 +257,7 @@ static void timed_with_model(struct array *a,
 			     void *ctx)
 {
 	pthread_mutex_lock(&a->lock);
+	advance(a);
 	fn(ctx, a->model, a->cache);
 	pthread_mutex_unlock(&a->lock);
 }
@@ -255,9 +270,25 @@ static bool timed_fault_current(struct array *a, const struct model_fault *f,
 
 	mf.tier = fault_tier(a->profile, f->tier);
 	pthread_mutex_lock(&a->lock);
+	advance(a);
 	cur = model_fault_current(a->model, &mf, mark, key_ns);
 	pthread_mutex_unlock(&a->lock);
 	return cur;
+}
+
+static int timed_rebuild_end(struct array *a, const struct model_fault *f,
+			     uint64_t fail_ns, uint64_t *end_ns)
+{
+	unsigned tier = fault_tier(a->profile, f->tier);
+	int rc;
+
+	if (f->kind != MODEL_FAULT_DRIVE)
+		return -ENOENT;
+	pthread_mutex_lock(&a->lock);
+	advance(a);
+	rc = model_rebuild_end(a->model, tier, f->id, fail_ns, end_ns);
+	pthread_mutex_unlock(&a->lock);
+	return rc;
 }
 
 static size_t timed_lost_filter(struct array *a, unsigned loss, uint64_t *pblk,
@@ -288,7 +319,7 @@ static bool timed_block_repairable(struct array *a, uint64_t pblk)
 	bool ok;
 
 	pthread_mutex_lock(&a->lock);
-	ok = model_block_repairable(a->model, clock_mono_ns(), pblk);
+	ok = model_block_repairable(a->model, advance(a), pblk);
 	pthread_mutex_unlock(&a->lock);
 	return ok;
 }
@@ -302,6 +333,7 @@ const struct array_ops array_timed_ops = {
     .submit = timed_submit,
     .fault = timed_fault,
     .fault_current = timed_fault_current,
+    .rebuild_end = timed_rebuild_end,
     .lost_filter = timed_lost_filter,
     .block_repairable = timed_block_repairable,
     .with_engine = timed_with_engine,

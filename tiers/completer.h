@@ -28,8 +28,24 @@ struct completer_lateness {
 	uint64_t completed;
 	uint64_t late;
 	uint64_t late_ns;
+	uint64_t worst_ns; /* the most any reply went out after its time */
 };
 void completer_lateness(struct completer *c, struct completer_lateness *out);
+/* The same over the last @span_ns before now, in steps of
+ * COMPLETER_STEP_NS (up to COMPLETER_SPAN_NS; the step now under way
+ * included): per second in the samples, per 10 s for the warning. */
+#define COMPLETER_STEP_NS 100000000ull		     /* 100 ms */
+#define COMPLETER_SPAN_NS (128 * COMPLETER_STEP_NS) /* 12.8 s */
+struct completer_window {
+	uint64_t completed, late;
+	uint64_t worst_ns; /* the most a reply in it went out late */
+};
+void completer_window(struct completer *c, uint64_t span_ns,
+		      struct completer_window *out);
+/* Host-bound episodes so far: the late share of the last 10 s passing
+ * 5% (of at least 20 replies), each warned about once in the log with the
+ * share and the worst lateness, over when it falls back to 5%. */
+uint64_t completer_episodes(struct completer *c);
 /* Requests queued and not yet completed. */
 unsigned completer_pending(struct completer *c);
 /* Stop: complete everything still queued at once, join the thread, free.

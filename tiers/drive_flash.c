@@ -31,8 +31,17 @@ static void flash_engine_conf(const struct profile_tier *t, double scale,
 {
 }
 
+/* The slowest of the sampled service times: a rebuild's limit is then
+ * one the drive keeps however the samples fall. */
+static uint64_t flash_seq_service_ns(const struct profile_tier *t,
+				     enum engine_op op)
+{
+	return dist_max_ns(&t->latency[op]);
+}
+
 const struct drive_ops drive_flash = {
     .name = "flash",
     .check = flash_check,
     .engine_conf = flash_engine_conf,
+    .seq_service_ns = flash_seq_service_ns,
 };

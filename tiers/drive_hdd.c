@@ -85,8 +85,20 @@ static void hdd_engine_conf(const struct profile_tier *t, double scale,
 		c->hdd.rpm = 1;
 }
 
+/* Sequential: the command overhead alone, no seek, no rotation (as
+ * drive_hdd_position_ns at distance 0; the read latency, as there). */
+static uint64_t hdd_seq_service_ns(const struct profile_tier *t,
+				   enum engine_op op)
+{
+	const struct engine_dist *d = &t->latency[ENGINE_OP_READ];
+
+	(void)op;
+	return d->n_points ? d->points[d->n_points - 1].ns : d->fixed_ns;
+}
+
 const struct drive_ops drive_hdd = {
     .name = "hdd",
     .check = hdd_check,
     .engine_conf = hdd_engine_conf,
+    .seq_service_ns = hdd_seq_service_ns,
 };

@@ -15,6 +15,11 @@ struct drive_ops {
 	 * @scale (model.c has set slots, service, bandwidth, iops). */
 	void (*engine_conf)(const struct profile_tier *t, double scale,
 			    struct engine_resource_conf *c);
+	/* One drive's service time for a sequential @op (the head already
+	 * there), before its transfer: what a rebuild's 1 MiB operations
+	 * cost it (profile_check.c's rebuild limit). Unscaled. */
+	uint64_t (*seq_service_ns)(const struct profile_tier *t,
+				   enum engine_op op);
 };
 
 extern const struct drive_ops drive_flash; /* drive_flash.c */

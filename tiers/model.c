@@ -158,11 +158,18 @@ static int add_drives(struct model *m)
 int model_new(const struct profile *p, double scale, uint64_t seed,
 	      struct model **out)
 {
+	return model_new_timed(p, scale, scale, seed, out);
+}
+
+int model_new_timed(const struct profile *p, double scale, double time_scale,
+		    uint64_t seed, struct model **out)
+{
 	struct model *m;
 	int rc;
 
 	*out = NULL;
 	if (p->model != PROFILE_MODEL_TIMED || !(scale > 0.0) ||
+	    !(time_scale > 0.0) ||
 	    p->fe.links > MODEL_MAX_LINKS || p->ctl.count > MODEL_MAX_CTLS)
 		return -EINVAL;
 	m = calloc(1, sizeof(*m));
@@ -170,6 +177,7 @@ int model_new(const struct profile *p, double scale, uint64_t seed,
 		return -ENOMEM;
 	m->p = p;
 	m->scale = scale;
+	m->time_scale = time_scale;
 	m->seed = seed;
 	m->plan[0] = malloc(sizeof(*m->plan[0]));
 	m->plan[1] = malloc(sizeof(*m->plan[1]));

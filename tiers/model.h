@@ -41,6 +41,12 @@ struct model_counts {
  * impossible profile), or -ENOMEM. */
 int model_new(const struct profile *p, double scale, uint64_t seed,
 	      struct model **out);
+/* The same with fault durations (failover, recovery, multipath timeout,
+ * detection window, a rebuild's used / rate) divided by @time_scale (> 0)
+ * instead of @scale: a rehearsal shortened without making the array
+ * faster than the host. model_new is @time_scale = @scale. */
+int model_new_timed(const struct profile *p, double scale, double time_scale,
+		    uint64_t seed, struct model **out);
 /* Free @m; NULL is a no-op. */
 void model_free(struct model *m);
 /* Emulated completion time (>= @now_ns) of @io arriving at @now_ns.
@@ -81,6 +87,8 @@ struct model_fault_effect {
 	unsigned serving;   /* controllers or paths serving afterwards */
 	uint64_t serves_ns; /* restored controller: serves again from */
 	uint64_t fail_ns;   /* drive: the array notices it then */
+	/* The soonest the rebuild can end (fail_ns + used / rate); the
+	 * drives' real end, later under load: model_rebuild_end. */
 	uint64_t rebuild_end_ns;
 	uint64_t rebuild_bytes;
 	bool unnoticed; /* drive back within the detection window */
@@ -125,6 +133,12 @@ unsigned model_loss_tier(const struct model *m, unsigned loss);
  * majority), or every front-end path lost. */
 bool model_down(const struct model *m);
 
+/* Book the rebuilds' work up to @now_ns (not before the last
+ * submission): a rebuild runs on its own clock, whether or not requests
+ * arrive. model_submit and model_fault do it themselves; call it before
+ * reading the state (model_state.h) or model_block_repairable at @now_ns
+ * with no request since. */
+void model_advance(struct model *m, uint64_t now_ns);
 /* Drive operations so far. */
 void model_counts(const struct model *m, struct model_counts *c);
 /* The engine, for per-resource stats (engine_resource_stats). */

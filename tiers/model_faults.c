@@ -23,13 +23,19 @@
  *                      reads; raid1/10: the mirror) and writes to it are
  *                      dropped (parity or mirror carry them), until the
  *                      rebuild reaches them. The rebuild copies
- *                      capacity x fill at rebuild_rate in 1 MiB chunks,
- *                      declustered (sources and spare space rotate through
- *                      the tier, as InfiniRAID or dRAID do), booked on the
- *                      drives alongside the foreground, and ends after
- *                      exactly used / rate however loaded the drives are
- *                      (the array throttles the foreground, not the
- *                      rebuild). A drive returned after it was noticed
+ *                      capacity x fill in 1 MiB chunks, declustered
+ *                      (sources and spare space rotate through the tier,
+ *                      as InfiniRAID or dRAID do), on its own clock:
+ *                      chunk k starts at fail + k x chunk / rate, or when
+ *                      the chunk W before it ends if later (at most W =
+ *                      drives - 1 in flight, up to 64), booked on the
+ *                      drives alongside the foreground whether or not
+ *                      requests arrive (model_advance, and every arrival
+ *                      and change, book what can start by then). Idle
+ *                      drives finish it in used / rate; loaded ones
+ *                      later, and the foreground waits behind its
+ *                      chunks. It ends when the drives finish its last
+ *                      chunk (model_rebuild_end). A drive returned after it was noticed
  *                      changes nothing: the rebuild completes onto spare
  *                      space. A failure beyond the level's tolerance
  *                      (raid0: any; raid5: a second; raid6: a third;
@@ -55,10 +61,7 @@
 #include "tiers/model_i.h"
 #include "tiers/profile_calc.h"
 
-#define REBUILD_CHUNK (1ull << 20)
-/* Catching up after idle time, rebuild chunks older than this are taken
- * as done without booking them: idle drives would have had room. */
-#define REBUILD_BURST_NS 100000000ull
+#define REBUILD_CHUNK MODEL_REBUILD_CHUNK
 #define NEVER UINT64_MAX
 
 int model_fault_init(struct model *m)
@@ -66,17 +69,19 @@ int model_fault_init(struct model *m)
 	struct model_faults *f = &m->f;
 	const struct profile *p = m->p;
 
-	f->failover_ns = model_scale_ns(m, p->ctl.failover_ns);
-	f->recovery_ns = model_scale_ns(m, p->ctl.recovery_ns);
-	f->multipath_ns = model_scale_ns(m, p->fe.multipath_timeout_ns);
+	f->failover_ns = model_fault_ns(m, p->ctl.failover_ns);
+	f->recovery_ns = model_fault_ns(m, p->ctl.recovery_ns);
+	f->multipath_ns = model_fault_ns(m, p->fe.multipath_timeout_ns);
 	for (unsigned t = 0; t < PROFILE_TIER_COUNT; t++) {
 		const struct profile_tier *pt = &p->tier[t];
 
 		if (!pt->present)
 			continue;
-		f->detection_ns[t] = model_scale_ns(m, pt->detection_ns);
+		f->detection_ns[t] = model_fault_ns(m, pt->detection_ns);
+		/* A rebuild's length is a fault duration: its rate goes by
+		 * --time-scale (used / rate divided by it). */
 		f->rebuild_rate[t] =
-		    model_scale_rate(m, pt->rebuild_bytes_per_s);
+		    scale_rate(m->time_scale, pt->rebuild_bytes_per_s);
 		if (!f->rebuild_rate[t])
 			f->rebuild_rate[t] = 1;
 		placement_init(&f->place[t], pt, m->seed);
@@ -199,12 +204,12 @@ unsigned model_fault_pick_link(struct model *m)
 
 /* ---- drives -------------------------------------------------------------- */
 
-/* Bytes of the drive rebuilt by @t (from its start). */
-static uint64_t rebuilt(const struct model *m, unsigned tier,
+/* Chunks of drive @d of @tier rebuilt by @t: written by then. */
+static uint64_t done_at(const struct model *m, unsigned tier,
 			const struct drive_fault *d, uint64_t t)
 {
-	return (uint64_t)((double)(t - d->fail_ns) *
-			  (double)m->f.rebuild_rate[tier] / 1e9);
+	return model_rebuild_done(d, model_rebuild_window(m->p->tier[tier].drives),
+				  t);
 }
 
 /* Is @off of the drive lost at @t (noticed, not yet rebuilt)? */
@@ -214,7 +219,25 @@ static bool degraded(const struct model *m, unsigned tier, unsigned drive,
 	const struct drive_fault *d = &m->f.drive[tier][drive];
 
 	return t >= d->fail_ns && t < d->rebuild_end_ns &&
-	       off >= rebuilt(m, tier, d, t);
+	       off >= done_at(m, tier, d, t) * REBUILD_CHUNK;
+}
+
+/* For the stripes (out_for_stripe): the end a rebuild at its progress
+ * at @t would have had at a steady pace, fail + (t - fail) / done share;
+ * NEVER with nothing done yet. */
+static uint64_t stripe_end(const struct model *m, unsigned tier,
+			   const struct drive_fault *d, uint64_t t)
+{
+	double frac;
+
+	if (d->rebuild_end_ns != NEVER && t >= d->rebuild_end_ns)
+		return d->rebuild_end_ns;
+	if (t <= d->fail_ns || !d->rebuild_chunks)
+		return d->rebuild_end_ns;
+	frac = (double)done_at(m, tier, d, t) / (double)d->rebuild_chunks;
+	if (frac <= 0)
+		return NEVER;
+	return d->fail_ns + (uint64_t)((double)(t - d->fail_ns) / frac);
 }
 
 static uint64_t submit_on(struct model *m, unsigned tier, unsigned drive,
@@ -290,9 +313,10 @@ uint64_t model_fault_drive_op(struct model *m, unsigned tier,
 	return reconstruct(m, tier, o, from, counts);
 }
 
-/* Rebuild chunk @k of drive @drive, due at @at: read the sources, then
- * write spare space, both rotating through the tier (declustered). */
-static void book_chunk(struct model *m, unsigned tier, unsigned drive,
+/* Rebuild chunk @k of drive @drive, starting at @at: read the sources,
+ * then write spare space, both rotating through the tier (declustered).
+ * When the write ends. */
+static uint64_t book_chunk(struct model *m, unsigned tier, unsigned drive,
 		       uint64_t k, uint64_t at)
 {
 	const struct profile_tier *pt = &m->p->tier[tier];
@@ -318,38 +342,46 @@ static void book_chunk(struct model *m, unsigned tier, unsigned drive,
 		end = t > end ? t : end;
 	}
 	o.op = ENGINE_OP_WRITE;
-	submit_on(m, tier, (unsigned)((drive + 1 + k % others) % pt->drives),
-		  &o, end, m->counts.rebuild_ops);
+	return submit_on(m, tier,
+			 (unsigned)((drive + 1 + k % others) % pt->drives), &o,
+			 end, m->counts.rebuild_ops);
 }
 
-/* Book drive @i's rebuild chunks due by @now. */
+/* Book drive @i's rebuild chunks that can start by @now: chunk k at its
+ * due time (the rate) or when chunk k - W ends, the later; the last
+ * booked fixes rebuild_end_ns. */
 static void rebuild_run(struct model *m, unsigned tier, unsigned i,
 			uint64_t now)
 {
 	struct drive_fault *d = &m->f.drive[tier][i];
-	uint64_t due, skip;
+	unsigned w = model_rebuild_window(m->p->tier[tier].drives);
 
-	if (now < d->fail_ns || m->p->tier[tier].drives < 2)
+	if (now < d->fail_ns || d->rebuild_end_ns != NEVER)
 		return;
-	due = (uint64_t)((double)(now - d->fail_ns) / d->chunk_ns) + 1;
-	if (due > d->rebuild_chunks)
-		due = d->rebuild_chunks;
-	skip = now - d->fail_ns > REBUILD_BURST_NS
-		   ? (uint64_t)((double)(now - d->fail_ns - REBUILD_BURST_NS) /
-				d->chunk_ns)
-		   : 0;
-	if (d->rebuild_next < skip)
-		d->rebuild_next = skip;
-	for (; d->rebuild_next < due; d->rebuild_next++)
-		book_chunk(m, tier, i, d->rebuild_next,
-			   d->fail_ns + (uint64_t)((double)d->rebuild_next *
-						   d->chunk_ns));
+	while (d->rebuild_next < d->rebuild_chunks) {
+		uint64_t k = d->rebuild_next;
+		uint64_t start = d->fail_ns + (uint64_t)((double)k * d->chunk_ns);
+		uint64_t end;
+
+		if (k >= w && d->win[k % w] > start)
+			start = d->win[k % w];
+		if (start > now)
+			break;
+		end = book_chunk(m, tier, i, k, start);
+		d->win[k % w] = end;
+		if (end > d->last_end_ns)
+			d->last_end_ns = end;
+		d->rebuild_next++;
+	}
+	if (d->rebuild_next == d->rebuild_chunks)
+		d->rebuild_end_ns = d->last_end_ns;
 }
 
 static void drive_reset(struct model *m, struct drive_fault *d)
 {
 	d->pulled_ns = d->fail_ns = NEVER;
 	d->rebuild_end_ns = d->rebuild_next = d->rebuild_chunks = 0;
+	d->plan_end_ns = d->last_end_ns = 0;
 	m->f.drives_out--;
 }
 
@@ -367,9 +399,16 @@ static void drives_run(struct model *m, uint64_t now)
 			rebuild_run(m, t, i, now);
 			if (now >= d->rebuild_end_ns && d->pulled_ns == NEVER) {
 				d->done_fail_ns = d->fail_ns;
+				d->done_end_ns = d->rebuild_end_ns;
 				drive_reset(m, d);
 			}
 		}
+}
+
+void model_advance(struct model *m, uint64_t now_ns)
+{
+	if (m->f.drives_out)
+		drives_run(m, now_ns);
 }
 
 uint64_t model_fault_arrive(struct model *m, uint64_t now_ns)
@@ -452,14 +491,19 @@ static void drive_pull(struct model *m, unsigned tier, struct drive_fault *d,
 
 	d->pulled_ns = now;
 	d->fail_ns = now + m->f.detection_ns[tier];
-	d->rebuild_end_ns = d->fail_ns + (uint64_t)(secs * 1e9 + 0.5);
+	d->plan_end_ns = d->fail_ns + (uint64_t)(secs * 1e9 + 0.5);
 	d->rebuild_chunks = (used + REBUILD_CHUNK - 1) / REBUILD_CHUNK;
 	d->chunk_ns =
 	    d->rebuild_chunks ? secs * 1e9 / (double)d->rebuild_chunks : 1.0;
 	d->rebuild_next = 0;
+	d->last_end_ns = d->fail_ns;
+	/* Nothing to copy, or no drive to copy from: over at its plan. */
+	d->rebuild_end_ns = d->rebuild_chunks && pt->drives >= 2
+				? NEVER
+				: d->plan_end_ns;
 	m->f.drives_out++;
 	eff->fail_ns = d->fail_ns;
-	eff->rebuild_end_ns = d->rebuild_end_ns;
+	eff->rebuild_end_ns = d->plan_end_ns;
 	eff->rebuild_bytes = used;
 }
 
@@ -510,7 +554,7 @@ static unsigned loss_event_record(struct model *m, unsigned tier, uint64_t t)
 		const struct drive_fault *d = &f->drive[tier][j];
 
 		ev->fail[j] = drive_out(m, tier, j, t) ? d->fail_ns : NEVER;
-		ev->end[j] = d->rebuild_end_ns;
+		ev->end[j] = stripe_end(m, tier, d, t);
 	}
 	return ++f->n_loss;
 }
@@ -562,7 +606,7 @@ static bool out_or_rotted(void *ctx, unsigned drive, double pos)
 		return true;
 	return out_for_stripe(
 	    drive_out(c->m, c->tier, drive, c->now) ? d->fail_ns : NEVER,
-	    d->rebuild_end_ns, c->now, pos);
+	    stripe_end(c->m, c->tier, d, c->now), c->now, pos);
 }
 
 bool model_block_repairable(const struct model *m, uint64_t now_ns,
@@ -601,7 +645,9 @@ static int fault_drive(struct model *m, uint64_t now, unsigned tier,
 			return 0;
 		}
 		d->pulled_ns = NEVER; /* the rebuild finishes onto spare */
-		eff->rebuild_end_ns = d->rebuild_end_ns;
+		eff->rebuild_end_ns = d->rebuild_end_ns != NEVER
+					  ? d->rebuild_end_ns
+					  : d->plan_end_ns;
 		return 0;
 	}
 	if (d->fail_ns != NEVER)

@@ -15,17 +15,54 @@
 #define MODEL_MAX_LINKS 64
 #define MODEL_MAX_CTLS 64
 
+/* At most this many rebuild chunks of one drive in flight: the
+ * rebuild's window (model_faults.c uses drives - 1, up to this). */
+#define MODEL_REBUILD_WINDOW 64
+/* A rebuild copies in chunks of this many bytes. */
+#define MODEL_REBUILD_CHUNK (1ull << 20)
+
 /* One drive's fault state. Healthy: fail_ns == UINT64_MAX. */
 struct drive_fault {
 	uint64_t pulled_ns;	 /* when it went; UINT64_MAX: in place */
 	uint64_t fail_ns;	 /* when the array noticed (pulled + window) */
-	uint64_t rebuild_end_ns; /* fail_ns + used / rate */
-	uint64_t rebuild_next;	 /* next rebuild chunk to book */
+	uint64_t plan_end_ns;	 /* fail_ns + used / rate: the soonest end */
+	/* When the drives finish its last chunk: UINT64_MAX until that
+	 * chunk is booked. */
+	uint64_t rebuild_end_ns;
+	uint64_t rebuild_next;	 /* chunks booked (from the start) */
 	uint64_t rebuild_chunks; /* chunks in all */
-	double chunk_ns;	 /* one chunk's share of the rebuild time */
+	double chunk_ns;	 /* one chunk's share of used / rate */
+	uint64_t last_end_ns;	 /* the latest end of a chunk booked */
+	/* End of the chunk booked MODEL_REBUILD_WINDOW before (ring). */
+	uint64_t win[MODEL_REBUILD_WINDOW];
 	double slow;		 /* service multiplier, 1: normal */
 	uint64_t done_fail_ns;	 /* fail_ns of the last finished rebuild */
+	uint64_t done_end_ns;	 /* ... and when it ended */
 };
+
+/* In flight at once for one rebuild of @drives' tier: a chunk of each
+ * drive left, 1 to MODEL_REBUILD_WINDOW. */
+static inline unsigned model_rebuild_window(unsigned drives)
+{
+	unsigned w = drives > 1 ? drives - 1 : 1;
+
+	return w > MODEL_REBUILD_WINDOW ? MODEL_REBUILD_WINDOW : w;
+}
+
+/* Chunks of @d's rebuild the drives have finished by @t, of those booked
+ * (the last @w booked may still be in flight: the ring says). */
+static inline uint64_t model_rebuild_done(const struct drive_fault *d,
+					  unsigned w, uint64_t t)
+{
+	uint64_t n = d->rebuild_next;
+
+	if (t >= d->rebuild_end_ns)
+		return d->rebuild_chunks;
+	for (uint64_t j = 0; j < w && j < d->rebuild_next; j++)
+		if (d->win[(d->rebuild_next - 1 - j) % w] > t)
+			n--;
+	return n;
+}
 
 /* A moment failures went beyond a tier's tolerance: each drive's
  * (fail_ns, rebuild_end_ns) then, to tell which stripes it cost. */
@@ -56,6 +93,7 @@ struct model_faults {
 struct model {
 	const struct profile *p;
 	double scale;
+	double time_scale; /* fault durations and rebuild rate (> 0) */
 	uint64_t seed;
 	struct engine *e;
 	int link_in[MODEL_MAX_LINKS], link_out[MODEL_MAX_LINKS];
@@ -74,6 +112,13 @@ struct model {
 static inline uint64_t model_scale_ns(const struct model *m, uint64_t ns)
 {
 	return scale_ns(m->scale, ns);
+}
+
+/* A fault's duration (failover, recovery, multipath timeout, detection
+ * window), divided by --time-scale (by default --scale). */
+static inline uint64_t model_fault_ns(const struct model *m, uint64_t ns)
+{
+	return scale_ns(m->time_scale, ns);
 }
 
 /* A profile's rate, times --scale. */

@@ -20,18 +20,46 @@ int model_drive_res(const struct model *m, unsigned tier, unsigned id)
 	return m->drive0[tier] + (int)id;
 }
 
-/* Bytes of drive @d's rebuild still to copy at @t, of @total. */
-static uint64_t rebuild_left(const struct drive_fault *d, uint64_t total,
-			     uint64_t t)
+/* Bytes of drive @d's rebuild still to copy at @t, of @total: what the
+ * drives have not written by then. */
+static uint64_t rebuild_left(const struct drive_fault *d, unsigned w,
+			     uint64_t total, uint64_t t)
 {
-	double span = (double)(d->rebuild_end_ns - d->fail_ns);
+	uint64_t done = model_rebuild_done(d, w, t) * MODEL_REBUILD_CHUNK;
 
-	if (t <= d->fail_ns || span <= 0)
-		return t < d->rebuild_end_ns ? total : 0;
 	if (t >= d->rebuild_end_ns)
 		return 0;
-	return total -
-	       (uint64_t)((double)total * (double)(t - d->fail_ns) / span);
+	if (t < d->fail_ns)
+		return total;
+	return done >= total ? 0 : total - done;
+}
+
+int model_rebuild_end(const struct model *m, unsigned tier, unsigned id,
+		      uint64_t fail_ns, uint64_t *end_ns)
+{
+	const struct drive_fault *d;
+	double left;
+
+	if (model_drive_res(m, tier, id) < 0 || !m->f.drive[tier])
+		return -ENOENT;
+	d = &m->f.drive[tier][id];
+	if (d->done_fail_ns == fail_ns && d->fail_ns != fail_ns) {
+		*end_ns = d->done_end_ns;
+		return 0;
+	}
+	if (d->fail_ns != fail_ns || fail_ns == NEVER)
+		return -ENOENT;
+	if (d->rebuild_end_ns != NEVER) {
+		*end_ns = d->rebuild_end_ns;
+		return 0;
+	}
+	/* The rest at the rate after the last chunk booked, and never
+	 * before its schedule. */
+	left = (double)(d->rebuild_chunks - d->rebuild_next) * d->chunk_ns;
+	*end_ns = d->last_end_ns + (uint64_t)left;
+	if (*end_ns < d->plan_end_ns)
+		*end_ns = d->plan_end_ns;
+	return -EAGAIN;
 }
 
 int model_drive_view(const struct model *m, unsigned tier, unsigned id,
@@ -52,7 +80,8 @@ int model_drive_view(const struct model *m, unsigned tier, unsigned id,
 	/* What drive_pull() planned to copy: the drive's used space. */
 	v->rebuild_bytes =
 	    (uint64_t)((double)pt->capacity_bytes * pt->fill_pct / 100.0);
-	v->rebuild_left = rebuild_left(d, v->rebuild_bytes, now_ns);
+	v->rebuild_left = rebuild_left(d, model_rebuild_window(pt->drives),
+				       v->rebuild_bytes, now_ns);
 	v->state = now_ns >= d->fail_ns && now_ns < d->rebuild_end_ns
 		       ? MODEL_DRIVE_REBUILDING
 		       : MODEL_DRIVE_FAILED;

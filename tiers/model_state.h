@@ -2,9 +2,11 @@
  * Prometheus endpoint, the per-second samples): what each controller,
  * path and drive is doing at a given moment, and how far rebuilds are.
  *
- * Pure reads of the model: they move nothing (a rebuild's progress is
- * computed from its schedule, which is exact: rebuilds end after
- * used / rebuild_rate however loaded the drives are). Not thread-safe,
+ * Pure reads of the model: they move nothing. A rebuild's progress is
+ * what has been booked on the drives (model_advance books it up to a
+ * moment; tiers/array_timed.c does before every read), and it ends when
+ * the drives finish its last chunk: used / rebuild_rate on idle drives,
+ * later under load. Not thread-safe,
  * like the rest of the model: tiers/array_timed.c calls them under its lock,
  * from the scrape and sampler threads, never from a FUSE worker.
  */
@@ -37,6 +39,14 @@ const struct profile *model_profile(const struct model *m);
 /* Drive @id of tier @tier at @now_ns. 0, or -EINVAL (no such drive). */
 int model_drive_view(const struct model *m, unsigned tier, unsigned id,
 		     uint64_t now_ns, struct model_drive_view *v);
+/* The rebuild of drive @id of tier @tier that the array noticed at
+ * @fail_ns (eff->fail_ns): 0 when its last chunk is booked, *end_ns then
+ * when the drives finish it; -EAGAIN while chunks remain, *end_ns the
+ * soonest it can end from what is left at the rebuild rate; -ENOENT: no
+ * such rebuild (cancelled, another since, or no such drive). As of the
+ * last model_advance. */
+int model_rebuild_end(const struct model *m, unsigned tier, unsigned id,
+		      uint64_t fail_ns, uint64_t *end_ns);
 /* The engine resource of drive @id of tier @tier (-1: none). */
 int model_drive_res(const struct model *m, unsigned tier, unsigned id);
 /* Controller @i serves requests at @now_ns (not failed, not still

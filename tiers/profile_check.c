@@ -192,6 +192,62 @@ static void resolve_rebuild(struct profile_tier *t)
 		t->rebuild_bytes_per_s = 1;
 }
 
+/* One drive's sequential rate for 1 MiB operations of @op, bytes/s:
+ * its slots each serving one (the kind's sequential service time, then
+ * the transfer on the one wire), capped by the wire and by its ops/s. */
+static double seq_rate(const struct profile_tier *t, enum engine_op op)
+{
+	const double chunk = 1024.0 * 1024.0;
+	double bw = (double)t->bandwidth_bytes_per_s[op];
+	double svc = (double)drive_ops_of(t->kind)->seq_service_ns(t, op) / 1e9;
+	double xfer = bw > 0 ? chunk / bw : 0;
+	double rate = svc + xfer > 0 ? (t->slots ? t->slots : 1) * chunk /
+					   (svc + xfer)
+				     : 1e300;
+
+	if (bw > 0 && bw < rate)
+		rate = bw;
+	if (t->iops[op] && (double)t->iops[op] * chunk < rate)
+		rate = (double)t->iops[op] * chunk;
+	return rate;
+}
+
+/* The fastest rebuild of one failed drive the tier's drives can do
+ * (tiers/profiles/README.md): each rebuilt MiB is read from `need`
+ * members (raid5: width - 1, raid6: width - 2, mirrors: 1) and written
+ * once, declustered over the drives - 1 left, so
+ *   limit = (drives - 1) / (need / read rate + 1 / write rate)
+ * with each rate a drive's sequential one (seq_rate). 0: no rebuild
+ * (raid0, or a single drive). */
+static double rebuild_limit(const struct profile_tier *t, unsigned *need)
+{
+	if (t->raid == PROFILE_RAID0 || t->drives < 2)
+		return 0;
+	*need = t->raid == PROFILE_RAID5   ? t->stripe_width - 1
+		: t->raid == PROFILE_RAID6 ? t->stripe_width - 2
+					   : 1;
+	return (double)(t->drives - 1) /
+	       ((double)*need / seq_rate(t, ENGINE_OP_READ) +
+		1.0 / seq_rate(t, ENGINE_OP_WRITE));
+}
+
+static int check_rebuild(struct pstate *st, unsigned slot)
+{
+	const struct profile_tier *t = &st->p->tier[slot];
+	unsigned need = 0;
+	double limit = rebuild_limit(t, &need);
+
+	if (limit > 0 && (double)t->rebuild_bytes_per_s > limit)
+		FAIL(st, PSEC_TIER, slot, "rebuild_rate",
+		     "%.1f MB/s is above what this tier's drives can "
+		     "rebuild at, %.1f MB/s (%u drives left, reading %u MiB "
+		     "and writing 1 per MiB rebuilt, at a drive's sequential "
+		     "rate)",
+		     (double)t->rebuild_bytes_per_s / 1e6, limit / 1e6,
+		     t->drives - 1, need);
+	return 0;
+}
+
 static int check_tier(struct pstate *st, unsigned slot)
 {
 	st->p->tier[slot].present = true;
@@ -200,7 +256,7 @@ static int check_tier(struct pstate *st, unsigned slot)
 	if (check_raid(st, slot) || check_drive(st, slot))
 		return -EINVAL;
 	resolve_rebuild(&st->p->tier[slot]);
-	return 0;
+	return check_rebuild(st, slot);
 }
 
 /* Flash alone, or cache over backing: nothing else. */

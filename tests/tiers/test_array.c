@@ -23,6 +23,16 @@
 #include "tiers/completer.h"
 
 static int t_completions;
+
+/* |got - want| <= tol x want. */
+static void t_assert_near(double got, double want, double tol)
+{
+	if (got < want * (1 - tol) || got > want * (1 + tol)) {
+		print_message("# got %.0f, want %.0f within %.0f%%\n", got,
+			      want, tol * 100);
+		fail();
+	}
+}
 static struct array_io *t_last;
 
 static void t_complete(struct array_io *io)
@@ -338,6 +348,15 @@ static void test_faults_shutdown(void **state)
 
 static void test_unknown_profile(void **state)
 {
+	struct array_conf bad = {.profile = "hybrid", .scale = 1.0,
+				 .time_scale = -1.0};
+	struct array *b;
+
+	assert_int_equal(array_open(&bad, &b), -EINVAL);
+	assert_null(b);
+	bad.time_scale = 10.0;
+	assert_int_equal(array_open(&bad, &b), 0);
+	array_free(b);
 	struct array *a = (struct array *)&a;
 
 	assert_int_equal(array_new("tintri-t7000", 1.0, 1, &a), -EINVAL);
@@ -388,6 +407,116 @@ static void test_stats_print(void **state)
 	array_free(a);
 }
 
+/* A rebuild on an idle timed array runs on its own clock: with no
+ * request at all, it is over when the drives finish it, used / rate
+ * after it was noticed (32 MiB at 160 MiB/s: 0.2 s). */
+static void test_rebuild_ends_idle(void **state)
+{
+	struct model_fault f = {.kind = MODEL_FAULT_DRIVE, .tier = 9, .id = 1};
+	struct model_fault_effect eff;
+	struct array *a;
+	uint64_t now, end;
+	char path[128], err[256];
+	FILE *pf;
+
+	snprintf(path, sizeof(path), "/tmp/arraysim-test-rebuild-%d.ini",
+		 (int)getpid());
+	pf = fopen(path, "w");
+	assert_non_null(pf);
+	fputs("[frontend]\nspeed = 10GbE\n"
+	      "[tier flash]\nkind = ssd\ndrives = 4\ncapacity = 64M\n"
+	      "raid = raid5\nread_latency = 100us\nwrite_latency = 50us\n"
+	      "slots = 32\nread_bandwidth = 500M/s\n"
+	      "write_bandwidth = 500M/s\nfill = 50%\n"
+	      "rebuild_rate = 160M/s\ndetection_window = 0\n",
+	      pf);
+	fclose(pf);
+	assert_int_equal(array_new(path, 1.0, 1, &a), 0);
+	unlink(path);
+	assert_int_equal(array_fault(a, &f, true, &now, &eff, err, sizeof(err)),
+			 0);
+	assert_int_equal(eff.rebuild_bytes, 32ull << 20);
+	assert_int_equal(array_rebuild_end(a, &f, eff.fail_ns, &end), -EAGAIN);
+	assert_true(end >= eff.rebuild_end_ns);
+	usleep(400000);
+	assert_int_equal(array_rebuild_end(a, &f, eff.fail_ns, &end), 0);
+	t_assert_near((double)(end - eff.fail_ns), 0.2e9, 0.05);
+	assert_int_equal(array_rebuild_end(a, &f, eff.fail_ns + 1, &end),
+			 -ENOENT);
+	array_free(a);
+
+	assert_int_equal(array_new("null", 1.0, 1, &a), 0);
+	assert_int_equal(array_rebuild_end(a, &f, 0, &end), -ENOENT);
+	array_free(a);
+	(void)state;
+}
+
+/* `stats --reset` covers the array figures (issue 13, point 8): after
+ * array_stats_reset, `stats --array` counts from the reset, not from the
+ * mount: elapsed time, IOPS, latencies and host-bound counts. */
+static char *t_stats_json(struct array *a, uint64_t elapsed_ns)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	array_stats_print(a, f, true, elapsed_ns);
+	fclose(f);
+	assert_non_null(text);
+	return text;
+}
+
+static void test_stats_reset_covers_array(void **state)
+{
+	struct t_wait w = {.lock = PTHREAD_MUTEX_INITIALIZER,
+			   .cond = PTHREAD_COND_INITIALIZER};
+	struct array *a;
+	char *text;
+	double el;
+
+	assert_int_equal(array_new("micron-m600", 1000, 1, &a), 0);
+	for (int i = 0; i < 10; i++) {
+		w.io = (struct array_io){.kind = ARRAY_IO_READ,
+					 .offset = (uint64_t)i << 20,
+					 .length = 4096};
+		t_submit_wait(a, &w);
+	}
+	array_stats_reset(a);
+	/* The mount is 94 s old; the reset was just now. */
+	text = t_stats_json(a, 94000000000ull);
+	assert_int_equal(sscanf(text, "{\"timed\":true,\"elapsed_s\":%lf", &el),
+			 1);
+	assert_true(el < 1.0);
+	assert_non_null(strstr(text, "\"flash0\":{\"members\":1,\"iops\":0.0,"));
+	assert_non_null(strstr(text, "\"p50\":0.0,"));
+	assert_non_null(strstr(text, "\"host_bound\":{\"completed\":0,"));
+	free(text);
+	for (int i = 0; i < 3; i++) {
+		w.io = (struct array_io){.kind = ARRAY_IO_READ,
+					 .offset = (uint64_t)i << 20,
+					 .length = 4096};
+		t_submit_wait(a, &w);
+	}
+	text = t_stats_json(a, 94000000000ull);
+	assert_non_null(strstr(text, "\"host_bound\":{\"completed\":3,"));
+	assert_null(strstr(text, "\"p50\":0.0,\"p99\":0.0,\"p999\":0.0}},"
+				 "\"resources\""));
+	free(text);
+	/* A reset again, and the mount's own age when it is shorter. */
+	array_stats_reset(a);
+	text = t_stats_json(a, 0);
+	assert_non_null(strstr(text, "{\"timed\":true,\"elapsed_s\":0.000,"));
+	free(text);
+	array_free(a);
+
+	assert_int_equal(array_new("null", 1.0, 1, &a), 0);
+	array_stats_reset(a); /* a no-op */
+	text = t_stats_json(a, 1);
+	assert_string_equal(text, "{\"timed\":false}\n");
+	free(text);
+	array_free(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -397,6 +526,8 @@ int main(void)
 	    cmocka_unit_test(test_hybrid_residency),
 	    cmocka_unit_test(test_unknown_profile),
 	    cmocka_unit_test(test_stats_print),
+	    cmocka_unit_test(test_stats_reset_covers_array),
+	    cmocka_unit_test(test_rebuild_ends_idle),
 	    cmocka_unit_test(test_dedupe_takes_cache_once),
 	};
 

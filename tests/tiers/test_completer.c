@@ -17,6 +17,8 @@
 #include <cmocka.h>
 
 #include "common/clock.h"
+#include "common/log.h"
+#include <string.h>
 #include "tiers/array.h"
 #include "tiers/completer.h"
 #include "tiers/engine.h"
@@ -189,12 +191,98 @@ static void test_stop_drains(void **state)
 	assert_true(took_ns < 1000 * MS);
 }
 
+/* ---- host-bound: the share of late replies ------------------------------ */
+
+enum { T_BURST = 100, T_ONTIME = 5000 };
+
+/* @n requests already @late_ms past their deadline (a modelled latency of
+ * 10 ms): every one goes out late. */
+static void t_late_burst(struct completer *c, struct t_io *ios, unsigned n,
+			 uint64_t late_ms)
+{
+	uint64_t now = clock_mono_ns();
+
+	for (unsigned i = 0; i < n; i++) {
+		t_init(&ios[i], now - late_ms * MS);
+		ios[i].io.submit_ns = now - (late_ms + 10) * MS;
+		assert_int_equal(completer_submit(c, ios[i].deadline_ns,
+						  &ios[i].io),
+				 0);
+	}
+	t_wait_all(ios, n, 2000 * MS);
+}
+
+/* The late share and the worst lateness per window, and the warning
+ * (issue 13, point 4): once when the last 10 s pass 5% late, with the
+ * share and the worst; over when they fall back; again for a new
+ * episode. */
+static void test_late_share_warns_once(void **state)
+{
+	static struct t_io ios[T_ONTIME];
+	struct completer_window w;
+	struct completer_lateness l;
+	struct completer *c;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *logf = open_memstream(&text, &len);
+	uint64_t now;
+
+	assert_non_null(logf);
+	log_set_stream(logf);
+	assert_int_equal(completer_new(&c), 0);
+	t_late_burst(c, ios, T_BURST, 50);
+	completer_window(c, 1000 * MS, &w);
+	assert_int_equal(w.completed, T_BURST);
+	assert_int_equal(w.late, T_BURST);
+	assert_true(w.worst_ns >= 50 * MS && w.worst_ns < 1000 * MS);
+	completer_lateness(c, &l);
+	assert_true(l.worst_ns >= 50 * MS);
+	/* Warned once the step is over, not again in the same episode. */
+	usleep(150000);
+	t_late_burst(c, ios, T_BURST, 50);
+	usleep(150000);
+	t_late_burst(c, ios, 1, 50);
+	assert_int_equal(completer_episodes(c), 1);
+	/* On time: the share falls under 5%, the episode is over. */
+	now = clock_mono_ns();
+	for (unsigned i = 0; i < T_ONTIME; i++) {
+		t_init(&ios[i], now + 20 * MS);
+		ios[i].io.submit_ns = now;
+		assert_int_equal(
+		    completer_submit(c, ios[i].deadline_ns, &ios[i].io), 0);
+	}
+	t_wait_all(ios, T_ONTIME, 2000 * MS);
+	usleep(150000);
+	t_late_burst(c, ios, 1, 0); /* a new step: the check runs */
+	assert_int_equal(completer_episodes(c), 1);
+	/* A new episode: warned again. */
+	t_late_burst(c, ios, 2000, 50);
+	usleep(150000);
+	t_late_burst(c, ios, 1, 50);
+	assert_int_equal(completer_episodes(c), 2);
+	completer_free(c);
+	log_set_stream(NULL);
+	fclose(logf);
+	print_message("%s", text);
+	assert_non_null(strstr(text, "host-bound: 100.0% of 100 replies in "
+				     "the last 10 s went out late (worst "
+				     "0.05"));
+	assert_non_null(strstr(text, "host-bound no more: "));
+	assert_int_equal(
+	    (int)(strstr(strstr(text, "host-bound: ") + 1, "host-bound: ") !=
+		  NULL),
+	    1);
+	free(text);
+	(void)state;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_many_threads),
 	    cmocka_unit_test(test_past_deadline_and_order),
 	    cmocka_unit_test(test_stop_drains),
+	    cmocka_unit_test(test_late_share_warns_once),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -17,6 +17,8 @@
 #include <cmocka.h>
 
 #include "tests/tiers/t_model.h"
+#include "tiers/engine.h"
+#include "tiers/model_state.h"
 #include "tiers/placement.h"
 #include "tiers/raid.h"
 
@@ -105,6 +107,35 @@ static void controller_stall_exact(void **state)
 	t_fault(m, 1 * S, MODEL_FAULT_CONTROLLER, 1, true, &eff);
 	assert_int_equal(eff.stall_until, 2 * S);
 	model_free(m);
+	free(p);
+	(void)state;
+}
+
+/* Issue 13, point 4: --time-scale divides fault durations apart from
+ * --scale: at scale 1, time scale 10, a 10 s failover stalls 1 s, the
+ * 30 s detection window is 3 s and the rebuild a tenth as long, while a
+ * read takes what it takes at scale 1. */
+static void time_scale_apart_from_scale(void **state)
+{
+	struct profile *p = t_flash_profile(4, "raid5", 4, "30s");
+	struct model *m1 = t_model(p, 1.0, 7), *m, *bad;
+	struct model_fault_effect eff, eff1;
+	uint64_t base = t_read(m1, 0, 0);
+
+	assert_int_equal(model_new_timed(p, 1.0, 10.0, 7, &m), 0);
+	assert_int_equal(t_read(m, 0, 0), base);
+	t_fault(m, 1 * S, MODEL_FAULT_CONTROLLER, 0, true, &eff);
+	assert_int_equal(eff.stall_until, 2 * S);
+	assert_int_equal(t_read(m, 3 * S, 0), 3 * S + base);
+	t_fault(m, 4 * S, MODEL_FAULT_DRIVE, 1, true, &eff);
+	assert_int_equal(eff.fail_ns, 7 * S);
+	t_fault(m1, 4 * S, MODEL_FAULT_DRIVE, 1, true, &eff1);
+	t_assert_within((double)(eff.rebuild_end_ns - eff.fail_ns),
+			(double)(eff1.rebuild_end_ns - eff1.fail_ns) / 10,
+			1e-6);
+	assert_int_equal(model_new_timed(p, 1.0, 0.0, 7, &bad), -EINVAL);
+	model_free(m);
+	model_free(m1);
 	free(p);
 	(void)state;
 }
@@ -255,12 +286,12 @@ static void rebuild_duration(void **state)
 	assert_int_equal(t_reads_of(m, 2 * S, lo), 1);
 	assert_int_equal(t_reads_of(m, 2 * S, hi), 3);
 	assert_int_equal(t_reads_of(m, eff.rebuild_end_ns - 1, hi), 1);
-	/* The rebuild ran on the drives: 3 reads + 1 write per 1 MiB
-	 * chunk; catching up after idle time books only the last 100 ms
-	 * of chunks (10 at 100 MiB/s), twice here. */
+	/* The rebuild ran on the drives, every chunk of it though no
+	 * request came between: 3 reads + 1 write per 1 MiB chunk, all 512
+	 * but the last one due (at the plan's end less a chunk's share). */
 	model_counts(m, &c);
-	assert_true(c.rebuild_ops[ENGINE_OP_WRITE] >= 19);
-	assert_true(c.rebuild_ops[ENGINE_OP_WRITE] <= 22);
+	assert_true(c.rebuild_ops[ENGINE_OP_WRITE] >= 511);
+	assert_true(c.rebuild_ops[ENGINE_OP_WRITE] <= 512);
 	assert_int_equal(c.rebuild_ops[ENGINE_OP_READ],
 			 3 * c.rebuild_ops[ENGINE_OP_WRITE]);
 	/* A second failure loses data: taken, as a loss event
@@ -297,12 +328,14 @@ static void rotted_block_repairable(void **state)
 				 k == 1);
 		assert_int_equal(model_fault(m, 2 * S, &f, false, &eff), 0);
 		/* Rebuilt: whole again. */
+		model_advance(m, eff.rebuild_end_ns);
 		assert_int_equal(
 		    model_block_repairable(m, eff.rebuild_end_ns, pblk), k < 2);
 		/* Its own drive out: the other members rebuild it anyway. */
 		f.id = placement_drive(&pl, pblk);
 		assert_int_equal(
 		    model_fault(m, eff.rebuild_end_ns, &f, true, &eff), 0);
+		model_advance(m, eff.fail_ns + 1 * S);
 		assert_int_equal(
 		    model_block_repairable(m, eff.fail_ns + 1 * S, pblk),
 		    k < 2);
@@ -494,10 +527,116 @@ static void rebuild_loads_foreground(void **state)
 	(void)state;
 }
 
+/* Issue 13, point 7: a rebuild runs on its own clock. 4 SSDs in raid5,
+ * 512 MiB used, 200 MiB/s: 2.56 s on idle drives. */
+static const char rebuild_text[] =
+    "[frontend]\nspeed = 100GbE\n"
+    "[tier flash]\nkind = ssd\ndrives = 4\ncapacity = 1G\n"
+    "raid = raid5\nread_latency = 100us\nwrite_latency = 100us\n"
+    "read_bandwidth = 500M/s\nwrite_bandwidth = 500M/s\n"
+    "fill = 50%\nrebuild_rate = 200M/s\ndetection_window = 0\n";
+
+/* With no request while it runs, the rebuild still does all its work on
+ * the drives (not 0 IOPS once the host stops) and is over at used / rate:
+ * a request long after finds every chunk booked and nothing degraded. */
+static void rebuild_runs_without_host_io(void **state)
+{
+	struct profile *p = t_profile(rebuild_text);
+	struct model *m = t_model(p, 1.0, 3);
+	struct model_fault f = {.kind = MODEL_FAULT_DRIVE, .id = 3};
+	struct model_fault_effect eff;
+	struct engine_resource_stats st;
+	struct model_drive_view v;
+	struct model_counts c;
+	uint64_t written = 0;
+
+	assert_int_equal(model_fault(m, 1 * S, &f, true, &eff), 0);
+	t_assert_within((double)(eff.rebuild_end_ns - eff.fail_ns) / 1e9,
+			512.0 / 200.0, 0.001);
+	/* Half way, idle: the state read then has half of it done. */
+	model_advance(m, eff.fail_ns + (eff.rebuild_end_ns - eff.fail_ns) / 2);
+	assert_int_equal(model_drive_view(m, PROFILE_TIER_FLASH, 3,
+					  eff.fail_ns + (eff.rebuild_end_ns -
+							 eff.fail_ns) / 2,
+					  &v),
+			 0);
+	assert_int_equal(v.state, MODEL_DRIVE_REBUILDING);
+	t_assert_within((double)v.rebuild_left, 256.0 * MIB, 0.01);
+	/* Long after, the first request: the drives did it all. */
+	t_read(m, eff.rebuild_end_ns + 10 * S, 0);
+	model_counts(m, &c);
+	assert_int_equal(c.rebuild_ops[ENGINE_OP_WRITE], 512);
+	assert_int_equal(c.rebuild_ops[ENGINE_OP_READ], 3 * 512);
+	for (unsigned i = 0; i < 4; i++) {
+		assert_int_equal(engine_resource_stats(
+				     model_engine(m),
+				     model_drive_res(m, PROFILE_TIER_FLASH, i),
+				     &st),
+				 0);
+		written += st.bytes[ENGINE_OP_WRITE];
+	}
+	assert_int_equal(written, 512 * MIB);
+	model_free(m);
+	free(p);
+	(void)state;
+}
+
+/* With the host keeping the drives busy the rebuild competes: it takes
+ * longer than used / rate (still rebuilding at 1.5 x that), the host's
+ * latency rises while it runs, and it does end. */
+static void rebuild_slower_under_load(void **state)
+{
+	struct profile *p = t_profile(rebuild_text);
+	struct model *m = t_model(p, 1.0, 3), *idle = t_model(p, 1.0, 3);
+	struct model_fault f = {.kind = MODEL_FAULT_DRIVE, .id = 3};
+	struct model_fault_effect eff;
+	struct model_drive_view v;
+	struct model_counts c;
+	struct t_workload w = {.block = 1 * MIB,
+			       .read_frac = 1.0,
+			       .random_frac = 1.0,
+			       .span_bytes = 512 * MIB,
+			       .rng = 5};
+	struct t_workload w2 = w;
+	struct t_result r, base;
+	uint64_t plan, t;
+
+	assert_int_equal(model_fault(m, 0, &f, true, &eff), 0);
+	plan = eff.rebuild_end_ns - eff.fail_ns;
+	r = t_run(m, &w, 16, 8000);
+	base = t_run(idle, &w2, 16, 8000);
+	t = (uint64_t)(8000 / r.iops * 1e9);
+	printf("# rebuild %.2f s planned; host 1M reads at QD 16: %.0f us, "
+	       "%.0f IOPS for %.2f s (%.0f us without the fault)\n",
+	       (double)plan / 1e9, r.mean_lat_us, r.iops, (double)t / 1e9,
+	       base.mean_lat_us);
+	assert_true(t > 2 * plan);
+	assert_true(r.mean_lat_us > 1.2 * base.mean_lat_us);
+	assert_int_equal(model_drive_view(m, PROFILE_TIER_FLASH, 3,
+					  eff.fail_ns + plan * 3 / 2, &v),
+			 0);
+	assert_int_equal(v.state, MODEL_DRIVE_REBUILDING);
+	/* It ends (all its chunks written), with the host gone. */
+	t_read(m, t + 60 * S, 0);
+	model_counts(m, &c);
+	assert_int_equal(c.rebuild_ops[ENGINE_OP_WRITE], 512);
+	assert_int_equal(model_drive_view(m, PROFILE_TIER_FLASH, 3, t + 60 * S,
+					  &v),
+			 0);
+	assert_int_equal(v.state, MODEL_DRIVE_FAILED); /* rebuilt, still out */
+	model_free(m);
+	model_free(idle);
+	free(p);
+	(void)state;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(controller_stall_exact),
+	    cmocka_unit_test(time_scale_apart_from_scale),
+	    cmocka_unit_test(rebuild_runs_without_host_io),
+	    cmocka_unit_test(rebuild_slower_under_load),
 	    cmocka_unit_test(controller_shutdown_and_recovery),
 	    cmocka_unit_test(standby_failover),
 	    cmocka_unit_test(path_loss),

@@ -151,6 +151,49 @@ static const struct t_case cases[] = {
      "duration (100us, 5ms)"},
 };
 
+/* Issue 13, point 7: a rebuild_rate the tier's drives cannot do is
+ * refused with the tier's limit; the limit itself loads. 6 SSDs in one
+ * raid5 set at 500M/s read and 400M/s write: 5 left, reading 5 MiB and
+ * writing 1 per MiB rebuilt, (6 - 1) / (5 / 500M + 1 / 400M) = 400M/s
+ * (32 slots: the wire is the limit). */
+static void test_rebuild_rate_beyond_drives(void **state)
+{
+	static const char *const rates[] = {"160G/s", "400100000/s",
+					    "400000000/s"};
+	char err[PROFILE_ERR_LEN];
+	struct profile p;
+
+	for (unsigned i = 0; i < 3; i++) {
+		char repl[256];
+		char *text;
+		int rc;
+
+		snprintf(repl, sizeof(repl),
+			 "drives = 6\nslots = 32\nread_bandwidth = 500000000/s\n"
+			 "write_bandwidth = 400000000/s\nrebuild_rate = %s",
+			 rates[i]);
+		text = t_with("drives = 4", repl);
+		err[0] = '\0';
+		rc = profile_parse_string(text, "test.ini", &p, err,
+					  sizeof(err));
+		free(text);
+		if (i == 2) {
+			assert_int_equal(rc, 0);
+			continue;
+		}
+		assert_int_equal(rc, -EINVAL);
+		print_message("# %s\n", err);
+		assert_non_null(strstr(err, "test.ini:9: [tier flash] "
+					    "rebuild_rate: "));
+		assert_non_null(
+		    strstr(err, "is above what this tier's drives can rebuild "
+				"at, 400.0 MB/s (5 drives left, reading 5 MiB "
+				"and writing 1 per MiB rebuilt, at a drive's "
+				"sequential rate)"));
+		assert_null(strchr(err, '\n'));
+	}
+}
+
 static void test_errors(void **state)
 {
 	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
@@ -304,6 +347,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_errors),
+	    cmocka_unit_test(test_rebuild_rate_beyond_drives),
 	    cmocka_unit_test(test_cache_too_big),
 	    cmocka_unit_test(test_line_too_long),
 	    cmocka_unit_test(test_defaults),
