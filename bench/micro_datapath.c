@@ -26,9 +26,9 @@
 #include "common/clock.h"
 #include "common/prng.h"
 #include "dedupe/fingerprint.h"
-#include "fs/datapath.h"
+#include "store/datapath.h"
 #include "fs/fs.h"
-#include "fs/namespace.h"
+#include "store/namespace.h"
 
 static void fill_random(uint8_t *buf, size_t len, uint64_t *s)
 {

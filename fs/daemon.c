@@ -29,7 +29,7 @@
 #include "fs/channel.h"
 #include "faults/control.h"
 #include "fs/fault_gate.h"
-#include "fs/loss.h"
+#include "store/loss.h"
 #include "fs/metrics_http.h"
 #include "fs/scenario_run.h"
 #include "fs/ops.h"

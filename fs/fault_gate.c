@@ -12,9 +12,9 @@
 #include "common/clock.h"
 #include "faults/events.h"
 #include "faults/hooks.h"
-#include "fs/bitrot.h"
+#include "store/bitrot.h"
 #include "fs/inode_table.h"
-#include "fs/loss.h"
+#include "store/loss.h"
 #include "tiers/completer.h"
 
 int fault_gate_open(struct fs *fs, char *err, size_t errlen)

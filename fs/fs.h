@@ -19,7 +19,7 @@
 #include <sys/types.h>
 
 #include "common/clock.h"
-#include "common/metastore.h"
+#include "store/metastore.h"
 #include "common/stats.h"
 #include "tiers/array.h"
 #include "tiers/backing.h"
@@ -69,7 +69,7 @@ struct fs {
 	struct completer *fault_delay;
 	uint64_t bitrot_rng;
 	struct scenario_runner *scenario; /* the last one started, or NULL */
-	struct loss_set *lost; /* blocks the array lost (fs/loss.c) */
+	struct loss_set *lost; /* blocks the array lost (store/loss.c) */
 	atomic_bool thin_full_logged;
 	/* A power loss was injected: everything fails until the unmount, and
 	 * the next mount starts from the state of the last sync. */
@@ -87,10 +87,10 @@ int fs_sync(struct fs *fs);
 /* Finish what `orphans` says is left for @ino, a bounded transaction at a
  * time: drop the blocks past its size, or, when it has no links and the
  * kernel holds no reference, all of them and then the inode
- * (fs/orphans.c). */
+ * (store/orphans.c). */
 int fs_trim(struct fs *fs, uint64_t ino);
 /* Delete the inodes left unlinked-but-open by an earlier run
- * (fs/orphans.c). */
+ * (store/orphans.c). */
 int fs_reap_orphans(struct fs *fs);
 /* Past cfg.meta_cache_bytes of mapped metadata, drop the map's pages from
  * this process (they stay in the host page cache). Called by the syncer
@@ -102,7 +102,7 @@ void fs_trim_meta_cache(struct fs *fs);
 void fs_gauges(struct fs *fs, struct stats_gauges *g);
 
 /* Current time in ns since the epoch (for inode timestamps): the wall
- * clock of common/clock.h, under the name fs/datapath.c still calls. */
+ * clock of common/clock.h, under the name store/datapath.c still calls. */
 static inline int64_t fs_now_ns(void)
 {
 	return clock_wall_ns();

@@ -8,9 +8,9 @@
 #include <errno.h>
 #include <string.h>
 
-#include "fs/datapath.h"
+#include "store/datapath.h"
 #include "fs/inode_table.h"
-#include "fs/namespace.h"
+#include "store/namespace.h"
 
 void ops_account(fuse_req_t req, enum stats_op op, uint64_t t0, int err,
 		 uint64_t bytes)

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "fs/fault_gate.h"
-#include "fs/namespace.h"
+#include "store/namespace.h"
 
 void op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {

@@ -11,12 +11,12 @@
 
 #include "common/block.h"
 #include "common/log.h"
-#include "fs/attrs.h"
-#include "fs/datapath.h"
+#include "store/attrs.h"
+#include "store/datapath.h"
 #include "fs/fault_gate.h"
 #include "fs/inode_table.h"
-#include "fs/namespace.h"
-#include "fs/orphans.h"
+#include "store/namespace.h"
+#include "store/orphans.h"
 
 void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 {

@@ -9,22 +9,22 @@
  *   fs/ops_io.c         op_write
  *   fs/fault_gate.c     fault_gate_io (and, torn, fault_gate_torn_prefix)
  *   faults/faults.c       faults_check: the rules that fire
- *   fs/datapath.c       datapath_write_prep: whole blocks fingerprinted
+ *   store/datapath.c       datapath_write_prep: whole blocks fingerprinted
  *   dedupe/chunker.c      chunker_count
  *   dedupe/fingerprint.c  fingerprint_block (SHA-1 and XXH3)
  *   fs/inode_table.c    inode_table_lock: the file's data lock
- *   fs/datapath.c       datapath_write_commit: partial edge blocks read
+ *   store/datapath.c       datapath_write_commit: partial edge blocks read
  *                       back (tiers/backing.c), then write_txn:
- *   common/metastore.c    dp_begin's transaction
- *   fs/namespace.c        ns_inode_get, ns_inode_put
+ *   store/metastore.c    dp_begin's transaction
+ *   store/namespace.c        ns_inode_get, ns_inode_put
  *   dedupe/index.c        dedupe_index_walk, dedupe_block_ref/new/unref
  *   tiers/backing.c       verify-on-match reads of a candidate
  *   fs/fault_gate.c       fault_gate_thin_full before a new block
  *   faults/faults.c         faults_thin_limit
- *   fs/loss.c             loss_any, then loss_forget after the commit
+ *   store/loss.c             loss_any, then loss_forget after the commit
  *   tiers/backing.c       dp_commit: the new blocks' bytes first,
- *   common/metastore.c      then the commit
- *   fs/fs.c, fs/orphans.c fs_trim_meta_cache, fs_trim (a truncation left)
+ *   store/metastore.c      then the commit
+ *   store/store.c, store/orphans.c fs_trim_meta_cache, fs_trim (a truncation left)
  *   fs/ops_io.c         submit_io
  *   tiers/completer.c     an injected latency first (fs->fault_delay)
  *   tiers/array.c       array_submit
@@ -41,15 +41,15 @@
  *   fs/ops_io.c         op_read
  *   fs/fault_gate.c     fault_gate_io
  *   faults/faults.c       faults_check
- *   fs/datapath.c       datapath_read_map, load_blocks_retry, load_blocks
- *   common/metastore.c    a read transaction
- *   fs/namespace.c        ns_inode_get
+ *   store/datapath.c       datapath_read_map, load_blocks_retry, load_blocks
+ *   store/metastore.c    a read transaction
+ *   store/namespace.c        ns_inode_get
  *   dedupe/chunker.c      chunker_count
  *   dedupe/index.c        dedupe_block_get: the block's XXH3
- *   fs/loss.c             loss_has: not a block the array lost
+ *   store/loss.c             loss_has: not a block the array lost
  *   tiers/backing.c       the bytes
  *   dedupe/fingerprint.c  fingerprint_xxh3: a mismatch, so
- *   fs/bitrot.c         bitrot_rebuild
+ *   store/bitrot.c         bitrot_rebuild
  *   tiers/array.c         array_block_repairable
  *   tiers/model_faults.c  model_block_repairable
  *   tiers/placement.c     placement_lost: another copy or parity holds
@@ -68,11 +68,11 @@
 #include <stdlib.h>
 
 #include "common/block.h"
-#include "fs/attrs.h"
-#include "fs/datapath.h"
+#include "store/attrs.h"
+#include "store/datapath.h"
 #include "fs/fault_gate.h"
 #include "fs/inode_table.h"
-#include "fs/namespace.h"
+#include "store/namespace.h"
 #include "tiers/completer.h"
 
 /* libfuse asks for atomic O_TRUNC, so the kernel leaves the truncation of

@@ -1,11 +1,11 @@
 /* FUSE ops that create, remove, move and read names: mknod, mkdir,
  * symlink, create, link, unlink, rmdir, rename, readlink. The algorithms
- * are the datastore's (fs/names.c); here, the checks of the request, the
+ * are the datastore's (store/names.c); here, the checks of the request, the
  * fault gate, one transaction, the kernel's view (fs/inode_table.c) and
  * the reply.
  *
  * An inode whose last link goes while the kernel still holds it is an
- * orphan (fs/orphans.h), deleted when the kernel forgets it (or at the
+ * orphan (store/orphans.h), deleted when the kernel forgets it (or at the
  * next mount); one nothing holds is deleted before the reply. */
 #include "fs/ops_i.h"
 
@@ -13,11 +13,11 @@
 #include <stdio.h> /* RENAME_EXCHANGE */
 #include <string.h>
 
-#include "fs/datapath.h"
+#include "store/datapath.h"
 #include "fs/fault_gate.h"
 #include "fs/inode_table.h"
-#include "fs/names.h"
-#include "fs/namespace.h"
+#include "store/names.h"
+#include "store/namespace.h"
 
 /* ---- creating names --------------------------------------------------- */
 

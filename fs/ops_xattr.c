@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fs/attrs.h"
-#include "fs/datapath.h"
+#include "store/attrs.h"
+#include "store/datapath.h"
 #include "fs/fault_gate.h"
-#include "fs/namespace.h"
+#include "store/namespace.h"
 
 /* The namespaces a local filesystem stores. Not system.*: permission
  * checks are the kernel's, on mode bits alone, and storing an ACL nobody

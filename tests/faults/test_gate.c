@@ -18,14 +18,14 @@
 #include <cmocka.h>
 
 #include "common/clock.h"
-#include "common/metastore.h"
+#include "store/metastore.h"
 #include "faults/rule.h"
-#include "fs/bitrot.h"
-#include "fs/datapath.h"
+#include "store/bitrot.h"
+#include "store/datapath.h"
 #include "fs/fault_gate.h"
 #include "fs/fs.h"
-#include "fs/loss.h"
-#include "fs/namespace.h"
+#include "store/loss.h"
+#include "store/namespace.h"
 #include "fs/scenario_run.h"
 
 struct t_ctx {

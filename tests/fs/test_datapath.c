@@ -34,13 +34,13 @@
 #include <cmocka.h>
 
 #include "common/block.h"
-#include "common/metastore.h"
+#include "store/metastore.h"
 #include "common/prng.h"
 #include "dedupe/blocks.h"
-#include "fs/blockmap.h"
-#include "fs/datapath.h"
+#include "store/blockmap.h"
+#include "store/datapath.h"
 #include "fs/fs.h"
-#include "fs/namespace.h"
+#include "store/namespace.h"
 
 #ifndef TEST_DATA_DIR
 #error "TEST_DATA_DIR must name tests/integration/data"
@@ -1194,7 +1194,7 @@ static void test_prepared_write_completes_edges_at_commit(void **state)
 	assert_int_equal(t_pblk_of(t, ino, 4), t_pblk_of(t, ino, 1));
 }
 
-/* The one block-map codec (fs/blockmap.h): what it encodes decodes back,
+/* The one block-map codec (store/blockmap.h): what it encodes decodes back,
  * a record of the wrong size is refused, and a written file's extent
  * reads through it as the map the independent t_pblk_of sees. */
 static void test_blockmap_codec(void **state)

@@ -1,5 +1,5 @@
-/* namespace: the datastore's name algorithms (fs/names.c) and orphans
- * (fs/orphans.c), on a datastore opened with fs_open() in a temporary
+/* namespace: the datastore's name algorithms (store/names.c) and orphans
+ * (store/orphans.c), on a datastore opened with fs_open() in a temporary
  * directory, with no FUSE involved: each step is one transaction, as an op
  * would run it.
  *
@@ -32,14 +32,14 @@
 
 #include <cmocka.h>
 
-#include "common/metastore.h"
-#include "fs/attrs.h"
-#include "fs/datapath.h"
+#include "store/metastore.h"
+#include "store/attrs.h"
+#include "store/datapath.h"
 #include "fs/fs.h"
 #include "fs/inode_table.h"
-#include "fs/names.h"
-#include "fs/namespace.h"
-#include "fs/orphans.h"
+#include "store/names.h"
+#include "store/namespace.h"
+#include "store/orphans.h"
 
 #define ROOT NS_ROOT_INO
 

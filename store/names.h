@@ -2,7 +2,7 @@
  * names. Each works inside the caller's transaction (@t, from dp_begin),
  * knows nothing of FUSE, and returns 0 or -errno; the caller commits or
  * aborts. Link counts follow POSIX: a directory has 2 + its subdirectories;
- * an inode left with no link is recorded as an orphan (fs/orphans.h), for
+ * an inode left with no link is recorded as an orphan (store/orphans.h), for
  * fs_trim to delete once nothing references it.
  *
  * The kernel's view (lookup counts, names of open files: fs/inode_table.h)
@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "common/metastore.h"
+#include "store/metastore.h"
 
 struct dp_txn;
 

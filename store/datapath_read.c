@@ -1,4 +1,4 @@
-/* Reads (fs/datapath.h), and the block loading writes and truncates
+/* Reads (store/datapath.h), and the block loading writes and truncates
  * share.
  *
  * Reads run in a read-only transaction (a snapshot: never blocked by the
@@ -6,7 +6,7 @@
  * freed and, after a sync, reused between the snapshot and the read; the
  * checksum then fails, and the read is retried on a fresh snapshot before
  * it is called an error. A block that still fails may be rebuilt from the
- * array's redundancy (fs/bitrot.c); a block the array lost reads as EIO.
+ * array's redundancy (store/bitrot.c); a block the array lost reads as EIO.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -17,10 +17,10 @@
 #include "dedupe/blocks.h"
 #include "dedupe/chunker.h"
 #include "dedupe/fingerprint.h"
-#include "fs/bitrot.h"
-#include "fs/datapath_i.h"
-#include "fs/loss.h"
-#include "fs/namespace.h"
+#include "store/bitrot.h"
+#include "store/datapath_i.h"
+#include "store/loss.h"
+#include "store/namespace.h"
 
 #define READ_RETRIES 2
 

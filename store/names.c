@@ -1,6 +1,6 @@
-/* The namespace algorithms of the datastore (fs/names.h): each name change
+/* The namespace algorithms of the datastore (store/names.h): each name change
  * is a few reads and writes of inodes and directory entries
- * (fs/namespace.c) inside one transaction.
+ * (store/namespace.c) inside one transaction.
  *
  *   names_make    parent dir  +entry  (+1 nlink for a subdirectory)
  *   names_link    inode +1    +entry
@@ -15,16 +15,16 @@
  * loaded once and stored once at the end, so that aliases (a parent that is
  * also the new parent) stay one copy and nothing is stored half-changed.
  */
-#include "fs/names.h"
+#include "store/names.h"
 
 #include <errno.h>
 #include <stdio.h> /* RENAME_NOREPLACE, RENAME_EXCHANGE */
 #include <string.h>
 #include <sys/stat.h>
 
-#include "fs/datapath.h"
-#include "fs/namespace.h"
-#include "fs/orphans.h"
+#include "store/datapath.h"
+#include "store/namespace.h"
+#include "store/orphans.h"
 
 /* ---- inode cache of one transaction ----------------------------------- */
 

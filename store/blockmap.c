@@ -1,6 +1,6 @@
 /* The block-map codec and the extent a transaction works on
- * (fs/blockmap.h). */
-#include "fs/blockmap.h"
+ * (store/blockmap.h). */
+#include "store/blockmap.h"
 
 #include <errno.h>
 #include <string.h>

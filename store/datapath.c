@@ -1,6 +1,6 @@
-/* The data path's transactions (fs/datapath.h): an LMDB write
+/* The data path's transactions (store/datapath.h): an LMDB write
  * transaction, the counters it will store, the extent it is working on
- * (fs/blockmap.h) and the bytes of the new blocks it must write first.
+ * (store/blockmap.h) and the bytes of the new blocks it must write first.
  *
  *   dp_begin --> reads, writes, truncates --> dp_commit
  *                                               1. store the extent
@@ -11,17 +11,17 @@
  *
  * New blocks' bytes reach the backing store before the transaction that
  * points at them commits, so a crash at any point leaves either the old
- * state or the new one. The rest of the data path: fs/datapath_i.h.
+ * state or the new one. The rest of the data path: store/datapath_i.h.
  */
-#include "fs/datapath.h"
+#include "store/datapath.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/block.h"
-#include "fs/datapath_i.h"
-#include "fs/loss.h"
+#include "store/datapath_i.h"
+#include "store/loss.h"
 
 /* ---- write batch: bytes of new blocks, written before commit ---------- */
 

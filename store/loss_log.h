@@ -1,5 +1,5 @@
 /* STORE/lost.blocks: the log of the blocks the array model lost, so that
- * a loss outlives the mount (fs/loss.c keeps the set).
+ * a loss outlives the mount (store/loss.c keeps the set).
  *
  * The format: the magic "ARSLOST1", then 16-byte records {pblk, xxh3} in
  * host byte order, as the rest of the store. A record whose pblk has

@@ -1,5 +1,5 @@
 /* Opening and closing the datastore, syncs, the metadata-cache trim and
- * gauges. Orphans (fs_trim, fs_reap_orphans) are fs/orphans.c. */
+ * gauges. Orphans (fs_trim, fs_reap_orphans) are store/orphans.c. */
 #include "fs/fs.h"
 
 #include <errno.h>
@@ -11,11 +11,11 @@
 
 #include "common/block.h"
 #include "common/log.h"
-#include "fs/datapath.h"
+#include "store/datapath.h"
 #include "fs/fault_gate.h"
 #include "fs/scenario_run.h"
 #include "fs/inode_table.h"
-#include "fs/namespace.h"
+#include "store/namespace.h"
 
 static int init_root(struct fs *fs)
 {

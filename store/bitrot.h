@@ -1,4 +1,4 @@
-/* Bit rot injected on purpose (fault inject bitrot ...): see fs/bitrot.c. */
+/* Bit rot injected on purpose (fault inject bitrot ...): see store/bitrot.c. */
 #ifndef ARRAYSIM_FS_BITROT_H
 #define ARRAYSIM_FS_BITROT_H
 
@@ -37,7 +37,7 @@ int bitrot_report(struct fs *fs, MDB_txn *txn, uint64_t *bad, size_t nbad,
  * return true; else leave @buf as it was and return false. */
 bool bitrot_undo_injected(struct fs *fs, uint64_t pblk, uint8_t *buf,
 			  uint64_t xxh3);
-/* The old name, for fs/datapath.c until its owner renames the call. */
+/* The old name, for store/datapath.c until its owner renames the call. */
 static inline bool bitrot_rebuild(struct fs *fs, uint64_t pblk, uint8_t *buf,
 				  uint64_t xxh3)
 {

@@ -1,4 +1,4 @@
-/* The blocks the array model lost, and their report; see fs/loss.h.
+/* The blocks the array model lost, and their report; see store/loss.h.
  *
  * The model knows where blocks are (placement) and which drives were gone
  * when; the store knows which blocks hold data and who references them.
@@ -7,13 +7,13 @@
  * read can refuse them without asking the model again.
  *
  * The set outlives the mount, as the loss would on the array: it is
- * logged to STORE/lost.blocks (fs/loss_log.h) before it is reported, and
+ * logged to STORE/lost.blocks (store/loss_log.h) before it is reported, and
  * read back at the next mount, less the blocks that no longer hold the
  * bytes that were lost; the log is rewritten compact when that or its
  * own history leaves it longer than the set. A block freed by a
  * committed transaction leaves the set, logged as forgotten.
  */
-#include "fs/loss.h"
+#include "store/loss.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -26,8 +26,8 @@
 #include "common/log.h"
 #include "dedupe/index.h"
 #include "faults/events.h"
-#include "fs/bitrot.h"
-#include "fs/loss_log.h"
+#include "store/bitrot.h"
+#include "store/loss_log.h"
 
 #define BATCH 4096
 

@@ -1,14 +1,14 @@
-/* Changes to one inode that are not names (fs/attrs.h): the fields of a
+/* Changes to one inode that are not names (store/attrs.h): the fields of a
  * setattr, the size changes of a fallocate, xattrs. Sizes go through the
  * data path (datapath_truncate, datapath_punch), which drops or zeroes
- * blocks; everything else is the inode record (fs/namespace.c). */
-#include "fs/attrs.h"
+ * blocks; everything else is the inode record (store/namespace.c). */
+#include "store/attrs.h"
 
 #include <errno.h>
 #include <fcntl.h> /* FALLOC_FL_* */
 
-#include "fs/datapath.h"
-#include "fs/namespace.h"
+#include "store/datapath.h"
+#include "store/namespace.h"
 
 static int64_t attr_time(const struct timespec *ts, bool now, int64_t t_now)
 {

@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
-#include "common/metastore.h"
+#include "store/metastore.h"
 
 struct dp_txn;
 

@@ -30,7 +30,7 @@
  * one record per pblk and a 20-byte key per SHA-1):
  *
  *   bmap: extents of 64 blocks in 320 bytes (40-bit pblks), eleven to a
- *   page when a file grows at its end (appended, see fs/datapath.c).
+ *   page when a file grows at its end (appended, see store/datapath.c).
  *
  *   blocks: one record per 80 consecutive pblks; refs == 0 marks a free
  *   slot, a missing record 80 free slots, and the record is deleted when
@@ -188,7 +188,7 @@ int metastore_counters_put(const struct metastore *ms, MDB_txn *txn,
  * Costs write throughput. 0, or -EROFS / -EAGAIN (no reader slot). */
 int metastore_track_durable(struct metastore *ms);
 /* Emulate a power loss: save the state the last metastore_sync() made
- * durable (kept pinned since; see common/metastore_durable.c) so that the
+ * durable (kept pinned since; see store/metastore_durable.c) so that the
  * next open of the store starts from it, losing every later commit. The
  * caller must stop writing and syncing the store. 0, or -errno with a
  * reason in @err. */

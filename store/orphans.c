@@ -1,4 +1,4 @@
-/* Orphans (fs/orphans.h): the MS_ORPHANS records, the bounded steps that
+/* Orphans (store/orphans.h): the MS_ORPHANS records, the bounded steps that
  * finish one, and the reaper of a mount.
  *
  *   unlink/rename over (nlink 0) --orphans_add--> orphan
@@ -7,7 +7,7 @@
  *                                time, then the inode and its record
  *   linked again (O_TMPFILE)     record dropped (names_link)
  */
-#include "fs/orphans.h"
+#include "store/orphans.h"
 
 #include <errno.h>
 #include <string.h>
@@ -15,9 +15,9 @@
 
 #include "common/block.h"
 #include "common/log.h"
-#include "fs/datapath.h"
+#include "store/datapath.h"
 #include "fs/inode_table.h"
-#include "fs/namespace.h"
+#include "store/namespace.h"
 
 int orphans_add(struct dp_txn *t, uint64_t ino)
 {

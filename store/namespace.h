@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
-#include "common/metastore.h"
+#include "store/metastore.h"
 
 #define NS_NAME_MAX 255
 #define NS_XATTR_NAME_MAX 255

@@ -17,7 +17,7 @@
  * point leaves either the old state or the new one.
  *
  * The decision for each block is dedupe's (dedupe/dedupe.h); the files
- * of the data path are listed in fs/datapath_i.h.
+ * of the data path are listed in store/datapath_i.h.
  */
 #ifndef ARRAYSIM_FS_DATAPATH_H
 #define ARRAYSIM_FS_DATAPATH_H
@@ -27,7 +27,7 @@
 #include <stdint.h>
 
 #include "dedupe/fingerprint.h"
-#include "fs/blockmap.h"
+#include "store/blockmap.h"
 #include "fs/fs.h"
 
 /* A write transaction of the datastore: the LMDB transaction, the
@@ -42,7 +42,7 @@ struct dp_txn {
 	struct dedupe_stats delta;   /* published to fs->stats on commit */
 	uint64_t trim_ino;	     /* blocks left to drop after commit */
 	/* Blocks freed here while the array has lost some: the loss set
-	 * forgets them once this commits (fs/loss.h). */
+	 * forgets them once this commits (store/loss.h). */
 	uint64_t *freed;
 	size_t nfreed, capfreed;
 };
@@ -54,7 +54,7 @@ int dp_commit(struct dp_txn *t);
 void dp_abort(struct dp_txn *t);
 
 /* The physical block logical block @lblk of @ino maps to (0: a hole).
- * The old name of blockmap_block_of(), kept until fs/bitrot.c calls that
+ * The old name of blockmap_block_of(), kept until store/bitrot.c calls that
  * (inline, so bitrot.c's object does not call into the data path). */
 static inline int datapath_block_of(const struct metastore *ms, MDB_txn *txn,
 				    uint64_t ino, uint64_t lblk, uint64_t *pblk)

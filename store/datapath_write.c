@@ -1,6 +1,6 @@
-/* Writes (fs/datapath.h): block by block, each one resolved by the dedupe
+/* Writes (store/datapath.h): block by block, each one resolved by the dedupe
  * policy (dedupe/dedupe.h) to a hole, a shared block or a new one, then
- * mapped (fs/blockmap.h), the old block losing a ref (dedupe/blocks.h).
+ * mapped (store/blockmap.h), the old block losing a ref (dedupe/blocks.h).
  *
  * The policy reads candidates back through read_back (this transaction's
  * write batch first, then the backing store) and asks may_alloc before a
@@ -17,10 +17,10 @@
 #include "dedupe/chunker.h"
 #include "dedupe/dedupe.h"
 #include "dedupe/fingerprint.h"
-#include "fs/datapath_i.h"
+#include "store/datapath_i.h"
 #include "fs/fault_gate.h"
-#include "fs/loss.h"
-#include "fs/namespace.h"
+#include "store/loss.h"
+#include "store/namespace.h"
 
 /* dedupe's read-back: the bytes of @pblk, from this transaction's batch
  * if it is about to write them, else read from the backing store. */

@@ -19,7 +19,7 @@
  * meant for stores the size of a test or a rehearsal, not for a scan of a
  * production-sized array on every injection.
  */
-#include "fs/bitrot.h"
+#include "store/bitrot.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -30,8 +30,8 @@
 #include "dedupe/fingerprint.h"
 #include "dedupe/index.h"
 #include "faults/faults.h"
-#include "fs/datapath.h"
-#include "fs/namespace.h"
+#include "store/datapath.h"
+#include "store/namespace.h"
 
 #define MAX_BLOCKS 4096 /* one injection corrupts at most this many */
 

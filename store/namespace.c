@@ -4,7 +4,7 @@
  * repeats nor skips entries that stayed, whatever was added or removed
  * meanwhile; cookies come from a per-directory counter, never reused.
  */
-#include "fs/namespace.h"
+#include "store/namespace.h"
 
 #include <errno.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-/* Truncate and punch (fs/datapath.h), in bounded steps: one transaction
+/* Truncate and punch (store/datapath.h), in bounded steps: one transaction
  * drops at most DROP_EXTENTS extents' blocks, the rest are dropped by
  * further transactions after dp_commit (fs_trim), with the inode in
  * `orphans` until they are gone. A partial edge block is rebuilt with
@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 
 #include "common/block.h"
-#include "fs/datapath_i.h"
+#include "store/datapath_i.h"
 
 #define DROP_EXTENTS 4 /* extents (of 64 blocks) dropped per transaction */
 

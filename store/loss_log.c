@@ -1,5 +1,5 @@
-/* STORE/lost.blocks; see fs/loss_log.h. */
-#include "fs/loss_log.h"
+/* STORE/lost.blocks; see store/loss_log.h. */
+#include "store/loss_log.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -18,7 +18,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "common/metastore.h"
+#include "store/metastore.h"
 
 #define BLOCKMAP_KEY_LEN 16u
 

@@ -1,4 +1,4 @@
-/* Inside the data path (fs/datapath.h): what its files share.
+/* Inside the data path (store/datapath.h): what its files share.
  *
  *   datapath.c        transactions (dp_begin/commit/abort), the write batch
  *   datapath_read.c   loading blocks: map, checksum, retry on a new snapshot
@@ -12,8 +12,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "fs/blockmap.h"
-#include "fs/datapath.h"
+#include "store/blockmap.h"
+#include "store/datapath.h"
 #include "tiers/backing.h"
 
 #define EXT BMAP_EXTENT_BLOCKS
@@ -34,7 +34,7 @@ uint8_t *dp_wb_scratch(struct dp_wbatch *wb);
 int dp_wb_add(struct dp_wbatch *wb, uint64_t pblk, const void *data);
 /* Bytes of @pblk if this transaction is about to write them, else NULL. */
 const void *dp_wb_find(const struct dp_wbatch *wb, uint64_t pblk);
-/* Remember that @pblk was freed, for the loss set (fs/loss.h). */
+/* Remember that @pblk was freed, for the loss set (store/loss.h). */
 int dp_note_freed(struct dp_txn *t, uint64_t pblk);
 
 /* ---- datapath_read.c -------------------------------------------------- */

@@ -1,11 +1,11 @@
-/* Inside the metadata store: what common/metastore.c and
- * common/metastore_durable.c share. Nothing else includes this. */
+/* Inside the metadata store: what store/metastore.c and
+ * store/metastore_durable.c share. Nothing else includes this. */
 #ifndef ARRAYSIM_COMMON_METASTORE_I_H
 #define ARRAYSIM_COMMON_METASTORE_I_H
 
 #include <pthread.h>
 
-#include "common/metastore.h"
+#include "store/metastore.h"
 
 struct metastore {
 	MDB_env *env;
