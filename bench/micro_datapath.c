@@ -48,15 +48,15 @@ static void report(const char *phase, uint64_t ns, uint64_t nreq, size_t bs)
 
 static uint64_t new_file(struct fs *fs)
 {
-	struct dp_txn x;
+	struct store_txn x;
 	struct ms_inode in, root;
 	uint64_t ino;
-	if (dp_begin(fs, &x) ||
+	if (store_txn_begin(fs, &x) ||
 	    ns_inode_new(fs->ms, x.txn, &x.c, S_IFREG | 0644, 0, 0, 0, 1, &ino,
 			 &in) ||
 	    ns_inode_get(fs->ms, x.txn, 1, &root) ||
 	    ns_dirent_add(fs->ms, x.txn, 1, &root, "f", ino) ||
-	    ns_inode_put(fs->ms, x.txn, 1, &root) || dp_commit(&x)) {
+	    ns_inode_put(fs->ms, x.txn, 1, &root) || store_txn_commit(&x)) {
 		fprintf(stderr, "micro_datapath: cannot create the file\n");
 		exit(1);
 	}

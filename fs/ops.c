@@ -55,9 +55,9 @@ int ops_check_name(const char *name)
 	return strlen(name) > NS_NAME_MAX ? -ENAMETOOLONG : 0;
 }
 
-int ops_txn_end(struct dp_txn *t, int r)
+int ops_txn_end(struct store_txn *t, int r)
 {
-	return r ? (dp_abort(t), r) : dp_commit(t);
+	return r ? (store_txn_abort(t), r) : store_txn_commit(t);
 }
 
 void ops_set_open_flags(struct fs *fs, struct fuse_file_info *fi)

@@ -99,8 +99,8 @@ int ops_setattr_txn(struct fs *fs, uint64_t ino, const struct stat *attr,
 	bool sized = to_set & FUSE_SET_ATTR_SIZE;
 	if (sized)
 		inode_table_lock(fs->itab, ino);
-	struct dp_txn t;
-	int r = dp_begin(fs, &t);
+	struct store_txn t;
+	int r = store_txn_begin(fs, &t);
 	if (!r)
 		r = ops_txn_end(&t, attrs_set(&t, ino, attr, to_set, in));
 	if (sized)

@@ -8,7 +8,7 @@
 
 #include "fs/ops.h"
 
-struct dp_txn;
+struct store_txn;
 
 #define ATTR_TIMEOUT 1.0
 #define ENTRY_TIMEOUT 1.0
@@ -32,7 +32,7 @@ void ops_reply_attr(fuse_req_t req, enum stats_op op, uint64_t t0, uint64_t ino,
 /* -ENAMETOOLONG past NS_NAME_MAX. */
 int ops_check_name(const char *name);
 /* End transaction @t: commit if @r is 0, else abort; the result. */
-int ops_txn_end(struct dp_txn *t, int r);
+int ops_txn_end(struct store_txn *t, int r);
 /* Direct I/O unless --kernel-cache. */
 void ops_set_open_flags(struct fs *fs, struct fuse_file_info *fi);
 /* One setattr transaction (fs/ops_entry.c), also an O_TRUNC open's. */

@@ -15,14 +15,14 @@
  *   fs/inode_table.c    inode_table_lock: the file's data lock
  *   store/datapath.c       datapath_write_commit: partial edge blocks read
  *                       back (tiers/backing.c), then write_txn:
- *   store/metastore.c    dp_begin's transaction
+ *   store/metastore.c    store_txn_begin's transaction
  *   store/namespace.c        ns_inode_get, ns_inode_put
  *   dedupe/index.c        dedupe_index_walk, dedupe_block_ref/new/unref
  *   tiers/backing.c       verify-on-match reads of a candidate
  *   fs/fault_gate.c       fault_gate_thin_full before a new block
  *   faults/faults.c         faults_thin_limit
  *   store/loss.c             loss_any, then loss_forget after the commit
- *   tiers/backing.c       dp_commit: the new blocks' bytes first,
+ *   tiers/backing.c       store_txn_commit: the new blocks' bytes first,
  *   store/metastore.c      then the commit
  *   store/store.c, store/orphans.c fs_trim_meta_cache, fs_trim (a truncation left)
  *   fs/ops_io.c         submit_io
@@ -282,8 +282,8 @@ void op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t off,
 	bool more;
 	int r;
 	do {
-		struct dp_txn t;
-		r = dp_begin(fs, &t);
+		struct store_txn t;
+		r = store_txn_begin(fs, &t);
 		if (r)
 			break;
 		r = ops_txn_end(

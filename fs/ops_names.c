@@ -31,9 +31,9 @@ static int make_node(fuse_req_t req, uint64_t parent, const char *name,
 		r = fault_gate_meta(fs,
 				    S_ISDIR(nn->mode) ? FOP_MKDIR : FOP_CREATE,
 				    0, parent, name);
-	struct dp_txn t;
+	struct store_txn t;
 	if (!r)
-		r = dp_begin(fs, &t);
+		r = store_txn_begin(fs, &t);
 	if (r)
 		return r;
 	nn->uid = ctx->uid;
@@ -105,9 +105,9 @@ void op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent,
 	int r = ops_check_name(newname);
 	if (!r)
 		r = fault_gate_meta(fs, 0, ino, 0, NULL); /* power loss only */
-	struct dp_txn t;
+	struct store_txn t;
 	if (!r)
-		r = dp_begin(fs, &t);
+		r = store_txn_begin(fs, &t);
 	if (r)
 		return ops_reply_err(req, STATS_OP_LINK, t0, r);
 	struct ms_inode in;
@@ -127,9 +127,9 @@ static int remove_name(fuse_req_t req, uint64_t parent, const char *name,
 	if (!r)
 		r = fault_gate_meta(fs, want_dir ? FOP_RMDIR : FOP_UNLINK, 0,
 				    parent, name);
-	struct dp_txn t;
+	struct store_txn t;
 	if (!r)
-		r = dp_begin(fs, &t);
+		r = store_txn_begin(fs, &t);
 	if (r)
 		return r;
 	return ops_txn_end(&t,
@@ -174,15 +174,15 @@ static int do_rename(fuse_req_t req, const struct names_rename *a,
 		r = ops_check_name(a->newname);
 	if (!r)
 		r = fault_gate_meta(fs, FOP_RENAME, 0, a->parent, a->name);
-	struct dp_txn t;
+	struct store_txn t;
 	if (!r)
-		r = dp_begin(fs, &t);
+		r = store_txn_begin(fs, &t);
 	if (r)
 		return r;
 	struct names_renamed res;
 	r = names_rename(&t, a, &res);
 	if (!r && res.noop) {
-		dp_abort(&t);
+		store_txn_abort(&t);
 		return 0;
 	}
 	if (!r && res.replaced)

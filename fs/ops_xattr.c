@@ -29,12 +29,12 @@ void op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
 {
 	uint64_t t0 = stats_now_ns();
 	struct fs *fs = fs_of(req);
-	struct dp_txn t;
+	struct store_txn t;
 	int r = xattr_supported(name);
 	if (!r)
 		r = fault_gate_meta(fs, 0, ino, 0, NULL); /* power loss only */
 	if (!r)
-		r = dp_begin(fs, &t);
+		r = store_txn_begin(fs, &t);
 	if (r)
 		return ops_reply_err(req, STATS_OP_XATTR, t0, r);
 	r = ops_txn_end(&t, attrs_xattr_set(&t, ino, name, value, size, flags));
@@ -100,13 +100,13 @@ void op_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
 {
 	uint64_t t0 = stats_now_ns();
 	struct fs *fs = fs_of(req);
-	struct dp_txn t;
+	struct store_txn t;
 	int r = xattr_supported(name);
 	if (r)
 		return ops_reply_err(req, STATS_OP_XATTR, t0, -ENODATA);
 	r = fault_gate_meta(fs, 0, ino, 0, NULL); /* power loss only */
 	if (!r)
-		r = dp_begin(fs, &t);
+		r = store_txn_begin(fs, &t);
 	if (r)
 		return ops_reply_err(req, STATS_OP_XATTR, t0, r);
 	r = ops_txn_end(&t, attrs_xattr_del(&t, ino, name));

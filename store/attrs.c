@@ -15,7 +15,7 @@ static int64_t attr_time(const struct timespec *ts, bool now, int64_t t_now)
 	return now ? t_now : (int64_t)ts->tv_sec * 1000000000 + ts->tv_nsec;
 }
 
-static int apply(struct dp_txn *t, uint64_t ino, struct ms_inode *in,
+static int apply(struct store_txn *t, uint64_t ino, struct ms_inode *in,
 		 const struct stat *a, int set)
 {
 	int64_t now = fs_now_ns();
@@ -48,15 +48,15 @@ static int apply(struct dp_txn *t, uint64_t ino, struct ms_inode *in,
 	return ns_inode_put(t->fs->ms, t->txn, ino, in);
 }
 
-int attrs_set(struct dp_txn *t, uint64_t ino, const struct stat *a, int set,
+int attrs_set(struct store_txn *t, uint64_t ino, const struct stat *a, int set,
 	      struct ms_inode *out)
 {
 	int r = ns_inode_get(t->fs->ms, t->txn, ino, out);
 	return r ? r : apply(t, ino, out, a, set);
 }
 
-int attrs_fallocate_step(struct dp_txn *t, uint64_t ino, int mode, uint64_t off,
-			 uint64_t len, bool *more)
+int attrs_fallocate_step(struct store_txn *t, uint64_t ino, int mode,
+			 uint64_t off, uint64_t len, bool *more)
 {
 	struct ms_inode in;
 	*more = false;
@@ -84,13 +84,13 @@ int attrs_fallocate_step(struct dp_txn *t, uint64_t ino, int mode, uint64_t off,
 }
 
 /* The xattr change is in: @in's ctime follows. */
-static int touch(struct dp_txn *t, uint64_t ino, struct ms_inode *in)
+static int touch(struct store_txn *t, uint64_t ino, struct ms_inode *in)
 {
 	in->ctime_ns = fs_now_ns();
 	return ns_inode_put(t->fs->ms, t->txn, ino, in);
 }
 
-int attrs_xattr_set(struct dp_txn *t, uint64_t ino, const char *name,
+int attrs_xattr_set(struct store_txn *t, uint64_t ino, const char *name,
 		    const void *value, size_t size, int flags)
 {
 	struct ms_inode in;
@@ -101,7 +101,7 @@ int attrs_xattr_set(struct dp_txn *t, uint64_t ino, const char *name,
 	return r ? r : touch(t, ino, &in);
 }
 
-int attrs_xattr_del(struct dp_txn *t, uint64_t ino, const char *name)
+int attrs_xattr_del(struct store_txn *t, uint64_t ino, const char *name)
 {
 	struct ms_inode in;
 	int r = ns_inode_get(t->fs->ms, t->txn, ino, &in);

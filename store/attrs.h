@@ -1,6 +1,6 @@
 /* Changes to one inode of the datastore that are not names: setattr,
  * fallocate, xattrs. Each works inside the caller's transaction (@t, from
- * dp_begin), knows nothing of FUSE and returns 0 or -errno; a change of
+ * store_txn_begin), knows nothing of FUSE and returns 0 or -errno; a change of
  * size is the caller's to do under the file's data lock. */
 #ifndef ARRAYSIM_FS_ATTRS_H
 #define ARRAYSIM_FS_ATTRS_H
@@ -12,7 +12,7 @@
 
 #include "store/metastore.h"
 
-struct dp_txn;
+struct store_txn;
 
 /* Which fields attrs_set applies: the values of FUSE_SET_ATTR_* (checked
  * in fs/ops_entry.c), so a FUSE request's mask passes as it is. */
@@ -30,17 +30,17 @@ enum attrs_set_mask {
 
 /* Apply the fields of @a that @set names to @ino; *out: the inode after.
  * A size on a directory is -EISDIR, on anything but a file -EINVAL. */
-int attrs_set(struct dp_txn *t, uint64_t ino, const struct stat *a, int set,
+int attrs_set(struct store_txn *t, uint64_t ino, const struct stat *a, int set,
 	      struct ms_inode *out);
 /* One transaction of a fallocate: mode 0 or FALLOC_FL_KEEP_SIZE (nothing
  * to reserve, thin provisioning), or a punch with KEEP_SIZE; *more: a
  * punch to finish in another. -ENODEV if not a file, -EOPNOTSUPP. */
-int attrs_fallocate_step(struct dp_txn *t, uint64_t ino, int mode, uint64_t off,
-			 uint64_t len, bool *more);
+int attrs_fallocate_step(struct store_txn *t, uint64_t ino, int mode,
+			 uint64_t off, uint64_t len, bool *more);
 /* Set or remove xattr @name of @ino (XATTR_CREATE / XATTR_REPLACE in
  * @flags), touching its ctime. */
-int attrs_xattr_set(struct dp_txn *t, uint64_t ino, const char *name,
+int attrs_xattr_set(struct store_txn *t, uint64_t ino, const char *name,
 		    const void *value, size_t size, int flags);
-int attrs_xattr_del(struct dp_txn *t, uint64_t ino, const char *name);
+int attrs_xattr_del(struct store_txn *t, uint64_t ino, const char *name);
 
 #endif

@@ -2,7 +2,7 @@
  * transaction, the counters it will store, the extent it is working on
  * (store/blockmap.h) and the bytes of the new blocks it must write first.
  *
- *   dp_begin --> reads, writes, truncates --> dp_commit
+ *   store_txn_begin --> reads, writes, truncates --> store_txn_commit
  *                                               1. store the extent
  *                                               2. write new blocks' bytes
  *                                               3. store the counters
@@ -28,7 +28,7 @@
 /* A block buffer that lives until the transaction ends: the bytes of a
  * block built inside it (the edge of a truncate or punch) are written at
  * commit. */
-uint8_t *dp_wb_scratch(struct dp_wbatch *wb)
+uint8_t *store_wb_scratch(struct store_wbatch *wb)
 {
 	void **grown =
 	    realloc(wb->scratch, (wb->nscratch + 1) * sizeof(*wb->scratch));
@@ -41,7 +41,7 @@ uint8_t *dp_wb_scratch(struct dp_wbatch *wb)
 	return b;
 }
 
-int dp_wb_add(struct dp_wbatch *wb, uint64_t pblk, const void *data)
+int store_wb_add(struct store_wbatch *wb, uint64_t pblk, const void *data)
 {
 	if (wb->n == wb->cap) {
 		unsigned cap = wb->cap ? wb->cap * 2 : 64;
@@ -57,7 +57,7 @@ int dp_wb_add(struct dp_wbatch *wb, uint64_t pblk, const void *data)
 }
 
 /* Bytes of @pblk if this transaction is about to write them. */
-const void *dp_wb_find(const struct dp_wbatch *wb, uint64_t pblk)
+const void *store_wb_find(const struct store_wbatch *wb, uint64_t pblk)
 {
 	for (unsigned i = wb->n; i-- > 0;)
 		if (wb->io[i].pblk == pblk)
@@ -65,7 +65,7 @@ const void *dp_wb_find(const struct dp_wbatch *wb, uint64_t pblk)
 	return NULL;
 }
 
-int dp_note_freed(struct dp_txn *t, uint64_t pblk)
+int store_txn_note_freed(struct store_txn *t, uint64_t pblk)
 {
 	if (t->nfreed == t->capfreed) {
 		size_t cap = t->capfreed ? 2 * t->capfreed : 64;
@@ -81,7 +81,7 @@ int dp_note_freed(struct dp_txn *t, uint64_t pblk)
 
 /* ---- transactions ----------------------------------------------------- */
 
-int dp_begin(struct fs *fs, struct dp_txn *t)
+int store_txn_begin(struct fs *fs, struct store_txn *t)
 {
 	memset(t, 0, sizeof(*t));
 	t->fs = fs;
@@ -105,7 +105,7 @@ int dp_begin(struct fs *fs, struct dp_txn *t)
 	return 0;
 }
 
-static void dp_release(struct dp_txn *t)
+static void store_txn_release(struct store_txn *t)
 {
 	if (t->wb) {
 		free(t->wb->io);
@@ -122,10 +122,10 @@ static void dp_release(struct dp_txn *t)
 	t->freed = NULL;
 }
 
-void dp_abort(struct dp_txn *t)
+void store_txn_abort(struct store_txn *t)
 {
 	metastore_txn_abort(t->txn);
-	dp_release(t);
+	store_txn_release(t);
 }
 
 static void publish(struct stats *s, const struct dedupe_stats *d)
@@ -144,7 +144,7 @@ static void publish(struct stats *s, const struct dedupe_stats *d)
 #undef ADD
 }
 
-int dp_commit(struct dp_txn *t)
+int store_txn_commit(struct store_txn *t)
 {
 	struct fs *fs = t->fs;
 	int r = blockmap_store(fs->ms, t->txn, t->ext);
@@ -153,7 +153,7 @@ int dp_commit(struct dp_txn *t)
 	if (!r && memcmp(&t->c, &t->c0, sizeof(t->c)))
 		r = metastore_counters_put(fs->ms, t->txn, &t->c);
 	if (r) {
-		dp_abort(t);
+		store_txn_abort(t);
 		return r;
 	}
 	r = metastore_txn_commit(t->txn);
@@ -166,6 +166,6 @@ int dp_commit(struct dp_txn *t)
 			fs_trim_meta_cache(fs);
 	}
 	uint64_t trim = r ? 0 : t->trim_ino;
-	dp_release(t);
+	store_txn_release(t);
 	return trim ? fs_trim(fs, trim) : r;
 }

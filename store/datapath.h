@@ -32,12 +32,12 @@
 
 /* A write transaction of the datastore: the LMDB transaction, the
  * counters it will store, and the block bytes it must write first. */
-struct dp_txn {
+struct store_txn {
 	struct fs *fs;
 	MDB_txn *txn;
 	struct ms_counters c;
 	struct ms_counters c0; /* as read, to publish deltas */
-	struct dp_wbatch *wb;
+	struct store_wbatch *wb;
 	struct blockmap_extent *ext; /* the one being worked on */
 	struct dedupe_stats delta;   /* published to fs->stats on commit */
 	uint64_t trim_ino;	     /* blocks left to drop after commit */
@@ -47,11 +47,11 @@ struct dp_txn {
 	size_t nfreed, capfreed;
 };
 
-int dp_begin(struct fs *fs, struct dp_txn *t);
+int store_txn_begin(struct fs *fs, struct store_txn *t);
 /* Write queued block bytes, then commit; then finish a truncation that
  * was too big for one transaction (fs_trim). On error, aborts. */
-int dp_commit(struct dp_txn *t);
-void dp_abort(struct dp_txn *t);
+int store_txn_commit(struct store_txn *t);
+void store_txn_abort(struct store_txn *t);
 
 /* The physical block logical block @lblk of @ino maps to (0: a hole).
  * The old name of blockmap_block_of(), kept until store/bitrot.c calls that
@@ -106,18 +106,18 @@ int datapath_write(struct fs *fs, uint64_t ino, uint64_t off, const void *buf,
  * their refs and the bytes past the end of a partial last block become
  * zeros. Updates in->size and in->nblocks; the caller stores @in. A
  * transaction drops a bounded number of blocks; the rest are dropped by
- * further transactions after dp_commit. */
-int datapath_truncate(struct dp_txn *t, uint64_t ino, struct ms_inode *in,
+ * further transactions after store_txn_commit. */
+int datapath_truncate(struct store_txn *t, uint64_t ino, struct ms_inode *in,
 		      uint64_t size);
 /* One bounded step of dropping the blocks of @ino from @from_lblk on;
  * *more: some are left. */
-int datapath_trim_step(struct dp_txn *t, uint64_t ino, struct ms_inode *in,
+int datapath_trim_step(struct store_txn *t, uint64_t ino, struct ms_inode *in,
 		       uint64_t from_lblk, bool *more);
 /* Zero [off, off+len) of @in without changing its size: whole blocks
  * become holes (their refs dropped), partial ones are rewritten. Bounded
  * like truncate: *more says the caller must punch again (in a new
  * transaction) to finish. */
-int datapath_punch(struct dp_txn *t, uint64_t ino, struct ms_inode *in,
+int datapath_punch(struct store_txn *t, uint64_t ino, struct ms_inode *in,
 		   uint64_t off, uint64_t len, bool *more);
 
 #endif

@@ -1,10 +1,10 @@
 /* Inside the data path (store/datapath.h): what its files share.
  *
- *   datapath.c        transactions (dp_begin/commit/abort), the write batch
- *   datapath_read.c   loading blocks: map, checksum, retry on a new snapshot
- *   datapath_write.c  storing blocks: dedupe_resolve, map, ref/unref; writes
- *   datapath_trunc.c  truncate and punch, in bounded steps
- *   blockmap.c        the block-map codec and the current extent
+ *   datapath.c        transactions (store_txn_begin/commit/abort), the write
+ * batch datapath_read.c   loading blocks: map, checksum, retry on a new
+ * snapshot datapath_write.c  storing blocks: dedupe_resolve, map, ref/unref;
+ * writes datapath_trunc.c  truncate and punch, in bounded steps blockmap.c the
+ * block-map codec and the current extent
  */
 #ifndef ARRAYSIM_FS_DATAPATH_I_H
 #define ARRAYSIM_FS_DATAPATH_I_H
@@ -21,7 +21,7 @@
 /* ---- datapath.c: the write batch, bytes of new blocks written before
  * commit, and the blocks a transaction freed ---------------------------- */
 
-struct dp_wbatch {
+struct store_wbatch {
 	struct backing_io *io;
 	unsigned n, cap;
 	void **scratch; /* blocks the transaction built itself */
@@ -29,13 +29,13 @@ struct dp_wbatch {
 };
 
 /* A block buffer that lives until the transaction ends. NULL: no memory. */
-uint8_t *dp_wb_scratch(struct dp_wbatch *wb);
+uint8_t *store_wb_scratch(struct store_wbatch *wb);
 /* Queue @data (borrowed until commit) to be written to @pblk. */
-int dp_wb_add(struct dp_wbatch *wb, uint64_t pblk, const void *data);
+int store_wb_add(struct store_wbatch *wb, uint64_t pblk, const void *data);
 /* Bytes of @pblk if this transaction is about to write them, else NULL. */
-const void *dp_wb_find(const struct dp_wbatch *wb, uint64_t pblk);
+const void *store_wb_find(const struct store_wbatch *wb, uint64_t pblk);
 /* Remember that @pblk was freed, for the loss set (store/loss.h). */
-int dp_note_freed(struct dp_txn *t, uint64_t pblk);
+int store_txn_note_freed(struct store_txn *t, uint64_t pblk);
 
 /* ---- datapath_read.c -------------------------------------------------- */
 
@@ -57,11 +57,11 @@ int dp_load_blocks_retry(struct fs *fs, uint64_t ino, uint64_t first,
 
 /* Point logical block @lblk of @ino at @pblk (0: hole), dropping the ref
  * of what it pointed at. *delta: change in non-hole blocks (-1, 0, 1). */
-int dp_map_block(struct dp_txn *t, uint64_t ino, uint64_t lblk, uint64_t pblk,
-		 int *delta);
+int dp_map_block(struct store_txn *t, uint64_t ino, uint64_t lblk,
+		 uint64_t pblk, int *delta);
 /* Fingerprint then store a block that the transaction itself built (the
  * edge of a truncate or punch). @data must live until commit. */
-int dp_store_built_block(struct dp_txn *t, uint64_t ino, uint64_t lblk,
+int dp_store_built_block(struct store_txn *t, uint64_t ino, uint64_t lblk,
 			 const void *data, struct ms_inode *in);
 
 #endif

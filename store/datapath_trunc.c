@@ -1,6 +1,6 @@
 /* Truncate and punch (store/datapath.h), in bounded steps: one transaction
  * drops at most DROP_EXTENTS extents' blocks, the rest are dropped by
- * further transactions after dp_commit (fs_trim), with the inode in
+ * further transactions after store_txn_commit (fs_trim), with the inode in
  * `orphans` until they are gone. A partial edge block is rebuilt with
  * zeros and stored like any written block.
  */
@@ -17,7 +17,7 @@
 /* Drop the refs of the blocks of @ino in [@from, @to), at most
  * DROP_EXTENTS extents' worth, so that one transaction stays small however
  * big the file; *more tells whether blocks are left in the range. */
-static int drop_blocks(struct dp_txn *t, uint64_t ino, struct ms_inode *in,
+static int drop_blocks(struct store_txn *t, uint64_t ino, struct ms_inode *in,
 		       uint64_t from, uint64_t to, bool *more)
 {
 	/* The cursor must see the current extent. */
@@ -46,7 +46,7 @@ static int drop_blocks(struct dp_txn *t, uint64_t ino, struct ms_inode *in,
 
 /* Zero bytes [from, to) inside logical block @lblk, which stays mapped.
  * The rebuilt block is kept in @keep until commit. */
-static int zero_in_block(struct dp_txn *t, uint64_t ino, struct ms_inode *in,
+static int zero_in_block(struct store_txn *t, uint64_t ino, struct ms_inode *in,
 			 uint64_t lblk, uint32_t from, uint32_t to,
 			 uint8_t *keep)
 {
@@ -62,9 +62,10 @@ static int zero_in_block(struct dp_txn *t, uint64_t ino, struct ms_inode *in,
 }
 
 /* Blocks past the new end that one transaction could not take are left
- * to further ones (dp_commit runs them); until they are gone the inode is
- * in `orphans`, so a crash in between is finished at the next mount. */
-static int defer_trim(struct dp_txn *t, uint64_t ino)
+ * to further ones (store_txn_commit runs them); until they are gone the
+ * inode is in `orphans`, so a crash in between is finished at the next
+ * mount. */
+static int defer_trim(struct store_txn *t, uint64_t ino)
 {
 	MDB_val k = {sizeof(ino), &ino}, empty = {0, NULL};
 	t->trim_ino = ino;
@@ -72,7 +73,7 @@ static int defer_trim(struct dp_txn *t, uint64_t ino)
 	    t->txn, metastore_dbi(t->fs->ms, MS_ORPHANS), &k, &empty, 0));
 }
 
-int datapath_truncate(struct dp_txn *t, uint64_t ino, struct ms_inode *in,
+int datapath_truncate(struct store_txn *t, uint64_t ino, struct ms_inode *in,
 		      uint64_t size)
 {
 	int r = 0;
@@ -81,7 +82,7 @@ int datapath_truncate(struct dp_txn *t, uint64_t ino, struct ms_inode *in,
 		uint64_t keep_blocks = (size + BLOCK_BYTES - 1) / BLOCK_BYTES;
 		r = drop_blocks(t, ino, in, keep_blocks, UINT64_MAX, &more);
 		if (!r && size % BLOCK_BYTES) {
-			uint8_t *edge = dp_wb_scratch(t->wb);
+			uint8_t *edge = store_wb_scratch(t->wb);
 			r = edge ? zero_in_block(t, ino, in, size / BLOCK_BYTES,
 						 size % BLOCK_BYTES, BLOCK_BYTES,
 						 edge)
@@ -98,13 +99,13 @@ int datapath_truncate(struct dp_txn *t, uint64_t ino, struct ms_inode *in,
 	return 0;
 }
 
-int datapath_trim_step(struct dp_txn *t, uint64_t ino, struct ms_inode *in,
+int datapath_trim_step(struct store_txn *t, uint64_t ino, struct ms_inode *in,
 		       uint64_t from_lblk, bool *more)
 {
 	return drop_blocks(t, ino, in, from_lblk, UINT64_MAX, more);
 }
 
-int datapath_punch(struct dp_txn *t, uint64_t ino, struct ms_inode *in,
+int datapath_punch(struct store_txn *t, uint64_t ino, struct ms_inode *in,
 		   uint64_t off, uint64_t len, bool *more)
 {
 	*more = false;
@@ -124,14 +125,14 @@ int datapath_punch(struct dp_txn *t, uint64_t ino, struct ms_inode *in,
 		uint32_t to = end / BLOCK_BYTES == lblk
 				  ? (uint32_t)(end % BLOCK_BYTES)
 				  : BLOCK_BYTES;
-		uint8_t *edge = dp_wb_scratch(t->wb);
+		uint8_t *edge = store_wb_scratch(t->wb);
 		r = edge ? zero_in_block(t, ino, in, lblk, off % BLOCK_BYTES, to,
 					 edge)
 			 : -ENOMEM;
 	}
 	if (!r && end % BLOCK_BYTES &&
 	    (end / BLOCK_BYTES != off / BLOCK_BYTES || off % BLOCK_BYTES == 0)) {
-		uint8_t *edge = dp_wb_scratch(t->wb);
+		uint8_t *edge = store_wb_scratch(t->wb);
 		r = edge ? zero_in_block(t, ino, in, end / BLOCK_BYTES, 0,
 					 end % BLOCK_BYTES, edge)
 			 : -ENOMEM;

@@ -26,8 +26,8 @@
  * if it is about to write them, else read from the backing store. */
 static int read_back(void *ctx, uint64_t pblk, void *buf)
 {
-	struct dp_txn *t = ctx;
-	const void *pending = dp_wb_find(t->wb, pblk);
+	struct store_txn *t = ctx;
+	const void *pending = store_wb_find(t->wb, pblk);
 	if (pending) {
 		memcpy(buf, pending, BLOCK_BYTES);
 		return 0;
@@ -41,13 +41,13 @@ static int read_back(void *ctx, uint64_t pblk, void *buf)
  * out of physical space. */
 static bool may_alloc(void *ctx, uint64_t unique_blocks)
 {
-	struct dp_txn *t = ctx;
+	struct store_txn *t = ctx;
 	return !fault_gate_thin_full(t->fs, unique_blocks);
 }
 
 /* The physical block that will hold @data (dedupe/dedupe.h decides); a
  * new block's bytes are queued for writing before commit. */
-static int resolve_block(struct dp_txn *t, const void *data,
+static int resolve_block(struct store_txn *t, const void *data,
 			 const struct fingerprint *fp, uint64_t *pblk)
 {
 	const struct dedupe_env env = {
@@ -62,14 +62,14 @@ static int resolve_block(struct dp_txn *t, const void *data,
 	};
 	int r = dedupe_resolve(&env, data, fp, pblk);
 	if (r == DEDUPE_NEW)
-		r = dp_wb_add(t->wb, *pblk, data);
+		r = store_wb_add(t->wb, *pblk, data);
 	return r < 0 ? r : 0;
 }
 
 /* Point logical block @lblk of @ino at @pblk (0: hole), dropping the ref
  * of what it pointed at. *delta: change in non-hole blocks (-1, 0, 1). */
-int dp_map_block(struct dp_txn *t, uint64_t ino, uint64_t lblk, uint64_t pblk,
-		 int *delta)
+int dp_map_block(struct store_txn *t, uint64_t ino, uint64_t lblk,
+		 uint64_t pblk, int *delta)
 {
 	int r = blockmap_seek(t->fs->ms, t->txn, t->ext, ino, lblk);
 	if (r)
@@ -85,7 +85,7 @@ int dp_map_block(struct dp_txn *t, uint64_t ino, uint64_t lblk, uint64_t pblk,
 		bool freed;
 		r = dedupe_block_unref(t->fs->ms, t->txn, &t->c, old, &freed);
 		if (!r && freed && loss_any(t->fs))
-			r = dp_note_freed(t, old);
+			r = store_txn_note_freed(t, old);
 		if (r)
 			return r;
 		t->delta.blocks_freed += freed;
@@ -95,7 +95,7 @@ int dp_map_block(struct dp_txn *t, uint64_t ino, uint64_t lblk, uint64_t pblk,
 }
 
 /* Store one whole block @data at @lblk of @ino. */
-static int store_block(struct dp_txn *t, uint64_t ino, uint64_t lblk,
+static int store_block(struct store_txn *t, uint64_t ino, uint64_t lblk,
 		       const void *data, const struct fingerprint *fp,
 		       struct ms_inode *in, uint64_t *pblk_out)
 {
@@ -115,7 +115,7 @@ static int store_block(struct dp_txn *t, uint64_t ino, uint64_t lblk,
 
 /* Fingerprint then store a block that the transaction itself built (the
  * edge of a truncate or punch). @data must live until commit. */
-int dp_store_built_block(struct dp_txn *t, uint64_t ino, uint64_t lblk,
+int dp_store_built_block(struct store_txn *t, uint64_t ino, uint64_t lblk,
 			 const void *data, struct ms_inode *in)
 {
 	struct fingerprint fp;
@@ -232,8 +232,8 @@ static int write_txn(struct fs *fs, uint64_t ino, const struct dp_write *p,
 {
 	uint64_t off = p->off;
 	size_t len = p->len;
-	struct dp_txn t;
-	int r = dp_begin(fs, &t);
+	struct store_txn t;
+	int r = store_txn_begin(fs, &t);
 	if (r)
 		return r;
 	struct ms_inode in;
@@ -245,7 +245,7 @@ static int write_txn(struct fs *fs, uint64_t ino, const struct dp_write *p,
 		r = store_block(&t, ino, first + i, dp_block(p, i), &p->fp[i],
 				&in, p->pblks ? &p->pblks[i] : NULL);
 	if (r) {
-		dp_abort(&t);
+		store_txn_abort(&t);
 		return r;
 	}
 	if (off + len > in.size) {
@@ -257,7 +257,7 @@ static int write_txn(struct fs *fs, uint64_t ino, const struct dp_write *p,
 		*drop_setid = drop_setid_bits(&in);
 	r = ns_inode_put(fs->ms, t.txn, ino, &in);
 	if (r) {
-		dp_abort(&t);
+		store_txn_abort(&t);
 		return r;
 	}
 	t.delta.logical_bytes_written = len;
@@ -265,7 +265,7 @@ static int write_txn(struct fs *fs, uint64_t ino, const struct dp_write *p,
 		io->blocks_stored = (uint32_t)t.delta.unique_writes;
 		io->blocks_deduped = (uint32_t)t.delta.duplicate_hits;
 	}
-	return dp_commit(&t);
+	return store_txn_commit(&t);
 }
 
 int datapath_write_commit(struct fs *fs, struct dp_write *w, uint64_t ino,

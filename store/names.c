@@ -34,7 +34,7 @@ struct icache {
 	struct ms_inode in[4];
 };
 
-static int icache_get(struct dp_txn *t, struct icache *c, uint64_t ino,
+static int icache_get(struct store_txn *t, struct icache *c, uint64_t ino,
 		      struct ms_inode **out)
 {
 	for (unsigned i = 0; i < c->n; i++) {
@@ -53,7 +53,7 @@ static int icache_get(struct dp_txn *t, struct icache *c, uint64_t ino,
 	return 0;
 }
 
-static int icache_put_all(struct dp_txn *t, struct icache *c)
+static int icache_put_all(struct store_txn *t, struct icache *c)
 {
 	for (unsigned i = 0; i < c->n; i++) {
 		int r = ns_inode_put(t->fs->ms, t->txn, c->ino[i], &c->in[i]);
@@ -64,7 +64,7 @@ static int icache_put_all(struct dp_txn *t, struct icache *c)
 }
 
 /* The directory @ino, writable for a new or removed entry. */
-static int get_dir(struct dp_txn *t, struct icache *c, uint64_t ino,
+static int get_dir(struct store_txn *t, struct icache *c, uint64_t ino,
 		   struct ms_inode **out)
 {
 	int r = icache_get(t, c, ino, out);
@@ -81,7 +81,7 @@ static void touch_dir(struct ms_inode *dir, int64_t now)
 }
 
 /* @in lost one link (or, for a directory, its only name). */
-static int drop_link(struct dp_txn *t, uint64_t ino, struct ms_inode *in,
+static int drop_link(struct store_txn *t, uint64_t ino, struct ms_inode *in,
 		     int64_t now)
 {
 	in->nlink = S_ISDIR(in->mode) ? 0 : in->nlink - 1;
@@ -92,7 +92,7 @@ static int drop_link(struct dp_txn *t, uint64_t ino, struct ms_inode *in,
 /* ---- make, link, remove ------------------------------------------------ */
 
 /* Store @nn's symlink target, and its length as the inode's size. */
-static int put_target(struct dp_txn *t, const struct names_node *nn,
+static int put_target(struct store_txn *t, const struct names_node *nn,
 		      uint64_t ino, struct ms_inode *out)
 {
 	out->size = strlen(nn->link);
@@ -100,7 +100,7 @@ static int put_target(struct dp_txn *t, const struct names_node *nn,
 	return r ? r : ns_inode_put(t->fs->ms, t->txn, ino, out);
 }
 
-int names_make(struct dp_txn *t, uint64_t parent, const char *name,
+int names_make(struct store_txn *t, uint64_t parent, const char *name,
 	       const struct names_node *nn, uint64_t *ino, struct ms_inode *out)
 {
 	struct metastore *ms = t->fs->ms;
@@ -131,7 +131,7 @@ int names_make(struct dp_txn *t, uint64_t parent, const char *name,
 	return icache_put_all(t, &ic);
 }
 
-int names_link(struct dp_txn *t, uint64_t ino, uint64_t newparent,
+int names_link(struct store_txn *t, uint64_t ino, uint64_t newparent,
 	       const char *newname, struct ms_inode *out)
 {
 	struct metastore *ms = t->fs->ms;
@@ -162,7 +162,7 @@ int names_link(struct dp_txn *t, uint64_t ino, uint64_t newparent,
 	return icache_put_all(t, &ic);
 }
 
-int names_remove(struct dp_txn *t, uint64_t parent, const char *name,
+int names_remove(struct store_txn *t, uint64_t parent, const char *name,
 		 bool want_dir, uint64_t *victim)
 {
 	struct metastore *ms = t->fs->ms;
@@ -193,7 +193,7 @@ int names_remove(struct dp_txn *t, uint64_t parent, const char *name,
 /* ---- rename ----------------------------------------------------------- */
 
 /* -EINVAL if directory @dir is @ino or lies below it. */
-static int check_not_below(struct dp_txn *t, uint64_t dir, uint64_t ino)
+static int check_not_below(struct store_txn *t, uint64_t dir, uint64_t ino)
 {
 	for (int depth = 0; depth < 4096; depth++) {
 		if (dir == ino)
@@ -220,7 +220,7 @@ static void move_dir(struct ms_inode *in, struct ms_inode *from,
 	to->nlink++;
 }
 
-static int rename_exchange(struct dp_txn *t, struct icache *ic,
+static int rename_exchange(struct store_txn *t, struct icache *ic,
 			   const struct names_rename *a, uint64_t src,
 			   uint64_t dst)
 {
@@ -254,7 +254,7 @@ static int rename_exchange(struct dp_txn *t, struct icache *ic,
 }
 
 /* Remove the existing target @dst of a plain rename of @src. */
-static int rename_drop_target(struct dp_txn *t, struct icache *ic,
+static int rename_drop_target(struct store_txn *t, struct icache *ic,
 			      const struct names_rename *a, struct ms_inode *s,
 			      uint64_t dst, struct ms_inode *np)
 {
@@ -276,7 +276,7 @@ static int rename_drop_target(struct dp_txn *t, struct icache *ic,
 	return r ? r : drop_link(t, dst, d, fs_now_ns());
 }
 
-static int rename_plain(struct dp_txn *t, struct icache *ic,
+static int rename_plain(struct store_txn *t, struct icache *ic,
 			const struct names_rename *a, uint64_t src,
 			uint64_t dst, bool dst_exists)
 {
@@ -314,7 +314,7 @@ int names_rename_flags(unsigned flags)
 	return 0;
 }
 
-int names_rename(struct dp_txn *t, const struct names_rename *a,
+int names_rename(struct store_txn *t, const struct names_rename *a,
 		 struct names_renamed *out)
 {
 	struct metastore *ms = t->fs->ms;

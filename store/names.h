@@ -1,5 +1,5 @@
 /* The namespace algorithms of the datastore: make, link, remove and rename
- * names. Each works inside the caller's transaction (@t, from dp_begin),
+ * names. Each works inside the caller's transaction (@t, from store_txn_begin),
  * knows nothing of FUSE, and returns 0 or -errno; the caller commits or
  * aborts. Link counts follow POSIX: a directory has 2 + its subdirectories;
  * an inode left with no link is recorded as an orphan (store/orphans.h), for
@@ -15,7 +15,7 @@
 
 #include "store/metastore.h"
 
-struct dp_txn;
+struct store_txn;
 
 /* A node to create. */
 struct names_node {
@@ -28,17 +28,17 @@ struct names_node {
 
 /* Create @nn as @name in directory @parent. *ino and *out: the new inode.
  * -EEXIST, -ENOTDIR, -ENOENT (parent removed but open). */
-int names_make(struct dp_txn *t, uint64_t parent, const char *name,
+int names_make(struct store_txn *t, uint64_t parent, const char *name,
 	       const struct names_node *nn, uint64_t *ino,
 	       struct ms_inode *out);
 /* One more name @newname in @newparent for non-directory @ino (an
  * O_TMPFILE file leaves the orphans). *out: @ino as it now is. -EPERM for a
  * directory, -EEXIST. */
-int names_link(struct dp_txn *t, uint64_t ino, uint64_t newparent,
+int names_link(struct store_txn *t, uint64_t ino, uint64_t newparent,
 	       const char *newname, struct ms_inode *out);
 /* Remove @name from @parent: a directory (@want_dir, empty, else -ENOTDIR)
  * or not (-EISDIR). *victim: the inode that lost the link. */
-int names_remove(struct dp_txn *t, uint64_t parent, const char *name,
+int names_remove(struct store_txn *t, uint64_t parent, const char *name,
 		 bool want_dir, uint64_t *victim);
 
 struct names_rename {
@@ -59,7 +59,7 @@ int names_rename_flags(unsigned flags);
  * directory for a directory), RENAME_NOREPLACE (-EEXIST), RENAME_EXCHANGE
  * (-ENOENT without a target). -EINVAL when a directory would move below
  * itself. */
-int names_rename(struct dp_txn *t, const struct names_rename *a,
+int names_rename(struct store_txn *t, const struct names_rename *a,
 		 struct names_renamed *out);
 
 #endif

@@ -19,14 +19,14 @@
 #include "fs/inode_table.h"
 #include "store/namespace.h"
 
-int orphans_add(struct dp_txn *t, uint64_t ino)
+int orphans_add(struct store_txn *t, uint64_t ino)
 {
 	MDB_val k = {sizeof(ino), &ino}, empty = {0, NULL};
 	return metastore_errno(mdb_put(
 	    t->txn, metastore_dbi(t->fs->ms, MS_ORPHANS), &k, &empty, 0));
 }
 
-int orphans_del(struct dp_txn *t, uint64_t ino)
+int orphans_del(struct store_txn *t, uint64_t ino)
 {
 	MDB_val k = {sizeof(ino), &ino};
 	int rc =
@@ -35,7 +35,7 @@ int orphans_del(struct dp_txn *t, uint64_t ino)
 }
 
 /* The inode is gone for good: its last blocks were dropped already. */
-static int delete_inode(struct dp_txn *t, uint64_t ino,
+static int delete_inode(struct store_txn *t, uint64_t ino,
 			const struct ms_inode *in)
 {
 	int r = ns_drop_extras(t->fs->ms, t->txn, ino);
@@ -49,7 +49,7 @@ static int delete_inode(struct dp_txn *t, uint64_t ino,
 	return 0;
 }
 
-int orphans_trim_step(struct dp_txn *t, uint64_t ino, bool held, bool *more)
+int orphans_trim_step(struct store_txn *t, uint64_t ino, bool held, bool *more)
 {
 	struct ms_inode in;
 	*more = false;
@@ -87,13 +87,13 @@ int fs_trim(struct fs *fs, uint64_t ino)
 	bool more;
 	int r;
 	do {
-		struct dp_txn t;
-		r = dp_begin(fs, &t);
+		struct store_txn t;
+		r = store_txn_begin(fs, &t);
 		if (r)
 			break;
 		bool held = inode_table_lookups(fs->itab, ino);
 		r = orphans_trim_step(&t, ino, held, &more);
-		r = r ? (dp_abort(&t), r) : dp_commit(&t);
+		r = r ? (store_txn_abort(&t), r) : store_txn_commit(&t);
 	} while (!r && more);
 	return r;
 }

@@ -8,17 +8,17 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-struct dp_txn;
+struct store_txn;
 struct fs;
 
 /* Record @ino as an orphan, in @t. */
-int orphans_add(struct dp_txn *t, uint64_t ino);
+int orphans_add(struct store_txn *t, uint64_t ino);
 /* Forget the record of @ino, in @t (0 if there was none). */
-int orphans_del(struct dp_txn *t, uint64_t ino);
+int orphans_del(struct store_txn *t, uint64_t ino);
 /* One bounded step of finishing @ino, in @t: drop the blocks past its
  * size; or, when it has no link and the kernel does not hold it (@held
  * false), all of them and then the inode. *more: another step is needed. */
-int orphans_trim_step(struct dp_txn *t, uint64_t ino, bool held, bool *more);
+int orphans_trim_step(struct store_txn *t, uint64_t ino, bool held, bool *more);
 /* True if @ino exists with no link left (in a read transaction of its
  * own: the kernel's last forget of it then calls fs_trim). */
 bool orphans_unlinked(struct fs *fs, uint64_t ino);

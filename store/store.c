@@ -19,16 +19,16 @@
 
 static int init_root(struct fs *fs)
 {
-	struct dp_txn t;
-	int r = dp_begin(fs, &t);
+	struct store_txn t;
+	int r = store_txn_begin(fs, &t);
 	if (r)
 		return r;
 	r = ns_ensure_root(fs->ms, t.txn, &t.c, fs->owner, getgid());
 	if (r) {
-		dp_abort(&t);
+		store_txn_abort(&t);
 		return r;
 	}
-	return dp_commit(&t);
+	return store_txn_commit(&t);
 }
 
 int fs_open(struct fs *fs, const struct fs_config *cfg, char *err,

@@ -242,7 +242,7 @@ static void test_power_loss(void **state)
 static uint64_t t_file(struct t_ctx *t, unsigned n)
 {
 	struct fs *fs = &t->fs;
-	struct dp_txn x;
+	struct store_txn x;
 	struct ms_inode in, root;
 	uint64_t ino;
 	uint8_t *buf = calloc(n, 4096);
@@ -253,14 +253,14 @@ static uint64_t t_file(struct t_ctx *t, unsigned n)
 		memset(buf + (size_t)i * 4096, 'a' + (int)(i % 26), 4096);
 		memcpy(buf + (size_t)i * 4096 + 4092, &i, sizeof(i));
 	}
-	assert_int_equal(dp_begin(fs, &x), 0);
+	assert_int_equal(store_txn_begin(fs, &x), 0);
 	assert_int_equal(ns_inode_new(fs->ms, x.txn, &x.c, S_IFREG | 0644, 0, 0,
 				      0, 1, &ino, &in),
 			 0);
 	assert_int_equal(ns_inode_get(fs->ms, x.txn, 1, &root), 0);
 	assert_int_equal(ns_dirent_add(fs->ms, x.txn, 1, &root, "f", ino), 0);
 	assert_int_equal(ns_inode_put(fs->ms, x.txn, 1, &root), 0);
-	assert_int_equal(dp_commit(&x), 0);
+	assert_int_equal(store_txn_commit(&x), 0);
 	assert_int_equal(
 	    datapath_write(fs, ino, 0, buf, (size_t)n * 4096, &drop, NULL), 0);
 	free(buf);

@@ -112,20 +112,20 @@ static int t_teardown(void **state)
 static uint64_t t_new_file(struct t_ctx *t)
 {
 	struct fs *fs = &t->fs;
-	struct dp_txn x;
+	struct store_txn x;
 	struct ms_inode in, root;
 	uint64_t ino;
 	char name[32];
 
 	snprintf(name, sizeof(name), "f%u", t->nfiles++);
-	assert_int_equal(dp_begin(fs, &x), 0);
+	assert_int_equal(store_txn_begin(fs, &x), 0);
 	assert_int_equal(ns_inode_new(fs->ms, x.txn, &x.c, S_IFREG | 0644, 0, 0,
 				      0, 1, &ino, &in),
 			 0);
 	assert_int_equal(ns_inode_get(fs->ms, x.txn, 1, &root), 0);
 	assert_int_equal(ns_dirent_add(fs->ms, x.txn, 1, &root, name, ino), 0);
 	assert_int_equal(ns_inode_put(fs->ms, x.txn, 1, &root), 0);
-	assert_int_equal(dp_commit(&x), 0);
+	assert_int_equal(store_txn_commit(&x), 0);
 	return ino;
 }
 
@@ -238,19 +238,19 @@ static void t_expect(struct t_ctx *t, uint64_t ino, uint64_t off, size_t len,
 
 static void t_truncate(struct t_ctx *t, uint64_t ino, uint64_t size)
 {
-	struct dp_txn x;
+	struct store_txn x;
 	struct ms_inode in;
 
-	assert_int_equal(dp_begin(&t->fs, &x), 0);
+	assert_int_equal(store_txn_begin(&t->fs, &x), 0);
 	assert_int_equal(ns_inode_get(t->fs.ms, x.txn, ino, &in), 0);
 	int r = datapath_truncate(&x, ino, &in, size);
 	if (r) {
-		dp_abort(&x);
+		store_txn_abort(&x);
 		fail_msg("datapath_truncate(%llu) = %d",
 			 (unsigned long long)size, r);
 	}
 	assert_int_equal(ns_inode_put(t->fs.ms, x.txn, ino, &in), 0);
-	assert_int_equal(dp_commit(&x), 0);
+	assert_int_equal(store_txn_commit(&x), 0);
 }
 
 /* A punch goes in bounded transactions, as op_fallocate runs it. */
@@ -258,20 +258,20 @@ static void t_punch(struct t_ctx *t, uint64_t ino, uint64_t off, uint64_t len)
 {
 	bool more;
 	do {
-		struct dp_txn x;
+		struct store_txn x;
 		struct ms_inode in;
 
-		assert_int_equal(dp_begin(&t->fs, &x), 0);
+		assert_int_equal(store_txn_begin(&t->fs, &x), 0);
 		assert_int_equal(ns_inode_get(t->fs.ms, x.txn, ino, &in), 0);
 		int r = datapath_punch(&x, ino, &in, off, len, &more);
 		if (r) {
-			dp_abort(&x);
+			store_txn_abort(&x);
 			fail_msg("datapath_punch(%llu, %llu) = %d",
 				 (unsigned long long)off,
 				 (unsigned long long)len, r);
 		}
 		assert_int_equal(ns_inode_put(t->fs.ms, x.txn, ino, &in), 0);
-		assert_int_equal(dp_commit(&x), 0);
+		assert_int_equal(store_txn_commit(&x), 0);
 	} while (more);
 }
 

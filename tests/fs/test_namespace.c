@@ -91,20 +91,20 @@ static int t_teardown(void **state)
 
 /* ---- helpers: one transaction each, as an op runs it ------------------- */
 
-static int t_end(struct dp_txn *x, int r)
+static int t_end(struct store_txn *x, int r)
 {
-	return r ? (dp_abort(x), r) : dp_commit(x);
+	return r ? (store_txn_abort(x), r) : store_txn_commit(x);
 }
 
 /* Make @name in @parent with @mode; 0 or -errno, the inode in *ino. */
 static int t_make(struct t_ctx *t, uint64_t parent, const char *name,
 		  uint32_t mode, uint64_t *ino)
 {
-	struct dp_txn x;
+	struct store_txn x;
 	struct ms_inode in;
 	struct names_node nn = {.mode = mode};
 
-	assert_int_equal(dp_begin(&t->fs, &x), 0);
+	assert_int_equal(store_txn_begin(&t->fs, &x), 0);
 	return t_end(&x, names_make(&x, parent, name, &nn, ino, &in));
 }
 
@@ -127,19 +127,19 @@ static uint64_t t_dir(struct t_ctx *t, uint64_t parent, const char *name)
 static int t_link(struct t_ctx *t, uint64_t ino, uint64_t parent,
 		  const char *name)
 {
-	struct dp_txn x;
+	struct store_txn x;
 	struct ms_inode in;
 
-	assert_int_equal(dp_begin(&t->fs, &x), 0);
+	assert_int_equal(store_txn_begin(&t->fs, &x), 0);
 	return t_end(&x, names_link(&x, ino, parent, name, &in));
 }
 
 static int t_remove(struct t_ctx *t, uint64_t parent, const char *name,
 		    bool dir, uint64_t *victim)
 {
-	struct dp_txn x;
+	struct store_txn x;
 
-	assert_int_equal(dp_begin(&t->fs, &x), 0);
+	assert_int_equal(store_txn_begin(&t->fs, &x), 0);
 	return t_end(&x, names_remove(&x, parent, name, dir, victim));
 }
 
@@ -147,10 +147,10 @@ static int t_rename(struct t_ctx *t, uint64_t parent, const char *name,
 		    uint64_t newparent, const char *newname, unsigned flags,
 		    struct names_renamed *res)
 {
-	struct dp_txn x;
+	struct store_txn x;
 	struct names_rename a = {parent, newparent, name, newname, flags};
 
-	assert_int_equal(dp_begin(&t->fs, &x), 0);
+	assert_int_equal(store_txn_begin(&t->fs, &x), 0);
 	return t_end(&x, names_rename(&x, &a, res));
 }
 
@@ -448,9 +448,9 @@ static void test_orphan_survives_a_reopen_and_is_reaped(void **state)
 static int t_setattr(struct t_ctx *t, uint64_t ino, const struct stat *a,
 		     int set, struct ms_inode *out)
 {
-	struct dp_txn x;
+	struct store_txn x;
 
-	assert_int_equal(dp_begin(&t->fs, &x), 0);
+	assert_int_equal(store_txn_begin(&t->fs, &x), 0);
 	return t_end(&x, attrs_set(&x, ino, a, set, out));
 }
 
@@ -490,40 +490,40 @@ static void test_fallocate_and_xattrs(void **state)
 {
 	struct t_ctx *t = *state;
 	uint64_t f = t_file(t, ROOT, "f"), d = t_dir(t, ROOT, "d");
-	struct dp_txn x;
+	struct store_txn x;
 	struct ms_inode in, before;
 	bool more = true;
 
-	assert_int_equal(dp_begin(&t->fs, &x), 0);
+	assert_int_equal(store_txn_begin(&t->fs, &x), 0);
 	assert_int_equal(
 	    t_end(&x, attrs_fallocate_step(&x, f, 0, 4096, 8192, &more)), 0);
 	assert_false(more);
 	assert_int_equal(t_inode(t, f, &in), 0);
 	assert_int_equal(in.size, 12288);
 	assert_int_equal(t_counters(t).live_blocks, 0);
-	assert_int_equal(dp_begin(&t->fs, &x), 0);
+	assert_int_equal(store_txn_begin(&t->fs, &x), 0);
 	assert_int_equal(
 	    t_end(&x, attrs_fallocate_step(&x, d, 0, 0, 4096, &more)), -ENODEV);
-	assert_int_equal(dp_begin(&t->fs, &x), 0);
+	assert_int_equal(store_txn_begin(&t->fs, &x), 0);
 	assert_int_equal(
 	    t_end(&x, attrs_fallocate_step(&x, f, FALLOC_FL_COLLAPSE_RANGE, 0,
 					   4096, &more)),
 	    -EOPNOTSUPP);
 
 	before = in;
-	assert_int_equal(dp_begin(&t->fs, &x), 0);
+	assert_int_equal(store_txn_begin(&t->fs, &x), 0);
 	assert_int_equal(
 	    t_end(&x, attrs_xattr_set(&x, f, "user.k", "v", 1, XATTR_CREATE)),
 	    0);
 	assert_int_equal(t_inode(t, f, &in), 0);
 	assert_true(in.ctime_ns >= before.ctime_ns);
-	assert_int_equal(dp_begin(&t->fs, &x), 0);
+	assert_int_equal(store_txn_begin(&t->fs, &x), 0);
 	assert_int_equal(
 	    t_end(&x, attrs_xattr_set(&x, f, "user.k", "w", 1, XATTR_CREATE)),
 	    -EEXIST);
-	assert_int_equal(dp_begin(&t->fs, &x), 0);
+	assert_int_equal(store_txn_begin(&t->fs, &x), 0);
 	assert_int_equal(t_end(&x, attrs_xattr_del(&x, f, "user.k")), 0);
-	assert_int_equal(dp_begin(&t->fs, &x), 0);
+	assert_int_equal(store_txn_begin(&t->fs, &x), 0);
 	assert_int_equal(t_end(&x, attrs_xattr_del(&x, f, "user.k")), -ENODATA);
 }
 
