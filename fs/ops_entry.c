@@ -26,14 +26,14 @@ void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	if (r)
 		return ops_reply_err(req, STATS_OP_LOOKUP, t0, r);
 	MDB_txn *txn;
-	r = metastore_txn_begin(fs->ms, false, &txn);
+	r = metastore_txn_begin(store_ms(fs->st), false, &txn);
 	if (r)
 		return ops_reply_err(req, STATS_OP_LOOKUP, t0, r);
 	uint64_t ino;
 	struct ms_inode in;
-	r = ns_dirent_lookup(fs->ms, txn, parent, name, &ino);
+	r = ns_dirent_lookup(store_ms(fs->st), txn, parent, name, &ino);
 	if (!r)
-		r = ns_inode_get(fs->ms, txn, ino, &in);
+		r = ns_inode_get(store_ms(fs->st), txn, ino, &in);
 	metastore_txn_abort(txn);
 	if (r)
 		return ops_reply_err(req, STATS_OP_LOOKUP, t0, r);
@@ -42,9 +42,9 @@ void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 
 static void forget_one(struct fs *fs, uint64_t ino, uint64_t n)
 {
-	if (inode_table_unref(fs->itab, ino, n) || !orphans_unlinked(fs, ino))
+	if (inode_table_unref(fs->itab, ino, n) || !orphans_unlinked(fs->st, ino))
 		return;
-	int r = fs_trim(fs, ino);
+	int r = store_trim(fs->st, ino);
 	if (r)
 		log_error("fs", "inode %llu: cannot delete: %s",
 			  (unsigned long long)ino, strerror(-r));
@@ -70,10 +70,10 @@ void op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	struct fs *fs = fs_of(req);
 	MDB_txn *txn;
 	struct ms_inode in;
-	int r = metastore_txn_begin(fs->ms, false, &txn);
+	int r = metastore_txn_begin(store_ms(fs->st), false, &txn);
 	if (r)
 		return ops_reply_err(req, STATS_OP_GETATTR, t0, r);
-	r = ns_inode_get(fs->ms, txn, ino, &in);
+	r = ns_inode_get(store_ms(fs->st), txn, ino, &in);
 	metastore_txn_abort(txn);
 	if (r)
 		return ops_reply_err(req, STATS_OP_GETATTR, t0, r);
@@ -100,7 +100,7 @@ int ops_setattr_txn(struct fs *fs, uint64_t ino, const struct stat *attr,
 	if (sized)
 		inode_table_lock(fs->itab, ino);
 	struct store_txn t;
-	int r = store_txn_begin(fs, &t);
+	int r = store_txn_begin(fs->st, &t);
 	if (!r)
 		r = ops_txn_end(&t, attrs_set(&t, ino, attr, to_set, in));
 	if (sized)
@@ -129,7 +129,7 @@ void op_statfs(fuse_req_t req, fuse_ino_t ino)
 	if (statvfs(fs->store, &host) < 0)
 		return ops_reply_err(req, STATS_OP_STATFS, t0, -errno);
 	struct stats_gauges g;
-	fs_gauges(fs, &g);
+	store_gauges(fs->st, &g);
 	/* Physical view: what the unique blocks take, and what the host
 	 * still has for more. Logical figures are in `arraysim stats`. */
 	uint64_t avail = (uint64_t)host.f_bavail * host.f_frsize / BLOCK_BYTES;

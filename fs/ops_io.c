@@ -24,7 +24,7 @@
  *   store/loss.c             loss_any, then loss_forget after the commit
  *   tiers/backing.c       store_txn_commit: the new blocks' bytes first,
  *   store/metastore.c      then the commit
- *   store/store.c, store/orphans.c fs_trim_meta_cache, fs_trim (a truncation left)
+ *   store/store_open.c, store/orphans.c fs_trim_meta_cache, fs_trim (a truncation left)
  *   fs/ops_io.c         submit_io
  *   tiers/completer.c     an injected latency first (fs->fault_delay)
  *   tiers/array.c       array_submit
@@ -49,7 +49,7 @@
  *   store/loss.c             loss_has: not a block the array lost
  *   tiers/backing.c       the bytes
  *   dedupe/fingerprint.c  fingerprint_xxh3: a mismatch, so
- *   store/bitrot.c         bitrot_rebuild
+ *   store/bitrot.c         bitrot_undo_injected
  *   tiers/array.c         array_block_repairable
  *   tiers/model_faults.c  model_block_repairable
  *   tiers/placement.c     placement_lost: another copy or parity holds
@@ -73,6 +73,7 @@
 #include "fs/fault_gate.h"
 #include "fs/inode_table.h"
 #include "store/namespace.h"
+#include "tiers/array.h"
 #include "tiers/completer.h"
 
 /* libfuse asks for atomic O_TRUNC, so the kernel leaves the truncation of
@@ -212,7 +213,7 @@ void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	x->buf = buf;
 	want_blocks(fs, x, off, size);
 	x->io.result =
-	    datapath_read_map(fs, ino, off, size, buf, &x->got, x->pblks);
+	    datapath_read_map(fs->st, ino, off, size, buf, &x->got, x->pblks);
 	submit_io(fs, x, hit.delay_ns);
 }
 
@@ -241,7 +242,7 @@ void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size,
 	if (!x->io.result) {
 		inode_table_lock(fs->itab, ino);
 		x->io.result =
-		    datapath_write_commit(fs, &w, ino, &drop_setid, &x->io);
+		    datapath_write_commit(fs->st, &w, ino, &drop_setid, &x->io);
 		inode_table_unlock(fs->itab, ino);
 	}
 	datapath_write_free(&w);
@@ -265,7 +266,7 @@ void op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync,
 {
 	uint64_t t0 = stats_now_ns();
 	int r = fault_gate_meta(fs_of(req), FOP_FSYNC, ino, 0, NULL);
-	ops_reply_err(req, STATS_OP_FSYNC, t0, r ? r : fs_sync(fs_of(req)));
+	ops_reply_err(req, STATS_OP_FSYNC, t0, r ? r : store_sync(fs_of(req)->st));
 }
 
 void op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t off,
@@ -283,7 +284,7 @@ void op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t off,
 	int r;
 	do {
 		struct store_txn t;
-		r = store_txn_begin(fs, &t);
+		r = store_txn_begin(fs->st, &t);
 		if (r)
 			break;
 		r = ops_txn_end(

@@ -33,7 +33,7 @@ static int make_node(fuse_req_t req, uint64_t parent, const char *name,
 				    0, parent, name);
 	struct store_txn t;
 	if (!r)
-		r = store_txn_begin(fs, &t);
+		r = store_txn_begin(fs->st, &t);
 	if (r)
 		return r;
 	nn->uid = ctx->uid;
@@ -107,7 +107,7 @@ void op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent,
 		r = fault_gate_meta(fs, 0, ino, 0, NULL); /* power loss only */
 	struct store_txn t;
 	if (!r)
-		r = store_txn_begin(fs, &t);
+		r = store_txn_begin(fs->st, &t);
 	if (r)
 		return ops_reply_err(req, STATS_OP_LINK, t0, r);
 	struct ms_inode in;
@@ -129,7 +129,7 @@ static int remove_name(fuse_req_t req, uint64_t parent, const char *name,
 				    parent, name);
 	struct store_txn t;
 	if (!r)
-		r = store_txn_begin(fs, &t);
+		r = store_txn_begin(fs->st, &t);
 	if (r)
 		return r;
 	return ops_txn_end(&t,
@@ -142,7 +142,7 @@ static void finish_remove(fuse_req_t req, enum stats_op op, uint64_t t0, int r,
 {
 	struct fs *fs = fs_of(req);
 	if (!r && !inode_table_lookups(fs->itab, victim))
-		r = fs_trim(fs, victim);
+		r = store_trim(fs->st, victim);
 	ops_reply_err(req, op, t0, r);
 }
 
@@ -176,7 +176,7 @@ static int do_rename(fuse_req_t req, const struct names_rename *a,
 		r = fault_gate_meta(fs, FOP_RENAME, 0, a->parent, a->name);
 	struct store_txn t;
 	if (!r)
-		r = store_txn_begin(fs, &t);
+		r = store_txn_begin(fs->st, &t);
 	if (r)
 		return r;
 	struct names_renamed res;
@@ -215,10 +215,10 @@ void op_readlink(fuse_req_t req, fuse_ino_t ino)
 	struct fs *fs = fs_of(req);
 	char target[NS_SYMLINK_MAX + 1];
 	MDB_txn *txn;
-	int r = metastore_txn_begin(fs->ms, false, &txn);
+	int r = metastore_txn_begin(store_ms(fs->st), false, &txn);
 	if (r)
 		return ops_reply_err(req, STATS_OP_OTHER, t0, r);
-	r = ns_symlink_get(fs->ms, txn, ino, target, sizeof(target));
+	r = ns_symlink_get(store_ms(fs->st), txn, ino, target, sizeof(target));
 	metastore_txn_abort(txn);
 	if (r)
 		return ops_reply_err(req, STATS_OP_OTHER, t0,

@@ -9,6 +9,7 @@
 
 #include "store/datapath.h"
 #include "store/namespace.h"
+#include "store/store_i.h"
 
 static int64_t attr_time(const struct timespec *ts, bool now, int64_t t_now)
 {
@@ -18,7 +19,7 @@ static int64_t attr_time(const struct timespec *ts, bool now, int64_t t_now)
 static int apply(struct store_txn *t, uint64_t ino, struct ms_inode *in,
 		 const struct stat *a, int set)
 {
-	int64_t now = fs_now_ns();
+	int64_t now = store_now_ns();
 	if (set & ATTRS_SET_SIZE) {
 		if (S_ISDIR(in->mode))
 			return -EISDIR;
@@ -45,13 +46,13 @@ static int apply(struct store_txn *t, uint64_t ino, struct ms_inode *in,
 		in->ctime_ns = attr_time(&a->st_ctim, false, now);
 	else
 		in->ctime_ns = now;
-	return ns_inode_put(t->fs->ms, t->txn, ino, in);
+	return ns_inode_put(t->st->ms, t->txn, ino, in);
 }
 
 int attrs_set(struct store_txn *t, uint64_t ino, const struct stat *a, int set,
 	      struct ms_inode *out)
 {
-	int r = ns_inode_get(t->fs->ms, t->txn, ino, out);
+	int r = ns_inode_get(t->st->ms, t->txn, ino, out);
 	return r ? r : apply(t, ino, out, a, set);
 }
 
@@ -60,7 +61,7 @@ int attrs_fallocate_step(struct store_txn *t, uint64_t ino, int mode,
 {
 	struct ms_inode in;
 	*more = false;
-	int r = ns_inode_get(t->fs->ms, t->txn, ino, &in);
+	int r = ns_inode_get(t->st->ms, t->txn, ino, &in);
 	if (r)
 		return r;
 	if (!S_ISREG(in.mode))
@@ -79,24 +80,24 @@ int attrs_fallocate_step(struct store_txn *t, uint64_t ino, int mode,
 	}
 	if (r)
 		return r;
-	in.mtime_ns = in.ctime_ns = fs_now_ns();
-	return ns_inode_put(t->fs->ms, t->txn, ino, &in);
+	in.mtime_ns = in.ctime_ns = store_now_ns();
+	return ns_inode_put(t->st->ms, t->txn, ino, &in);
 }
 
 /* The xattr change is in: @in's ctime follows. */
 static int touch(struct store_txn *t, uint64_t ino, struct ms_inode *in)
 {
-	in->ctime_ns = fs_now_ns();
-	return ns_inode_put(t->fs->ms, t->txn, ino, in);
+	in->ctime_ns = store_now_ns();
+	return ns_inode_put(t->st->ms, t->txn, ino, in);
 }
 
 int attrs_xattr_set(struct store_txn *t, uint64_t ino, const char *name,
 		    const void *value, size_t size, int flags)
 {
 	struct ms_inode in;
-	int r = ns_inode_get(t->fs->ms, t->txn, ino, &in);
+	int r = ns_inode_get(t->st->ms, t->txn, ino, &in);
 	if (!r)
-		r = ns_xattr_set(t->fs->ms, t->txn, ino, name, value, size,
+		r = ns_xattr_set(t->st->ms, t->txn, ino, name, value, size,
 				 flags);
 	return r ? r : touch(t, ino, &in);
 }
@@ -104,8 +105,8 @@ int attrs_xattr_set(struct store_txn *t, uint64_t ino, const char *name,
 int attrs_xattr_del(struct store_txn *t, uint64_t ino, const char *name)
 {
 	struct ms_inode in;
-	int r = ns_inode_get(t->fs->ms, t->txn, ino, &in);
+	int r = ns_inode_get(t->st->ms, t->txn, ino, &in);
 	if (!r)
-		r = ns_xattr_del(t->fs->ms, t->txn, ino, name);
+		r = ns_xattr_del(t->st->ms, t->txn, ino, name);
 	return r ? r : touch(t, ino, &in);
 }

@@ -2,8 +2,8 @@
  * fallocate, xattrs. Each works inside the caller's transaction (@t, from
  * store_txn_begin), knows nothing of FUSE and returns 0 or -errno; a change of
  * size is the caller's to do under the file's data lock. */
-#ifndef ARRAYSIM_FS_ATTRS_H
-#define ARRAYSIM_FS_ATTRS_H
+#ifndef ARRAYSIM_STORE_ATTRS_H
+#define ARRAYSIM_STORE_ATTRS_H
 
 #include <stdbool.h>
 #include <stddef.h>

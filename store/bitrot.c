@@ -30,37 +30,38 @@
 #include "dedupe/fingerprint.h"
 #include "dedupe/index.h"
 #include "faults/faults.h"
-#include "store/datapath.h"
+#include "store/blockmap.h"
 #include "store/namespace.h"
+#include "store/store_i.h"
 
 #define MAX_BLOCKS 4096 /* one injection corrupts at most this many */
 
 #define ROT_MASK 0xff /* what corrupt_block() does to byte 0 */
 
 /* Flip every bit of the block's first byte: any checksum notices. */
-static int corrupt_block(struct fs *fs, uint64_t pblk)
+static int corrupt_block(struct store *st, uint64_t pblk)
 {
 	uint8_t *buf = aligned_alloc(BLOCK_BYTES, BLOCK_BYTES);
 	if (!buf)
 		return -ENOMEM;
 	struct backing_io io = {pblk, buf};
-	int r = fs->dev.ops->read(fs->dev.ctx, &io, 1);
+	int r = st->dev.ops->read(st->dev.ctx, &io, 1);
 	if (!r) {
 		buf[0] ^= ROT_MASK;
-		r = fs->dev.ops->write(fs->dev.ctx, &io, 1);
+		r = st->dev.ops->write(st->dev.ctx, &io, 1);
 	}
 	free(buf);
 	return r;
 }
 
-bool bitrot_undo_injected(struct fs *fs, uint64_t pblk, uint8_t *buf,
+bool bitrot_undo_injected(struct store *st, uint64_t pblk, uint8_t *buf,
 			  uint64_t xxh3)
 {
-	if (!fs->array || !array_block_repairable(fs->array, pblk))
+	if (!st->array || !array_block_repairable(st->array, pblk))
 		return false;
 	buf[0] ^= ROT_MASK;
 	if (fingerprint_xxh3(buf) == xxh3) {
-		atomic_fetch_add_explicit(&fs->stats.dedupe.repaired_reads, 1,
+		atomic_fetch_add_explicit(&st->stats->dedupe.repaired_reads, 1,
 					  memory_order_relaxed);
 		return true;
 	}
@@ -77,11 +78,11 @@ static bool chosen(const uint64_t *p, unsigned n, uint64_t pblk)
 }
 
 /* Up to @want distinct blocks in use, drawn with @rng. */
-static int pick_random(struct fs *fs, MDB_txn *txn, uint64_t *rng,
+static int pick_random(struct store *st, MDB_txn *txn, uint64_t *rng,
 		       uint64_t want, uint64_t *out, unsigned *n)
 {
 	struct ms_counters c;
-	int r = metastore_counters_get(fs->ms, txn, &c);
+	int r = metastore_counters_get(st->ms, txn, &c);
 	if (r)
 		return r;
 	*n = 0;
@@ -94,7 +95,7 @@ static int pick_random(struct fs *fs, MDB_txn *txn, uint64_t *rng,
 	     tries++) {
 		uint64_t p = 1 + prng_next(rng) % (c.next_pblk - 1);
 		struct ms_block b;
-		if (dedupe_block_get(fs->ms, txn, p, &b) == 0 &&
+		if (dedupe_block_get(st->ms, txn, p, &b) == 0 &&
 		    !chosen(out, *n, p))
 			out[(*n)++] = p;
 	}
@@ -102,7 +103,7 @@ static int pick_random(struct fs *fs, MDB_txn *txn, uint64_t *rng,
 }
 
 /* Inode of @path ("/a/b") by walking directory entries from the root. */
-static int resolve(struct fs *fs, MDB_txn *txn, const char *path, uint64_t *ino)
+static int resolve(struct store *st, MDB_txn *txn, const char *path, uint64_t *ino)
 {
 	char buf[FAULT_PATH_MAX];
 	snprintf(buf, sizeof(buf), "%s", path);
@@ -110,24 +111,24 @@ static int resolve(struct fs *fs, MDB_txn *txn, const char *path, uint64_t *ino)
 	char *save = NULL;
 	for (char *c = strtok_r(buf, "/", &save); c;
 	     c = strtok_r(NULL, "/", &save)) {
-		int r = ns_dirent_lookup(fs->ms, txn, *ino, c, ino);
+		int r = ns_dirent_lookup(st->ms, txn, *ino, c, ino);
 		if (r)
 			return r;
 	}
 	return 0;
 }
 
-static int pick_at(struct fs *fs, MDB_txn *txn, const struct fault_rule *rule,
+static int pick_at(struct store *st, MDB_txn *txn, const struct fault_rule *rule,
 		   uint64_t *out, unsigned *n, char *err, size_t errlen)
 {
 	uint64_t ino, pblk;
-	int r = resolve(fs, txn, rule->path, &ino);
+	int r = resolve(st, txn, rule->path, &ino);
 	if (r) {
 		snprintf(err, errlen, "bitrot: %s: %s", rule->path,
 			 strerror(-r));
 		return r;
 	}
-	r = datapath_block_of(fs->ms, txn, ino, rule->offset / BLOCK_BYTES,
+	r = blockmap_block_of(st->ms, txn, ino, rule->offset / BLOCK_BYTES,
 			      &pblk);
 	if (!r && !pblk) {
 		snprintf(err, errlen,
@@ -160,10 +161,10 @@ static void names_free(struct names *nm)
 	free(nm->e);
 }
 
-static int names_load(struct fs *fs, MDB_txn *txn, struct names *nm)
+static int names_load(struct store *st, MDB_txn *txn, struct names *nm)
 {
 	MDB_cursor *cur;
-	int rc = mdb_cursor_open(txn, metastore_dbi(fs->ms, MS_DIRNAMES), &cur);
+	int rc = mdb_cursor_open(txn, metastore_dbi(st->ms, MS_DIRNAMES), &cur);
 	if (rc)
 		return metastore_errno(rc);
 	MDB_val k, v;
@@ -236,7 +237,7 @@ static bool is_bad(const uint64_t *bad, size_t n, uint64_t pblk)
 }
 
 struct report {
-	struct fs *fs;
+	struct store *st;
 	const uint64_t *bad; /* sorted */
 	size_t nbad;
 	const char *cause;
@@ -265,7 +266,7 @@ static void report_extent(struct report *rp, const MDB_val *k, const MDB_val *v)
 		char esc[2 * FAULT_PATH_MAX];
 		if (rp->cause)
 			events_emit(
-			    rp->fs->events, "block_lost",
+			    rp->st->events, "block_lost",
 			    "\"path\":\"%s\",\"ino\":%llu,\"offset\":%llu,"
 			    "\"length\":%u,\"block\":%llu,\"cause\":\"%s\"",
 			    events_json_escape(path, esc, sizeof(esc)),
@@ -275,17 +276,17 @@ static void report_extent(struct report *rp, const MDB_val *k, const MDB_val *v)
 	}
 }
 
-int bitrot_report(struct fs *fs, MDB_txn *txn, uint64_t *bad, size_t nbad,
+int bitrot_report(struct store *st, MDB_txn *txn, uint64_t *bad, size_t nbad,
 		  const char *cause, FILE *out, uint64_t *refs)
 {
 	qsort(bad, nbad, sizeof(*bad), cmp_u64);
 	struct names nm = {0};
-	struct report rp = {fs, bad, nbad, cause, &nm, out, 0};
-	int r = names_load(fs, txn, &nm);
+	struct report rp = {st, bad, nbad, cause, &nm, out, 0};
+	int r = names_load(st, txn, &nm);
 	MDB_cursor *cur = NULL;
 	if (!r)
 		r = metastore_errno(
-		    mdb_cursor_open(txn, metastore_dbi(fs->ms, MS_BMAP), &cur));
+		    mdb_cursor_open(txn, metastore_dbi(st->ms, MS_BMAP), &cur));
 	MDB_val k, v;
 	while (!r && mdb_cursor_get(cur, &k, &v, MDB_NEXT) == 0)
 		report_extent(&rp, &k, &v);
@@ -298,27 +299,27 @@ int bitrot_report(struct fs *fs, MDB_txn *txn, uint64_t *bad, size_t nbad,
 
 /* Keep, first in @bad, the blocks the array cannot rebuild now; how many.
  * The others get a line each on @out and a block_rotted event. */
-static unsigned keep_lost(struct fs *fs, uint64_t *bad, unsigned n, FILE *out)
+static unsigned keep_lost(struct store *st, uint64_t *bad, unsigned n, FILE *out)
 {
 	unsigned lost = 0;
 
 	for (unsigned i = 0; i < n; i++) {
 		uint64_t pblk = bad[i];
 
-		if (!fs->array || !array_block_repairable(fs->array, pblk)) {
+		if (!st->array || !array_block_repairable(st->array, pblk)) {
 			bad[lost++] = pblk;
 			continue;
 		}
 		fprintf(out, "repairable block %llu\n",
 			(unsigned long long)pblk);
-		events_emit(fs->events, "block_rotted",
+		events_emit(st->events, "block_rotted",
 			    "\"block\":%llu,\"repairable\":true",
 			    (unsigned long long)pblk);
 	}
 	return lost;
 }
 
-int bitrot_inject(struct fs *fs, const struct fault_rule *rule, uint64_t *rng,
+int bitrot_inject(struct store *st, const struct fault_rule *rule, uint64_t *rng,
 		  FILE *out, char *err, size_t errlen)
 {
 	uint64_t want = rule->has_offset ? 1 : rule->blocks;
@@ -329,18 +330,18 @@ int bitrot_inject(struct fs *fs, const struct fault_rule *rule, uint64_t *rng,
 	}
 	uint64_t *bad = calloc(want, sizeof(*bad));
 	MDB_txn *txn = NULL;
-	int r = bad ? metastore_txn_begin(fs->ms, false, &txn) : -ENOMEM;
+	int r = bad ? metastore_txn_begin(st->ms, false, &txn) : -ENOMEM;
 	unsigned n = 0;
 	if (!r && rule->has_offset)
-		r = pick_at(fs, txn, rule, bad, &n, err, errlen);
+		r = pick_at(st, txn, rule, bad, &n, err, errlen);
 	else if (!r)
-		r = pick_random(fs, txn, rng, want, bad, &n);
+		r = pick_random(st, txn, rng, want, bad, &n);
 	for (unsigned i = 0; !r && i < n; i++)
-		r = corrupt_block(fs, bad[i]);
+		r = corrupt_block(st, bad[i]);
 	uint64_t refs = 0;
-	unsigned lost = r ? 0 : keep_lost(fs, bad, n, out);
+	unsigned lost = r ? 0 : keep_lost(st, bad, n, out);
 	if (!r)
-		r = bitrot_report(fs, txn, bad, lost, "bitrot", out, &refs);
+		r = bitrot_report(st, txn, bad, lost, "bitrot", out, &refs);
 	if (!r)
 		fprintf(out, "corrupted %u blocks referenced %llu times\n", n,
 			(unsigned long long)refs);

@@ -1,6 +1,6 @@
 /* Bit rot injected on purpose (fault inject bitrot ...): see store/bitrot.c. */
-#ifndef ARRAYSIM_FS_BITROT_H
-#define ARRAYSIM_FS_BITROT_H
+#ifndef ARRAYSIM_STORE_BITROT_H
+#define ARRAYSIM_STORE_BITROT_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -8,7 +8,7 @@
 
 #include "faults/events.h"
 #include "faults/rule.h"
-#include "fs/fs.h"
+#include "store/store.h"
 
 /* Corrupt the blocks @rule names (rule->blocks random blocks in use, drawn
  * from @rng, or the block under rule->path at rule->offset), then write the
@@ -18,7 +18,7 @@
  * referenced M times" (M: the lost references), and "repairable K of
  * them: ..." when K > 0. Each goes to the event log too (block_rotted,
  * block_lost). 0, or -errno with a reason in @err. */
-int bitrot_inject(struct fs *fs, const struct fault_rule *rule, uint64_t *rng,
+int bitrot_inject(struct store *st, const struct fault_rule *rule, uint64_t *rng,
 		  FILE *out, char *err, size_t errlen);
 
 /* The loss report of the @nbad stored blocks @bad (sorted here): a line
@@ -27,7 +27,7 @@ int bitrot_inject(struct fs *fs, const struct fault_rule *rule, uint64_t *rng,
  * a block_lost event with that cause for each; *refs is how many. Scans
  * every block map and directory entry: for stores the size of a test or
  * a rehearsal. 0 or -errno. */
-int bitrot_report(struct fs *fs, MDB_txn *txn, uint64_t *bad, size_t nbad,
+int bitrot_report(struct store *st, MDB_txn *txn, uint64_t *bad, size_t nbad,
 		  const char *cause, FILE *out, uint64_t *refs);
 
 /* @buf holds stored block @pblk, which failed its checksum @xxh3: if the
@@ -35,13 +35,6 @@ int bitrot_report(struct fs *fs, MDB_txn *txn, uint64_t *bad, size_t nbad,
  * mask it applied: the stand-in for a rebuild from parity, which is not
  * stored) and, when the result matches @xxh3, count a repaired read and
  * return true; else leave @buf as it was and return false. */
-bool bitrot_undo_injected(struct fs *fs, uint64_t pblk, uint8_t *buf,
+bool bitrot_undo_injected(struct store *st, uint64_t pblk, uint8_t *buf,
 			  uint64_t xxh3);
-/* The old name, for store/datapath.c until its owner renames the call. */
-static inline bool bitrot_rebuild(struct fs *fs, uint64_t pblk, uint8_t *buf,
-				  uint64_t xxh3)
-{
-	return bitrot_undo_injected(fs, pblk, buf, xxh3);
-}
-
 #endif

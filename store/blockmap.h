@@ -12,8 +12,8 @@
  * it when it moves on (or at commit); an extent that becomes all holes is
  * deleted.
  */
-#ifndef ARRAYSIM_FS_BLOCKMAP_H
-#define ARRAYSIM_FS_BLOCKMAP_H
+#ifndef ARRAYSIM_STORE_BLOCKMAP_H
+#define ARRAYSIM_STORE_BLOCKMAP_H
 
 #include <stdbool.h>
 #include <stdint.h>

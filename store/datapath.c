@@ -7,7 +7,8 @@
  *                                               2. write new blocks' bytes
  *                                               3. store the counters
  *                                               4. commit, publish stats
- *                                               5. finish a long truncate
+ *                                               5. say what a long
+ *                                                  truncate left
  *
  * New blocks' bytes reach the backing store before the transaction that
  * points at them commits, so a crash at any point leaves either the old
@@ -22,6 +23,7 @@
 #include "common/block.h"
 #include "store/datapath_i.h"
 #include "store/loss.h"
+#include "store/store_i.h"
 
 /* ---- write batch: bytes of new blocks, written before commit ---------- */
 
@@ -81,10 +83,10 @@ int store_txn_note_freed(struct store_txn *t, uint64_t pblk)
 
 /* ---- transactions ----------------------------------------------------- */
 
-int store_txn_begin(struct fs *fs, struct store_txn *t)
+int store_txn_begin(struct store *st, struct store_txn *t)
 {
 	memset(t, 0, sizeof(*t));
-	t->fs = fs;
+	t->st = st;
 	t->wb = calloc(1, sizeof(*t->wb));
 	t->ext = calloc(1, sizeof(*t->ext));
 	if (!t->wb || !t->ext) {
@@ -92,9 +94,9 @@ int store_txn_begin(struct fs *fs, struct store_txn *t)
 		free(t->ext);
 		return -ENOMEM;
 	}
-	int r = metastore_txn_begin(fs->ms, true, &t->txn);
+	int r = metastore_txn_begin(st->ms, true, &t->txn);
 	if (!r)
-		r = metastore_counters_get(fs->ms, t->txn, &t->c);
+		r = metastore_counters_get(st->ms, t->txn, &t->c);
 	if (r) {
 		metastore_txn_abort(t->txn);
 		free(t->wb);
@@ -144,28 +146,28 @@ static void publish(struct stats *s, const struct dedupe_stats *d)
 #undef ADD
 }
 
-int store_txn_commit(struct store_txn *t)
+int store_txn_commit_one(struct store_txn *t, uint64_t *trim_ino)
 {
-	struct fs *fs = t->fs;
-	int r = blockmap_store(fs->ms, t->txn, t->ext);
+	struct store *st = t->st;
+	int r = blockmap_store(st->ms, t->txn, t->ext);
 	if (!r && t->wb->n)
-		r = fs->dev.ops->write(fs->dev.ctx, t->wb->io, t->wb->n);
+		r = st->dev.ops->write(st->dev.ctx, t->wb->io, t->wb->n);
 	if (!r && memcmp(&t->c, &t->c0, sizeof(t->c)))
-		r = metastore_counters_put(fs->ms, t->txn, &t->c);
+		r = metastore_counters_put(st->ms, t->txn, &t->c);
 	if (r) {
 		store_txn_abort(t);
 		return r;
 	}
 	r = metastore_txn_commit(t->txn);
 	if (!r) {
-		loss_forget(fs, t->freed, t->nfreed);
-		publish(&fs->stats, &t->delta);
-		uint64_t n = atomic_fetch_add_explicit(&fs->commits, 1,
+		loss_forget(st, t->freed, t->nfreed);
+		publish(st->stats, &t->delta);
+		uint64_t n = atomic_fetch_add_explicit(&st->commits, 1,
 						       memory_order_relaxed);
-		if (n % FS_TRIM_COMMITS == FS_TRIM_COMMITS - 1)
-			fs_trim_meta_cache(fs);
+		if (n % STORE_TRIM_COMMITS == STORE_TRIM_COMMITS - 1)
+			store_trim_meta_cache(st);
 	}
-	uint64_t trim = r ? 0 : t->trim_ino;
+	*trim_ino = r ? 0 : t->trim_ino;
 	store_txn_release(t);
-	return trim ? fs_trim(fs, trim) : r;
+	return r;
 }

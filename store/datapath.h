@@ -19,8 +19,8 @@
  * The decision for each block is dedupe's (dedupe/dedupe.h); the files
  * of the data path are listed in store/datapath_i.h.
  */
-#ifndef ARRAYSIM_FS_DATAPATH_H
-#define ARRAYSIM_FS_DATAPATH_H
+#ifndef ARRAYSIM_STORE_DATAPATH_H
+#define ARRAYSIM_STORE_DATAPATH_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -28,18 +28,20 @@
 
 #include "dedupe/fingerprint.h"
 #include "store/blockmap.h"
-#include "fs/fs.h"
+#include "store/store.h"
+
+struct array_io;
 
 /* A write transaction of the datastore: the LMDB transaction, the
  * counters it will store, and the block bytes it must write first. */
 struct store_txn {
-	struct fs *fs;
+	struct store *st;
 	MDB_txn *txn;
 	struct ms_counters c;
 	struct ms_counters c0; /* as read, to publish deltas */
 	struct store_wbatch *wb;
 	struct blockmap_extent *ext; /* the one being worked on */
-	struct dedupe_stats delta;   /* published to fs->stats on commit */
+	struct dedupe_stats delta;   /* published to st->stats on commit */
 	uint64_t trim_ino;	     /* blocks left to drop after commit */
 	/* Blocks freed here while the array has lost some: the loss set
 	 * forgets them once this commits (store/loss.h). */
@@ -47,24 +49,23 @@ struct store_txn {
 	size_t nfreed, capfreed;
 };
 
-int store_txn_begin(struct fs *fs, struct store_txn *t);
+int store_txn_begin(struct store *st, struct store_txn *t);
 /* Write queued block bytes, then commit; then finish a truncation that
- * was too big for one transaction (fs_trim). On error, aborts. */
+ * was too big for one transaction (store_trim), in further transactions
+ * (store/store_open.c, above the data path and the orphans both). On error,
+ * aborts. */
 int store_txn_commit(struct store_txn *t);
+/* The commit alone: *trim_ino is the inode whose blocks a truncation left
+ * to drop (0: none), for the caller to finish with store_trim. For the
+ * store's own transactions that never truncate (a write, an orphan's
+ * trim step). */
+int store_txn_commit_one(struct store_txn *t, uint64_t *trim_ino);
 void store_txn_abort(struct store_txn *t);
 
-/* The physical block logical block @lblk of @ino maps to (0: a hole).
- * The old name of blockmap_block_of(), kept until store/bitrot.c calls that
- * (inline, so bitrot.c's object does not call into the data path). */
-static inline int datapath_block_of(const struct metastore *ms, MDB_txn *txn,
-				    uint64_t ino, uint64_t lblk, uint64_t *pblk)
-{
-	return blockmap_block_of(ms, txn, ino, lblk, pblk);
-}
 /* Read up to @len bytes at @off of regular file @ino into @buf; *got is
  * what was read (short at EOF). -EIO when a stored block fails its
  * checksum (counted), never wrong bytes. */
-int datapath_read(struct fs *fs, uint64_t ino, uint64_t off, size_t len,
+int datapath_read(struct store *st, uint64_t ino, uint64_t off, size_t len,
 		  void *buf, size_t *got);
 /* A write in two steps, so that hashing, most of its cost, runs outside
  * the inode's data lock and concurrent writes to one file hash in
@@ -87,20 +88,20 @@ struct dp_write {
 int datapath_write_prep(struct dp_write *w, uint64_t off, const void *buf,
 			size_t len);
 /* The caller holds the inode's data lock; arguments as datapath_write. */
-int datapath_write_commit(struct fs *fs, struct dp_write *w, uint64_t ino,
+int datapath_write_commit(struct store *st, struct dp_write *w, uint64_t ino,
 			  bool *drop_setid, struct array_io *io);
 /* Free what prep and commit allocated; @w may be reused after prep. */
 void datapath_write_free(struct dp_write *w);
 /* datapath_read, also telling the physical block of each logical block
  * read into @pblks (one per block the range touches; 0: a hole). */
-int datapath_read_map(struct fs *fs, uint64_t ino, uint64_t off, size_t len,
+int datapath_read_map(struct store *st, uint64_t ino, uint64_t off, size_t len,
 		      void *buf, size_t *got, uint64_t *pblks);
 /* Write @len bytes at @off (the caller holds the inode's data lock).
  * *drop_setid in: the writer lacks CAP_FSETID, so set-user-ID (and
  * set-group-ID with group exec) are cleared, as a local fs does; out:
  * whether a bit was actually cleared (the kernel's cached mode is stale).
  * Fills io->blocks_stored / blocks_deduped. 0 or -errno. */
-int datapath_write(struct fs *fs, uint64_t ino, uint64_t off, const void *buf,
+int datapath_write(struct store *st, uint64_t ino, uint64_t off, const void *buf,
 		   size_t len, bool *drop_setid, struct array_io *io);
 /* Set the size of @in (inode @ino) inside @t: blocks past the end lose
  * their refs and the bytes past the end of a partial last block become

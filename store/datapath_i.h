@@ -6,8 +6,8 @@
  * writes datapath_trunc.c  truncate and punch, in bounded steps blockmap.c the
  * block-map codec and the current extent
  */
-#ifndef ARRAYSIM_FS_DATAPATH_I_H
-#define ARRAYSIM_FS_DATAPATH_I_H
+#ifndef ARRAYSIM_STORE_DATAPATH_I_H
+#define ARRAYSIM_STORE_DATAPATH_I_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -43,13 +43,13 @@ int store_txn_note_freed(struct store_txn *t, uint64_t pblk);
  * read as zeros), and their physical blocks into @pblks when not NULL.
  * -EBADMSG when a block fails its checksum, -ENODATA when the array lost
  * it. */
-int dp_load_blocks(struct fs *fs, MDB_txn *txn, uint64_t ino, uint64_t first,
+int dp_load_blocks(struct store *st, MDB_txn *txn, uint64_t ino, uint64_t first,
 		   unsigned n, uint8_t *buf, uint64_t *pblks);
 /* -EBADMSG and -ENODATA counted and made -EIO; others pass through. */
-int dp_read_error(struct fs *fs, int r);
+int dp_read_error(struct store *st, int r);
 /* dp_load_blocks on fresh snapshots (and the inode into @in when not
  * NULL), retried while a block fails its checksum; errors as read. */
-int dp_load_blocks_retry(struct fs *fs, uint64_t ino, uint64_t first,
+int dp_load_blocks_retry(struct store *st, uint64_t ino, uint64_t first,
 			 unsigned n, uint8_t *buf, struct ms_inode *in,
 			 uint64_t *pblks);
 

@@ -21,13 +21,14 @@
 #include "store/datapath_i.h"
 #include "store/loss.h"
 #include "store/namespace.h"
+#include "store/store_i.h"
 
 #define READ_RETRIES 2
 
 /* Read @n logical blocks from @first of @ino, as of @txn, into @buf (holes
  * read as zeros), and their physical blocks into @pblks when not NULL.
  * -EBADMSG when a block fails its checksum. */
-int dp_load_blocks(struct fs *fs, MDB_txn *txn, uint64_t ino, uint64_t first,
+int dp_load_blocks(struct store *st, MDB_txn *txn, uint64_t ino, uint64_t first,
 		   unsigned n, uint8_t *buf, uint64_t *pblks)
 {
 	struct backing_io stack_io[16];
@@ -50,7 +51,7 @@ int dp_load_blocks(struct fs *fs, MDB_txn *txn, uint64_t ino, uint64_t first,
 		uint64_t lblk = first + i;
 		if (lblk / EXT != cur_idx) {
 			cur_idx = lblk / EXT;
-			r = blockmap_load(fs->ms, txn, ino, cur_idx, ext);
+			r = blockmap_load(st->ms, txn, ino, cur_idx, ext);
 			if (r == -ENOENT)
 				r = 0; /* all holes */
 			if (r)
@@ -65,10 +66,10 @@ int dp_load_blocks(struct fs *fs, MDB_txn *txn, uint64_t ino, uint64_t first,
 			continue;
 		}
 		struct ms_block b;
-		r = dedupe_block_get(fs->ms, txn, pblk, &b);
+		r = dedupe_block_get(st->ms, txn, pblk, &b);
 		if (r == -ENOENT)
 			r = -EIO; /* a map pointing at a free block */
-		if (!r && loss_has(fs, pblk, b.xxh3))
+		if (!r && loss_has(st, pblk, b.xxh3))
 			r = -ENODATA; /* the array lost it: counted, EIO */
 		if (r)
 			break;
@@ -76,10 +77,10 @@ int dp_load_blocks(struct fs *fs, MDB_txn *txn, uint64_t ino, uint64_t first,
 		sum[nio++] = b.xxh3;
 	}
 	if (!r && nio)
-		r = fs->dev.ops->read(fs->dev.ctx, io, nio);
+		r = st->dev.ops->read(st->dev.ctx, io, nio);
 	for (unsigned i = 0; i < nio && !r; i++)
 		if (fingerprint_xxh3(io[i].buf) != sum[i] &&
-		    !bitrot_rebuild(fs, io[i].pblk, io[i].buf, sum[i]))
+		    !bitrot_undo_injected(st, io[i].pblk, io[i].buf, sum[i]))
 			r = -EBADMSG;
 	if (io != stack_io) {
 		free(io);
@@ -90,10 +91,10 @@ int dp_load_blocks(struct fs *fs, MDB_txn *txn, uint64_t ino, uint64_t first,
 
 /* A block that cannot be read, counted by why: a checksum failure or a
  * block the array lost; both are EIO to the client. */
-int dp_read_error(struct fs *fs, int r)
+int dp_read_error(struct store *st, int r)
 {
-	_Atomic uint64_t *c = r == -EBADMSG ? &fs->stats.dedupe.checksum_errors
-			      : r == -ENODATA ? &fs->stats.dedupe.lost_reads
+	_Atomic uint64_t *c = r == -EBADMSG ? &st->stats->dedupe.checksum_errors
+			      : r == -ENODATA ? &st->stats->dedupe.lost_reads
 					      : NULL;
 	if (!c)
 		return r;
@@ -103,20 +104,20 @@ int dp_read_error(struct fs *fs, int r)
 
 /* Load with a fresh snapshot each try; a checksum failure that persists
  * across snapshots is real: counted, logged, -EIO. */
-int dp_load_blocks_retry(struct fs *fs, uint64_t ino, uint64_t first,
+int dp_load_blocks_retry(struct store *st, uint64_t ino, uint64_t first,
 			 unsigned n, uint8_t *buf, struct ms_inode *in,
 			 uint64_t *pblks)
 {
 	int r = -EBADMSG;
 	for (int tries = 0; tries < READ_RETRIES && r == -EBADMSG; tries++) {
 		MDB_txn *txn;
-		r = metastore_txn_begin(fs->ms, false, &txn);
+		r = metastore_txn_begin(st->ms, false, &txn);
 		if (r)
 			return r;
 		if (in)
-			r = ns_inode_get(fs->ms, txn, ino, in);
+			r = ns_inode_get(st->ms, txn, ino, in);
 		if (!r)
-			r = dp_load_blocks(fs, txn, ino, first, n, buf, pblks);
+			r = dp_load_blocks(st, txn, ino, first, n, buf, pblks);
 		metastore_txn_abort(txn);
 	}
 	if (r == -EBADMSG)
@@ -125,16 +126,16 @@ int dp_load_blocks_retry(struct fs *fs, uint64_t ino, uint64_t first,
 			  "its checksum",
 			  (unsigned long long)ino, (unsigned long long)first,
 			  (unsigned long long)(first + n - 1));
-	return dp_read_error(fs, r);
+	return dp_read_error(st, r);
 }
 
-int datapath_read(struct fs *fs, uint64_t ino, uint64_t off, size_t len,
+int datapath_read(struct store *st, uint64_t ino, uint64_t off, size_t len,
 		  void *buf, size_t *got)
 {
-	return datapath_read_map(fs, ino, off, len, buf, got, NULL);
+	return datapath_read_map(st, ino, off, len, buf, got, NULL);
 }
 
-int datapath_read_map(struct fs *fs, uint64_t ino, uint64_t off, size_t len,
+int datapath_read_map(struct store *st, uint64_t ino, uint64_t off, size_t len,
 		      void *buf, size_t *got, uint64_t *pblks)
 {
 	*got = 0;
@@ -149,7 +150,7 @@ int datapath_read_map(struct fs *fs, uint64_t ino, uint64_t off, size_t len,
 	if (!blocks)
 		return -ENOMEM;
 	struct ms_inode in;
-	int r = dp_load_blocks_retry(fs, ino, first, n, blocks, &in, pblks);
+	int r = dp_load_blocks_retry(st, ino, first, n, blocks, &in, pblks);
 	if (!r) {
 		uint64_t end = off + len < in.size ? off + len : in.size;
 		*got = end > off ? (size_t)(end - off) : 0;

@@ -1,6 +1,6 @@
 /* Truncate and punch (store/datapath.h), in bounded steps: one transaction
  * drops at most DROP_EXTENTS extents' blocks, the rest are dropped by
- * further transactions after store_txn_commit (fs_trim), with the inode in
+ * further transactions after store_txn_commit (store_trim), with the inode in
  * `orphans` until they are gone. A partial edge block is rebuilt with
  * zeros and stored like any written block.
  */
@@ -11,6 +11,7 @@
 
 #include "common/block.h"
 #include "store/datapath_i.h"
+#include "store/store_i.h"
 
 #define DROP_EXTENTS 4 /* extents (of 64 blocks) dropped per transaction */
 
@@ -21,12 +22,12 @@ static int drop_blocks(struct store_txn *t, uint64_t ino, struct ms_inode *in,
 		       uint64_t from, uint64_t to, bool *more)
 {
 	/* The cursor must see the current extent. */
-	int r = blockmap_store(t->fs->ms, t->txn, t->ext);
+	int r = blockmap_store(t->st->ms, t->txn, t->ext);
 	t->ext->valid = false;
 	if (r)
 		return r;
 	uint64_t idx[DROP_EXTENTS + 1];
-	int n = blockmap_find(t->fs->ms, t->txn, ino, from, to, idx,
+	int n = blockmap_find(t->st->ms, t->txn, ino, from, to, idx,
 			      DROP_EXTENTS + 1);
 	if (n < 0)
 		return n;
@@ -51,9 +52,9 @@ static int zero_in_block(struct store_txn *t, uint64_t ino, struct ms_inode *in,
 			 uint8_t *keep)
 {
 	/* dp_load_blocks reads the map from the transaction. */
-	int r = blockmap_store(t->fs->ms, t->txn, t->ext);
+	int r = blockmap_store(t->st->ms, t->txn, t->ext);
 	if (!r)
-		r = dp_read_error(t->fs, dp_load_blocks(t->fs, t->txn, ino,
+		r = dp_read_error(t->st, dp_load_blocks(t->st, t->txn, ino,
 							lblk, 1, keep, NULL));
 	if (r)
 		return r;
@@ -70,7 +71,7 @@ static int defer_trim(struct store_txn *t, uint64_t ino)
 	MDB_val k = {sizeof(ino), &ino}, empty = {0, NULL};
 	t->trim_ino = ino;
 	return metastore_errno(mdb_put(
-	    t->txn, metastore_dbi(t->fs->ms, MS_ORPHANS), &k, &empty, 0));
+	    t->txn, metastore_dbi(t->st->ms, MS_ORPHANS), &k, &empty, 0));
 }
 
 int datapath_truncate(struct store_txn *t, uint64_t ino, struct ms_inode *in,

@@ -5,7 +5,7 @@
  * The policy reads candidates back through read_back (this transaction's
  * write batch first, then the backing store) and asks may_alloc before a
  * new unique block: the one place a "may the store grow?" rule (thin
- * provisioning, fs/fault_gate.c) is consulted.
+ * provisioning, fs/fault_gate.c through store_hooks.thin_full) is consulted.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -18,9 +18,9 @@
 #include "dedupe/dedupe.h"
 #include "dedupe/fingerprint.h"
 #include "store/datapath_i.h"
-#include "fs/fault_gate.h"
 #include "store/loss.h"
 #include "store/namespace.h"
+#include "store/store_i.h"
 
 /* dedupe's read-back: the bytes of @pblk, from this transaction's batch
  * if it is about to write them, else read from the backing store. */
@@ -33,7 +33,7 @@ static int read_back(void *ctx, uint64_t pblk, void *buf)
 		return 0;
 	}
 	struct backing_io io = {pblk, buf};
-	int r = t->fs->dev.ops->read(t->fs->dev.ctx, &io, 1);
+	int r = t->st->dev.ops->read(t->st->dev.ctx, &io, 1);
 	return r ? r : 1;
 }
 
@@ -42,7 +42,8 @@ static int read_back(void *ctx, uint64_t pblk, void *buf)
 static bool may_alloc(void *ctx, uint64_t unique_blocks)
 {
 	struct store_txn *t = ctx;
-	return !fault_gate_thin_full(t->fs, unique_blocks);
+	const struct store_hooks *h = &t->st->cfg.hooks;
+	return !h->thin_full || !h->thin_full(h->ctx, unique_blocks);
 }
 
 /* The physical block that will hold @data (dedupe/dedupe.h decides); a
@@ -51,10 +52,10 @@ static int resolve_block(struct store_txn *t, const void *data,
 			 const struct fingerprint *fp, uint64_t *pblk)
 {
 	const struct dedupe_env env = {
-	    .ms = t->fs->ms,
+	    .ms = t->st->ms,
 	    .txn = t->txn,
 	    .c = &t->c,
-	    .verify = t->fs->cfg.verify,
+	    .verify = t->st->cfg.verify,
 	    .read = read_back,
 	    .may_alloc = may_alloc,
 	    .ctx = t,
@@ -71,7 +72,7 @@ static int resolve_block(struct store_txn *t, const void *data,
 int dp_map_block(struct store_txn *t, uint64_t ino, uint64_t lblk,
 		 uint64_t pblk, int *delta)
 {
-	int r = blockmap_seek(t->fs->ms, t->txn, t->ext, ino, lblk);
+	int r = blockmap_seek(t->st->ms, t->txn, t->ext, ino, lblk);
 	if (r)
 		return r;
 	uint64_t *slot = &t->ext->pblk[lblk % EXT];
@@ -83,8 +84,8 @@ int dp_map_block(struct store_txn *t, uint64_t ino, uint64_t lblk,
 	t->ext->dirty = true;
 	if (old) {
 		bool freed;
-		r = dedupe_block_unref(t->fs->ms, t->txn, &t->c, old, &freed);
-		if (!r && freed && loss_any(t->fs))
+		r = dedupe_block_unref(t->st->ms, t->txn, &t->c, old, &freed);
+		if (!r && freed && loss_any(t->st))
 			r = store_txn_note_freed(t, old);
 		if (r)
 			return r;
@@ -185,12 +186,12 @@ void datapath_write_free(struct dp_write *w)
 
 /* Build partial edge block @i: its current bytes overlaid with the
  * caller's, then fingerprinted. */
-static int complete_edge(struct fs *fs, uint64_t ino, struct dp_write *w,
+static int complete_edge(struct store *st, uint64_t ino, struct dp_write *w,
 			 unsigned i)
 {
 	uint8_t *b = edge_buf(w, i);
 	uint64_t lblk = w->off / BLOCK_BYTES + i, start = lblk * BLOCK_BYTES;
-	int r = dp_load_blocks_retry(fs, ino, lblk, 1, b, NULL, NULL);
+	int r = dp_load_blocks_retry(st, ino, lblk, 1, b, NULL, NULL);
 	if (r)
 		return r;
 	uint64_t from = w->off > start ? w->off : start;
@@ -202,7 +203,7 @@ static int complete_edge(struct fs *fs, uint64_t ino, struct dp_write *w,
 
 /* Complete partial edge blocks with the bytes they hold now (the caller
  * holds the inode's data lock, so they cannot change under us). */
-static int complete_edges(struct fs *fs, uint64_t ino, struct dp_write *w)
+static int complete_edges(struct store *st, uint64_t ino, struct dp_write *w)
 {
 	bool head = block_partial(w, 0), tail = block_partial(w, w->n - 1);
 	if (!head && !tail)
@@ -211,9 +212,9 @@ static int complete_edges(struct fs *fs, uint64_t ino, struct dp_write *w)
 		w->bounce = malloc(2 * BLOCK_BYTES);
 	if (!w->bounce)
 		return -ENOMEM;
-	int r = head ? complete_edge(fs, ino, w, 0) : 0;
+	int r = head ? complete_edge(st, ino, w, 0) : 0;
 	if (!r && tail && w->n > 1)
-		r = complete_edge(fs, ino, w, w->n - 1);
+		r = complete_edge(st, ino, w, w->n - 1);
 	return r;
 }
 
@@ -227,17 +228,17 @@ static bool drop_setid_bits(struct ms_inode *in)
 	return in->mode != before;
 }
 
-static int write_txn(struct fs *fs, uint64_t ino, const struct dp_write *p,
+static int write_txn(struct store *st, uint64_t ino, const struct dp_write *p,
 		     bool *drop_setid, struct array_io *io)
 {
 	uint64_t off = p->off;
 	size_t len = p->len;
 	struct store_txn t;
-	int r = store_txn_begin(fs, &t);
+	int r = store_txn_begin(st, &t);
 	if (r)
 		return r;
 	struct ms_inode in;
-	r = ns_inode_get(fs->ms, t.txn, ino, &in);
+	r = ns_inode_get(st->ms, t.txn, ino, &in);
 	if (!r && !S_ISREG(in.mode))
 		r = -EINVAL;
 	uint64_t first = off / BLOCK_BYTES;
@@ -255,7 +256,7 @@ static int write_txn(struct fs *fs, uint64_t ino, const struct dp_write *p,
 	in.mtime_ns = in.ctime_ns = clock_wall_ns();
 	if (*drop_setid)
 		*drop_setid = drop_setid_bits(&in);
-	r = ns_inode_put(fs->ms, t.txn, ino, &in);
+	r = ns_inode_put(st->ms, t.txn, ino, &in);
 	if (r) {
 		store_txn_abort(&t);
 		return r;
@@ -265,32 +266,33 @@ static int write_txn(struct fs *fs, uint64_t ino, const struct dp_write *p,
 		io->blocks_stored = (uint32_t)t.delta.unique_writes;
 		io->blocks_deduped = (uint32_t)t.delta.duplicate_hits;
 	}
-	return store_txn_commit(&t);
+	uint64_t no_trim; /* a write never truncates */
+	return store_txn_commit_one(&t, &no_trim);
 }
 
-int datapath_write_commit(struct fs *fs, struct dp_write *w, uint64_t ino,
+int datapath_write_commit(struct store *st, struct dp_write *w, uint64_t ino,
 			  bool *drop_setid, struct array_io *io)
 {
 	if (w->n == 0)
 		return 0;
-	int r = complete_edges(fs, ino, w);
+	int r = complete_edges(st, ino, w);
 	if (r)
 		return r;
-	r = write_txn(fs, ino, w, drop_setid, io);
+	r = write_txn(st, ino, w, drop_setid, io);
 	/* Freed blocks wait in `pending` until a sync makes their freeing
 	 * durable; a full disk may only need that sync. */
-	if (r == -ENOSPC && fs_sync(fs) == 0)
-		r = write_txn(fs, ino, w, drop_setid, io);
+	if (r == -ENOSPC && store_sync(st) == 0)
+		r = write_txn(st, ino, w, drop_setid, io);
 	return r;
 }
 
-int datapath_write(struct fs *fs, uint64_t ino, uint64_t off, const void *buf,
+int datapath_write(struct store *st, uint64_t ino, uint64_t off, const void *buf,
 		   size_t len, bool *drop_setid, struct array_io *io)
 {
 	struct dp_write w;
 	int r = datapath_write_prep(&w, off, buf, len);
 	if (!r)
-		r = datapath_write_commit(fs, &w, ino, drop_setid, io);
+		r = datapath_write_commit(st, &w, ino, drop_setid, io);
 	datapath_write_free(&w);
 	return r;
 }

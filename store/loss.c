@@ -28,6 +28,7 @@
 #include "faults/events.h"
 #include "store/bitrot.h"
 #include "store/loss_log.h"
+#include "store/store_i.h"
 
 #define BATCH 4096
 
@@ -46,16 +47,16 @@ static int cmp_lost(const void *a, const void *b)
 }
 
 /* Keep the entries whose block still holds the bytes that were lost. */
-static int keep_held(struct fs *fs, struct loss_set *s)
+static int keep_held(struct store *st, struct loss_set *s)
 {
 	MDB_txn *txn;
-	int r = metastore_txn_begin(fs->ms, false, &txn);
+	int r = metastore_txn_begin(st->ms, false, &txn);
 	if (r)
 		return r;
 	size_t kept = 0;
 	for (size_t i = 0; i < s->n; i++) {
 		struct ms_block b;
-		if (dedupe_block_get(fs->ms, txn, s->v[i].pblk, &b) == 0 &&
+		if (dedupe_block_get(st->ms, txn, s->v[i].pblk, &b) == 0 &&
 		    b.refs && b.xxh3 == s->v[i].xxh3)
 			s->v[kept++] = s->v[i];
 	}
@@ -67,7 +68,7 @@ static int keep_held(struct fs *fs, struct loss_set *s)
 /* Read the log at @path (created when missing) into @s: the blocks it
  * calls lost that still hold those bytes. Compact it when it holds more
  * than that, and keep it open for appends. */
-static int log_load(struct fs *fs, struct loss_set *s, const char *path,
+static int log_load(struct store *st, struct loss_set *s, const char *path,
 		    char *err, size_t errlen)
 {
 	char *buf;
@@ -85,7 +86,7 @@ static int log_load(struct fs *fs, struct loss_set *s, const char *path,
 			 path);
 	size_t logged = s->n;
 	if (!r)
-		r = keep_held(fs, s);
+		r = keep_held(st, s);
 	if (r)
 		return r;
 	if (!exact || s->n != logged)
@@ -94,46 +95,46 @@ static int log_load(struct fs *fs, struct loss_set *s, const char *path,
 	return s->log_fd < 0 ? -errno : 0;
 }
 
-int loss_open(struct fs *fs, const char *path, char *err, size_t errlen)
+int loss_open(struct store *st, const char *path, char *err, size_t errlen)
 {
 	struct loss_set *s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
 	s->log_fd = -1;
 	pthread_mutex_init(&s->lock, NULL);
-	fs->lost = s;
+	st->lost = s;
 	err[0] = '\0';
-	int r = log_load(fs, s, path, err, errlen);
+	int r = log_load(st, s, path, err, errlen);
 	if (r && !err[0])
 		snprintf(err, errlen, "%s: %s", path, strerror(-r));
 	if (r)
-		loss_close(fs);
+		loss_close(st);
 	else
 		atomic_store(&s->count, s->n);
 	return r;
 }
 
-void loss_close(struct fs *fs)
+void loss_close(struct store *st)
 {
-	if (!fs->lost)
+	if (!st->lost)
 		return;
-	if (fs->lost->log_fd >= 0)
-		close(fs->lost->log_fd);
-	pthread_mutex_destroy(&fs->lost->lock);
-	free(fs->lost->v);
-	free(fs->lost);
-	fs->lost = NULL;
+	if (st->lost->log_fd >= 0)
+		close(st->lost->log_fd);
+	pthread_mutex_destroy(&st->lost->lock);
+	free(st->lost->v);
+	free(st->lost);
+	st->lost = NULL;
 }
 
-bool loss_any(struct fs *fs)
+bool loss_any(struct store *st)
 {
-	return fs->lost &&
-	       atomic_load_explicit(&fs->lost->count, memory_order_acquire);
+	return st->lost &&
+	       atomic_load_explicit(&st->lost->count, memory_order_acquire);
 }
 
-void loss_forget(struct fs *fs, const uint64_t *pblk, size_t n)
+void loss_forget(struct store *st, const uint64_t *pblk, size_t n)
 {
-	struct loss_set *s = fs->lost;
+	struct loss_set *s = st->lost;
 	if (!s || !n || !atomic_load_explicit(&s->count, memory_order_acquire))
 		return;
 	struct loss_rec *gone = malloc(n * sizeof(*gone));
@@ -210,9 +211,9 @@ static int set_add(struct loss_set *s, const struct loss_rec *b, size_t n)
 	return 0;
 }
 
-bool loss_has(struct fs *fs, uint64_t pblk, uint64_t xxh3)
+bool loss_has(struct store *st, uint64_t pblk, uint64_t xxh3)
 {
-	struct loss_set *s = fs->lost;
+	struct loss_set *s = st->lost;
 	if (!s || !atomic_load_explicit(&s->count, memory_order_acquire))
 		return false;
 	struct loss_rec key = {pblk, 0};
@@ -226,12 +227,12 @@ bool loss_has(struct fs *fs, uint64_t pblk, uint64_t xxh3)
 
 /* Append to @out (growing it) those of the @n blocks @p that hold data,
  * with their XXH3. */
-static int held(struct fs *fs, MDB_txn *txn, const uint64_t *p, size_t n,
+static int held(struct store *st, MDB_txn *txn, const uint64_t *p, size_t n,
 		struct loss_rec **out, size_t *nout, size_t *cap)
 {
 	for (size_t i = 0; i < n; i++) {
 		struct ms_block b;
-		if (dedupe_block_get(fs->ms, txn, p[i], &b) || !b.refs)
+		if (dedupe_block_get(st->ms, txn, p[i], &b) || !b.refs)
 			continue; /* freed since */
 		if (*nout == *cap) {
 			size_t c = *cap ? 2 * *cap : 256;
@@ -248,19 +249,19 @@ static int held(struct fs *fs, MDB_txn *txn, const uint64_t *p, size_t n,
 
 /* Append to @out (growing it) the stored blocks among [first, first+n)
  * that loss event @loss lost. */
-static int scan_batch(struct fs *fs, MDB_txn *txn, unsigned loss,
+static int scan_batch(struct store *st, MDB_txn *txn, unsigned loss,
 		      uint64_t first, size_t n, struct loss_rec **out,
 		      size_t *nout, size_t *cap)
 {
 	uint64_t p[BATCH];
 	for (size_t i = 0; i < n; i++)
 		p[i] = first + i;
-	size_t k = array_lost_filter(fs->array, loss, p, n);
-	return held(fs, txn, p, k, out, nout, cap);
+	size_t k = array_lost_filter(st->array, loss, p, n);
+	return held(st, txn, p, k, out, nout, cap);
 }
 
 /* Report @n lost blocks @b as of @txn; events with @cause unless NULL. */
-static int report(struct fs *fs, MDB_txn *txn, const struct loss_rec *b,
+static int report(struct store *st, MDB_txn *txn, const struct loss_rec *b,
 		  size_t n, const char *cause, FILE *out)
 {
 	uint64_t *p = malloc((n ? n : 1) * sizeof(*p)), refs = 0;
@@ -268,13 +269,13 @@ static int report(struct fs *fs, MDB_txn *txn, const struct loss_rec *b,
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++)
 		p[i] = b[i].pblk;
-	int r = bitrot_report(fs, txn, p, n, cause, out, &refs);
+	int r = bitrot_report(st, txn, p, n, cause, out, &refs);
 	free(p);
 	if (!r)
 		fprintf(out, "lost %zu blocks referenced %llu times\n", n,
 			(unsigned long long)refs);
 	if (!r && cause)
-		events_emit(fs->events, "data_loss",
+		events_emit(st->events, "data_loss",
 			    "\"blocks\":%zu,\"refs\":%llu,\"cause\":\"%s\"", n,
 			    (unsigned long long)refs, cause);
 	return r;
@@ -282,14 +283,14 @@ static int report(struct fs *fs, MDB_txn *txn, const struct loss_rec *b,
 
 /* After @r (0 so far): add the @n lost blocks @lost (sorted) to the set
  * and report them with @cause; end @txn, free @lost. */
-static int take(struct fs *fs, MDB_txn *txn, int r, struct loss_rec *lost,
+static int take(struct store *st, MDB_txn *txn, int r, struct loss_rec *lost,
 		size_t n, const char *cause, FILE *out, char *err,
 		size_t errlen)
 {
 	if (!r)
-		r = set_add(fs->lost, lost, n);
+		r = set_add(st->lost, lost, n);
 	if (!r)
-		r = report(fs, txn, lost, n, cause, out);
+		r = report(st, txn, lost, n, cause, out);
 	if (txn)
 		metastore_txn_abort(txn);
 	free(lost);
@@ -298,29 +299,29 @@ static int take(struct fs *fs, MDB_txn *txn, int r, struct loss_rec *lost,
 	return r;
 }
 
-int loss_add_event(struct fs *fs, unsigned loss, FILE *out, char *err,
+int loss_add_event(struct store *st, unsigned loss, FILE *out, char *err,
 		   size_t errlen)
 {
 	MDB_txn *txn = NULL;
 	struct ms_counters c = {0};
 	struct loss_rec *lost = NULL;
 	size_t n = 0, cap = 0;
-	int r = metastore_txn_begin(fs->ms, false, &txn);
+	int r = metastore_txn_begin(st->ms, false, &txn);
 	if (!r)
-		r = metastore_counters_get(fs->ms, txn, &c);
+		r = metastore_counters_get(st->ms, txn, &c);
 	for (uint64_t p = 1; !r && p < c.next_pblk; p += BATCH) {
 		size_t k = c.next_pblk - p < BATCH ? c.next_pblk - p : BATCH;
-		r = scan_batch(fs, txn, loss, p, k, &lost, &n, &cap);
+		r = scan_batch(st, txn, loss, p, k, &lost, &n, &cap);
 	}
-	return take(fs, txn, r, lost, n, "drives", out, err, errlen);
+	return take(st, txn, r, lost, n, "drives", out, err, errlen);
 }
 
-int loss_cache_device(struct fs *fs, FILE *out, char *err, size_t errlen)
+int loss_cache_device(struct store *st, FILE *out, char *err, size_t errlen)
 {
 	uint64_t *dirty;
 	size_t ndirty, n = 0, cap = 0;
 	bool mirrored;
-	int r = array_cache_fail(fs->array, &dirty, &ndirty, &mirrored);
+	int r = array_cache_fail(st->array, &dirty, &ndirty, &mirrored);
 	if (r == -ENOTSUP) {
 		snprintf(err, errlen,
 			 "cache-device: this mount has no flash cache (a "
@@ -332,7 +333,7 @@ int loss_cache_device(struct fs *fs, FILE *out, char *err, size_t errlen)
 			"cache device failed: %zu dirty blocks kept (the "
 			"cache is mirrored); the cache restarts empty\n",
 			ndirty);
-		events_emit(fs->events, "cache_device",
+		events_emit(st->events, "cache_device",
 			    "\"dirty\":%zu,\"mirrored\":true", ndirty);
 		free(dirty);
 		return 0;
@@ -340,22 +341,22 @@ int loss_cache_device(struct fs *fs, FILE *out, char *err, size_t errlen)
 	MDB_txn *txn = NULL;
 	struct loss_rec *lost = NULL;
 	if (!r)
-		r = metastore_txn_begin(fs->ms, false, &txn);
+		r = metastore_txn_begin(st->ms, false, &txn);
 	if (!r)
-		r = held(fs, txn, dirty, ndirty, &lost, &n, &cap);
+		r = held(st, txn, dirty, ndirty, &lost, &n, &cap);
 	free(dirty);
 	if (!r) {
 		if (n)
 			qsort(lost, n, sizeof(*lost), cmp_lost);
-		events_emit(fs->events, "cache_device",
+		events_emit(st->events, "cache_device",
 			    "\"dirty\":%zu,\"mirrored\":false", ndirty);
 	}
-	return take(fs, txn, r, lost, n, "cache-device", out, err, errlen);
+	return take(st, txn, r, lost, n, "cache-device", out, err, errlen);
 }
 
-int loss_list(struct fs *fs, FILE *out)
+int loss_list(struct store *st, FILE *out)
 {
-	struct loss_set *s = fs->lost;
+	struct loss_set *s = st->lost;
 	if (!s || !atomic_load(&s->count))
 		return 0;
 	pthread_mutex_lock(&s->lock);
@@ -367,9 +368,9 @@ int loss_list(struct fs *fs, FILE *out)
 	if (!copy)
 		return -ENOMEM;
 	MDB_txn *txn;
-	int r = metastore_txn_begin(fs->ms, false, &txn);
+	int r = metastore_txn_begin(st->ms, false, &txn);
 	if (!r) {
-		r = report(fs, txn, copy, n, NULL, out);
+		r = report(st, txn, copy, n, NULL, out);
 		metastore_txn_abort(txn);
 	}
 	free(copy);

@@ -8,8 +8,8 @@
  * Appends are fdatasync'ed; a torn last record (a crash mid-append) is
  * ignored.
  */
-#ifndef ARRAYSIM_FS_LOSS_LOG_H
-#define ARRAYSIM_FS_LOSS_LOG_H
+#ifndef ARRAYSIM_STORE_LOSS_LOG_H
+#define ARRAYSIM_STORE_LOSS_LOG_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -53,8 +53,8 @@
  * overwritten once a sync has made its freeing durable
  * (metastore_sync() moves pending to freemap).
  */
-#ifndef ARRAYSIM_COMMON_METASTORE_H
-#define ARRAYSIM_COMMON_METASTORE_H
+#ifndef ARRAYSIM_STORE_METASTORE_H
+#define ARRAYSIM_STORE_METASTORE_H
 
 #include <lmdb.h>
 #include <stdbool.h>

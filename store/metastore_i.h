@@ -1,7 +1,7 @@
 /* Inside the metadata store: what store/metastore.c and
  * store/metastore_durable.c share. Nothing else includes this. */
-#ifndef ARRAYSIM_COMMON_METASTORE_I_H
-#define ARRAYSIM_COMMON_METASTORE_I_H
+#ifndef ARRAYSIM_STORE_METASTORE_I_H
+#define ARRAYSIM_STORE_METASTORE_I_H
 
 #include <pthread.h>
 

@@ -25,6 +25,7 @@
 #include "store/datapath.h"
 #include "store/namespace.h"
 #include "store/orphans.h"
+#include "store/store_i.h"
 
 /* ---- inode cache of one transaction ----------------------------------- */
 
@@ -45,7 +46,7 @@ static int icache_get(struct store_txn *t, struct icache *c, uint64_t ino,
 	}
 	if (c->n == 4)
 		return -EIO;
-	int r = ns_inode_get(t->fs->ms, t->txn, ino, &c->in[c->n]);
+	int r = ns_inode_get(t->st->ms, t->txn, ino, &c->in[c->n]);
 	if (r)
 		return r;
 	c->ino[c->n] = ino;
@@ -56,7 +57,7 @@ static int icache_get(struct store_txn *t, struct icache *c, uint64_t ino,
 static int icache_put_all(struct store_txn *t, struct icache *c)
 {
 	for (unsigned i = 0; i < c->n; i++) {
-		int r = ns_inode_put(t->fs->ms, t->txn, c->ino[i], &c->in[i]);
+		int r = ns_inode_put(t->st->ms, t->txn, c->ino[i], &c->in[i]);
 		if (r)
 			return r;
 	}
@@ -96,14 +97,14 @@ static int put_target(struct store_txn *t, const struct names_node *nn,
 		      uint64_t ino, struct ms_inode *out)
 {
 	out->size = strlen(nn->link);
-	int r = ns_symlink_put(t->fs->ms, t->txn, ino, nn->link);
-	return r ? r : ns_inode_put(t->fs->ms, t->txn, ino, out);
+	int r = ns_symlink_put(t->st->ms, t->txn, ino, nn->link);
+	return r ? r : ns_inode_put(t->st->ms, t->txn, ino, out);
 }
 
 int names_make(struct store_txn *t, uint64_t parent, const char *name,
 	       const struct names_node *nn, uint64_t *ino, struct ms_inode *out)
 {
-	struct metastore *ms = t->fs->ms;
+	struct metastore *ms = t->st->ms;
 	struct icache ic = {0};
 	struct ms_inode *dir;
 	uint64_t existing;
@@ -134,7 +135,7 @@ int names_make(struct store_txn *t, uint64_t parent, const char *name,
 int names_link(struct store_txn *t, uint64_t ino, uint64_t newparent,
 	       const char *newname, struct ms_inode *out)
 {
-	struct metastore *ms = t->fs->ms;
+	struct metastore *ms = t->st->ms;
 	struct icache ic = {0};
 	struct ms_inode *dir, *in;
 	uint64_t existing;
@@ -154,7 +155,7 @@ int names_link(struct store_txn *t, uint64_t ino, uint64_t newparent,
 	 * costs the next trim of @ino nothing but its own removal. */
 	if (in->nlink == 0)
 		(void)orphans_del(t, ino);
-	int64_t now = fs_now_ns();
+	int64_t now = store_now_ns();
 	in->nlink++;
 	in->ctime_ns = now;
 	touch_dir(dir, now);
@@ -165,7 +166,7 @@ int names_link(struct store_txn *t, uint64_t ino, uint64_t newparent,
 int names_remove(struct store_txn *t, uint64_t parent, const char *name,
 		 bool want_dir, uint64_t *victim)
 {
-	struct metastore *ms = t->fs->ms;
+	struct metastore *ms = t->st->ms;
 	struct icache ic = {0};
 	struct ms_inode *dir, *in;
 	int r = get_dir(t, &ic, parent, &dir);
@@ -182,7 +183,7 @@ int names_remove(struct store_txn *t, uint64_t parent, const char *name,
 	if (!r)
 		r = ns_dirent_del(ms, t->txn, parent, name);
 	if (!r) {
-		int64_t now = fs_now_ns();
+		int64_t now = store_now_ns();
 		dir->nlink -= want_dir;
 		touch_dir(dir, now);
 		r = drop_link(t, *victim, in, now);
@@ -201,7 +202,7 @@ static int check_not_below(struct store_txn *t, uint64_t dir, uint64_t ino)
 		if (dir == NS_ROOT_INO)
 			return 0;
 		struct ms_inode in;
-		int r = ns_inode_get(t->fs->ms, t->txn, dir, &in);
+		int r = ns_inode_get(t->st->ms, t->txn, dir, &in);
 		if (r)
 			return r;
 		dir = in.parent;
@@ -237,14 +238,14 @@ static int rename_exchange(struct store_txn *t, struct icache *ic,
 	if (!r && S_ISDIR(d->mode))
 		r = check_not_below(t, a->parent, dst);
 	if (!r)
-		r = ns_dirent_retarget(t->fs->ms, t->txn, a->parent, a->name,
+		r = ns_dirent_retarget(t->st->ms, t->txn, a->parent, a->name,
 				       dst);
 	if (!r)
-		r = ns_dirent_retarget(t->fs->ms, t->txn, a->newparent,
+		r = ns_dirent_retarget(t->st->ms, t->txn, a->newparent,
 				       a->newname, src);
 	if (r)
 		return r;
-	int64_t now = fs_now_ns();
+	int64_t now = store_now_ns();
 	move_dir(s, p, np, a->newparent);
 	move_dir(d, np, p, a->parent);
 	s->ctime_ns = d->ctime_ns = now;
@@ -267,13 +268,13 @@ static int rename_drop_target(struct store_txn *t, struct icache *ic,
 	if (!S_ISDIR(s->mode) && S_ISDIR(d->mode))
 		return -EISDIR;
 	if (S_ISDIR(d->mode)) {
-		r = ns_dir_empty(t->fs->ms, t->txn, dst);
+		r = ns_dir_empty(t->st->ms, t->txn, dst);
 		if (r)
 			return r;
 		np->nlink--;
 	}
-	r = ns_dirent_del(t->fs->ms, t->txn, a->newparent, a->newname);
-	return r ? r : drop_link(t, dst, d, fs_now_ns());
+	r = ns_dirent_del(t->st->ms, t->txn, a->newparent, a->newname);
+	return r ? r : drop_link(t, dst, d, store_now_ns());
 }
 
 static int rename_plain(struct store_txn *t, struct icache *ic,
@@ -291,13 +292,13 @@ static int rename_plain(struct store_txn *t, struct icache *ic,
 	if (!r && dst_exists)
 		r = rename_drop_target(t, ic, a, s, dst, np);
 	if (!r)
-		r = ns_dirent_del(t->fs->ms, t->txn, a->parent, a->name);
+		r = ns_dirent_del(t->st->ms, t->txn, a->parent, a->name);
 	if (!r)
-		r = ns_dirent_add(t->fs->ms, t->txn, a->newparent, np,
+		r = ns_dirent_add(t->st->ms, t->txn, a->newparent, np,
 				  a->newname, src);
 	if (r)
 		return r;
-	int64_t now = fs_now_ns();
+	int64_t now = store_now_ns();
 	move_dir(s, p, np, a->newparent);
 	s->ctime_ns = now;
 	touch_dir(p, now);
@@ -317,7 +318,7 @@ int names_rename_flags(unsigned flags)
 int names_rename(struct store_txn *t, const struct names_rename *a,
 		 struct names_renamed *out)
 {
-	struct metastore *ms = t->fs->ms;
+	struct metastore *ms = t->st->ms;
 	bool exchange = a->flags & RENAME_EXCHANGE;
 	*out = (struct names_renamed){0};
 	int r = names_rename_flags(a->flags);

@@ -3,12 +3,12 @@
  * knows nothing of FUSE, and returns 0 or -errno; the caller commits or
  * aborts. Link counts follow POSIX: a directory has 2 + its subdirectories;
  * an inode left with no link is recorded as an orphan (store/orphans.h), for
- * fs_trim to delete once nothing references it.
+ * store_trim to delete once nothing references it.
  *
  * The kernel's view (lookup counts, names of open files: fs/inode_table.h)
  * is the caller's to update after the commit. */
-#ifndef ARRAYSIM_FS_NAMES_H
-#define ARRAYSIM_FS_NAMES_H
+#ifndef ARRAYSIM_STORE_NAMES_H
+#define ARRAYSIM_STORE_NAMES_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -1,8 +1,8 @@
 /* The namespace in the metadata store: inodes, directory entries,
  * symlink targets and xattrs. Every function works inside the caller's
  * transaction and returns 0 or -errno. */
-#ifndef ARRAYSIM_FS_NAMESPACE_H
-#define ARRAYSIM_FS_NAMESPACE_H
+#ifndef ARRAYSIM_STORE_NAMESPACE_H
+#define ARRAYSIM_STORE_NAMESPACE_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -16,21 +16,21 @@
 #include "common/block.h"
 #include "common/log.h"
 #include "store/datapath.h"
-#include "fs/inode_table.h"
 #include "store/namespace.h"
+#include "store/store_i.h"
 
 int orphans_add(struct store_txn *t, uint64_t ino)
 {
 	MDB_val k = {sizeof(ino), &ino}, empty = {0, NULL};
 	return metastore_errno(mdb_put(
-	    t->txn, metastore_dbi(t->fs->ms, MS_ORPHANS), &k, &empty, 0));
+	    t->txn, metastore_dbi(t->st->ms, MS_ORPHANS), &k, &empty, 0));
 }
 
 int orphans_del(struct store_txn *t, uint64_t ino)
 {
 	MDB_val k = {sizeof(ino), &ino};
 	int rc =
-	    mdb_del(t->txn, metastore_dbi(t->fs->ms, MS_ORPHANS), &k, NULL);
+	    mdb_del(t->txn, metastore_dbi(t->st->ms, MS_ORPHANS), &k, NULL);
 	return rc == MDB_NOTFOUND ? 0 : metastore_errno(rc);
 }
 
@@ -38,9 +38,9 @@ int orphans_del(struct store_txn *t, uint64_t ino)
 static int delete_inode(struct store_txn *t, uint64_t ino,
 			const struct ms_inode *in)
 {
-	int r = ns_drop_extras(t->fs->ms, t->txn, ino);
+	int r = ns_drop_extras(t->st->ms, t->txn, ino);
 	if (!r)
-		r = ns_inode_del(t->fs->ms, t->txn, ino);
+		r = ns_inode_del(t->st->ms, t->txn, ino);
 	if (r)
 		return r;
 	t->c.inodes--;
@@ -53,7 +53,7 @@ int orphans_trim_step(struct store_txn *t, uint64_t ino, bool held, bool *more)
 {
 	struct ms_inode in;
 	*more = false;
-	int r = ns_inode_get(t->fs->ms, t->txn, ino, &in);
+	int r = ns_inode_get(t->st->ms, t->txn, ino, &in);
 	if (r == -ENOENT)
 		return orphans_del(t, ino);
 	if (r)
@@ -67,47 +67,50 @@ int orphans_trim_step(struct store_txn *t, uint64_t ino, bool held, bool *more)
 		r = orphans_del(t, ino);
 	if (!r)
 		r = gone && !*more ? delete_inode(t, ino, &in)
-				   : ns_inode_put(t->fs->ms, t->txn, ino, &in);
+				   : ns_inode_put(t->st->ms, t->txn, ino, &in);
 	return r;
 }
 
-bool orphans_unlinked(struct fs *fs, uint64_t ino)
+bool orphans_unlinked(struct store *st, uint64_t ino)
 {
 	MDB_txn *txn;
 	struct ms_inode in;
-	if (metastore_txn_begin(fs->ms, false, &txn))
+	if (metastore_txn_begin(st->ms, false, &txn))
 		return false;
-	int r = ns_inode_get(fs->ms, txn, ino, &in);
+	int r = ns_inode_get(st->ms, txn, ino, &in);
 	metastore_txn_abort(txn);
 	return r == 0 && in.nlink == 0;
 }
 
-int fs_trim(struct fs *fs, uint64_t ino)
+int store_trim(struct store *st, uint64_t ino)
 {
 	bool more;
 	int r;
 	do {
 		struct store_txn t;
-		r = store_txn_begin(fs, &t);
+		r = store_txn_begin(st, &t);
 		if (r)
 			break;
-		bool held = inode_table_lookups(fs->itab, ino);
+		const struct store_hooks *h = &st->cfg.hooks;
+		bool held = h->held && h->held(h->ctx, ino);
 		r = orphans_trim_step(&t, ino, held, &more);
-		r = r ? (store_txn_abort(&t), r) : store_txn_commit(&t);
+		uint64_t no_trim; /* a trim step never truncates */
+		r = r ? (store_txn_abort(&t), r)
+		      : store_txn_commit_one(&t, &no_trim);
 	} while (!r && more);
 	return r;
 }
 
 /* The first orphan recorded, in *ino; -ENOENT if there is none. */
-static int first_orphan(struct fs *fs, uint64_t *ino)
+static int first_orphan(struct store *st, uint64_t *ino)
 {
 	MDB_txn *txn;
-	int r = metastore_txn_begin(fs->ms, false, &txn);
+	int r = metastore_txn_begin(st->ms, false, &txn);
 	if (r)
 		return r;
 	MDB_cursor *cur;
 	MDB_val k, v;
-	int rc = mdb_cursor_open(txn, metastore_dbi(fs->ms, MS_ORPHANS), &cur);
+	int rc = mdb_cursor_open(txn, metastore_dbi(st->ms, MS_ORPHANS), &cur);
 	if (!rc) {
 		rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST);
 		if (!rc)
@@ -118,18 +121,18 @@ static int first_orphan(struct fs *fs, uint64_t *ino)
 	return rc == MDB_NOTFOUND ? -ENOENT : metastore_errno(rc);
 }
 
-int fs_reap_orphans(struct fs *fs)
+int store_reap_orphans(struct store *st)
 {
 	for (;;) {
 		uint64_t ino = 0;
-		int r = first_orphan(fs, &ino);
+		int r = first_orphan(st, &ino);
 		if (r)
 			return r == -ENOENT ? 0 : r;
 		log_info("fs",
 			 "reaping unlinked inode %llu left open by an "
 			 "earlier run",
 			 (unsigned long long)ino);
-		r = fs_trim(fs, ino);
+		r = store_trim(st, ino);
 		if (r)
 			return r;
 	}
