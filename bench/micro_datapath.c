@@ -52,11 +52,12 @@ static uint64_t new_file(struct fs *fs)
 	struct ms_inode in, root;
 	uint64_t ino;
 	if (store_txn_begin(fs->st, &x) ||
-	    ns_inode_new(store_ms(fs->st), x.txn, &x.c, S_IFREG | 0644, 0, 0, 0, 1, &ino,
-			 &in) ||
+	    ns_inode_new(store_ms(fs->st), x.txn, &x.c, S_IFREG | 0644, 0, 0, 0,
+			 1, &ino, &in) ||
 	    ns_inode_get(store_ms(fs->st), x.txn, 1, &root) ||
 	    ns_dirent_add(store_ms(fs->st), x.txn, 1, &root, "f", ino) ||
-	    ns_inode_put(store_ms(fs->st), x.txn, 1, &root) || store_txn_commit(&x)) {
+	    ns_inode_put(store_ms(fs->st), x.txn, 1, &root) ||
+	    store_txn_commit(&x)) {
 		fprintf(stderr, "micro_datapath: cannot create the file\n");
 		exit(1);
 	}
@@ -86,8 +87,8 @@ static uint64_t write_phase(struct run *r, bool shuffle, bool fresh)
 			fill_random(r->buf, r->bs, &data);
 		}
 		bool setid = false;
-		int e = datapath_write(r->fs->st, r->ino, at * r->bs, r->buf, r->bs,
-				       &setid, NULL);
+		int e = datapath_write(r->fs->st, r->ino, at * r->bs, r->buf,
+				       r->bs, &setid, NULL);
 		if (e) {
 			fprintf(stderr, "micro_datapath: write: %s\n",
 				strerror(-e));
@@ -103,8 +104,8 @@ static uint64_t read_phase(struct run *r)
 	for (uint64_t i = 0; i < r->nreq; i++) {
 		uint64_t at = prng_next(&order) % r->nreq;
 		size_t got;
-		int e = datapath_read(r->fs->st, r->ino, at * r->bs, r->bs, r->buf,
-				      &got);
+		int e = datapath_read(r->fs->st, r->ino, at * r->bs, r->bs,
+				      r->buf, &got);
 		if (e) {
 			fprintf(stderr, "micro_datapath: read: %s\n",
 				strerror(-e));

@@ -41,10 +41,10 @@ struct fs_config {
 struct fs {
 	struct fs_config cfg;
 	char store[4096];
-	struct store *st;     /* the datastore (store/store.h) */
-	struct array *array;  /* the store's array model, to submit I/O to */
+	struct store *st;    /* the datastore (store/store.h) */
+	struct array *array; /* the store's array model, to submit I/O to */
 	struct inode_table *itab; /* the kernel's lookup counts, data locks */
-	struct stats stats;   /* op counters; the store counts here too */
+	struct stats stats;	  /* op counters; the store counts here too */
 	/* The FUSE session (struct fuse_session *), for invalidations the
 	 * kernel must hear about; NULL when no FUSE is involved (tests). */
 	void *session;

@@ -64,7 +64,8 @@ void op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	if (r)
 		return ops_reply_err(req, STATS_OP_READDIR, t0, r);
 	d.buf = malloc(size);
-	r = d.buf ? metastore_txn_begin(store_ms(fs->st), false, &d.txn) : -ENOMEM;
+	r = d.buf ? metastore_txn_begin(store_ms(fs->st), false, &d.txn)
+		  : -ENOMEM;
 	struct ms_inode dir;
 	if (!r)
 		r = ns_inode_get(store_ms(fs->st), d.txn, ino, &dir);
@@ -76,7 +77,8 @@ void op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	if (!r && off >= 0) {
 		uint64_t from =
 		    off < NS_FIRST_COOKIE ? NS_FIRST_COOKIE : (uint64_t)off;
-		r = ns_dir_iterate(store_ms(fs->st), d.txn, ino, from, fill_entry, &d);
+		r = ns_dir_iterate(store_ms(fs->st), d.txn, ino, from,
+				   fill_entry, &d);
 		if (!r)
 			r = d.err;
 	}

@@ -42,7 +42,8 @@ void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 
 static void forget_one(struct fs *fs, uint64_t ino, uint64_t n)
 {
-	if (inode_table_unref(fs->itab, ino, n) || !orphans_unlinked(fs->st, ino))
+	if (inode_table_unref(fs->itab, ino, n) ||
+	    !orphans_unlinked(fs->st, ino))
 		return;
 	int r = store_trim(fs->st, ino);
 	if (r)

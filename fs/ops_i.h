@@ -1,6 +1,7 @@
-/* Private to the FUSE ops files (fs/ops*.c): the request's datastore, the
- * reply helpers every op ends in, and the ops themselves for the table in
- * fs/ops.c. Every reply helper also accounts the op (common/stats.h). */
+/* Private to the FUSE ops files (fs/ops*.c): the request's front end, the
+ * reply helpers every op ends in (fs/ops_reply.c), and the ops themselves
+ * for the table in fs/ops.c. Every reply helper also accounts the op
+ * (common/stats.h). */
 #ifndef ARRAYSIM_FS_OPS_I_H
 #define ARRAYSIM_FS_OPS_I_H
 

@@ -266,7 +266,8 @@ void op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync,
 {
 	uint64_t t0 = stats_now_ns();
 	int r = fault_gate_meta(fs_of(req), FOP_FSYNC, ino, 0, NULL);
-	ops_reply_err(req, STATS_OP_FSYNC, t0, r ? r : store_sync(fs_of(req)->st));
+	ops_reply_err(req, STATS_OP_FSYNC, t0,
+		      r ? r : store_sync(fs_of(req)->st));
 }
 
 void op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t off,

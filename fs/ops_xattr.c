@@ -75,8 +75,9 @@ void op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 	struct fs *fs = fs_of(req);
 	MDB_txn *txn;
 	char *buf = size ? malloc(size) : NULL;
-	int r =
-	    size && !buf ? -ENOMEM : metastore_txn_begin(store_ms(fs->st), false, &txn);
+	int r = size && !buf
+		    ? -ENOMEM
+		    : metastore_txn_begin(store_ms(fs->st), false, &txn);
 	if (r) {
 		free(buf);
 		return ops_reply_err(req, STATS_OP_XATTR, t0, r);

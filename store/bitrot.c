@@ -103,7 +103,8 @@ static int pick_random(struct store *st, MDB_txn *txn, uint64_t *rng,
 }
 
 /* Inode of @path ("/a/b") by walking directory entries from the root. */
-static int resolve(struct store *st, MDB_txn *txn, const char *path, uint64_t *ino)
+static int resolve(struct store *st, MDB_txn *txn, const char *path,
+		   uint64_t *ino)
 {
 	char buf[FAULT_PATH_MAX];
 	snprintf(buf, sizeof(buf), "%s", path);
@@ -118,8 +119,9 @@ static int resolve(struct store *st, MDB_txn *txn, const char *path, uint64_t *i
 	return 0;
 }
 
-static int pick_at(struct store *st, MDB_txn *txn, const struct fault_rule *rule,
-		   uint64_t *out, unsigned *n, char *err, size_t errlen)
+static int pick_at(struct store *st, MDB_txn *txn,
+		   const struct fault_rule *rule, uint64_t *out, unsigned *n,
+		   char *err, size_t errlen)
 {
 	uint64_t ino, pblk;
 	int r = resolve(st, txn, rule->path, &ino);
@@ -271,7 +273,8 @@ static void report_extent(struct report *rp, const MDB_val *k, const MDB_val *v)
 			    "\"length\":%u,\"block\":%llu,\"cause\":\"%s\"",
 			    events_json_escape(path, esc, sizeof(esc)),
 			    (unsigned long long)ino, (unsigned long long)off,
-			    BLOCK_BYTES, (unsigned long long)pblk[i], rp->cause);
+			    BLOCK_BYTES, (unsigned long long)pblk[i],
+			    rp->cause);
 		rp->refs++;
 	}
 }
@@ -299,7 +302,8 @@ int bitrot_report(struct store *st, MDB_txn *txn, uint64_t *bad, size_t nbad,
 
 /* Keep, first in @bad, the blocks the array cannot rebuild now; how many.
  * The others get a line each on @out and a block_rotted event. */
-static unsigned keep_lost(struct store *st, uint64_t *bad, unsigned n, FILE *out)
+static unsigned keep_lost(struct store *st, uint64_t *bad, unsigned n,
+			  FILE *out)
 {
 	unsigned lost = 0;
 
@@ -319,8 +323,8 @@ static unsigned keep_lost(struct store *st, uint64_t *bad, unsigned n, FILE *out
 	return lost;
 }
 
-int bitrot_inject(struct store *st, const struct fault_rule *rule, uint64_t *rng,
-		  FILE *out, char *err, size_t errlen)
+int bitrot_inject(struct store *st, const struct fault_rule *rule,
+		  uint64_t *rng, FILE *out, char *err, size_t errlen)
 {
 	uint64_t want = rule->has_offset ? 1 : rule->blocks;
 	if (want > MAX_BLOCKS) {

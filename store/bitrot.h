@@ -18,8 +18,8 @@
  * referenced M times" (M: the lost references), and "repairable K of
  * them: ..." when K > 0. Each goes to the event log too (block_rotted,
  * block_lost). 0, or -errno with a reason in @err. */
-int bitrot_inject(struct store *st, const struct fault_rule *rule, uint64_t *rng,
-		  FILE *out, char *err, size_t errlen);
+int bitrot_inject(struct store *st, const struct fault_rule *rule,
+		  uint64_t *rng, FILE *out, char *err, size_t errlen);
 
 /* The loss report of the @nbad stored blocks @bad (sorted here): a line
  * "lost PATH offset OFF length 4096 block N" on @out for every file and

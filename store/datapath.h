@@ -101,8 +101,9 @@ int datapath_read_map(struct store *st, uint64_t ino, uint64_t off, size_t len,
  * set-group-ID with group exec) are cleared, as a local fs does; out:
  * whether a bit was actually cleared (the kernel's cached mode is stale).
  * Fills io->blocks_stored / blocks_deduped. 0 or -errno. */
-int datapath_write(struct store *st, uint64_t ino, uint64_t off, const void *buf,
-		   size_t len, bool *drop_setid, struct array_io *io);
+int datapath_write(struct store *st, uint64_t ino, uint64_t off,
+		   const void *buf, size_t len, bool *drop_setid,
+		   struct array_io *io);
 /* Set the size of @in (inode @ino) inside @t: blocks past the end lose
  * their refs and the bytes past the end of a partial last block become
  * zeros. Updates in->size and in->nblocks; the caller stores @in. A

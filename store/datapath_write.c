@@ -286,8 +286,9 @@ int datapath_write_commit(struct store *st, struct dp_write *w, uint64_t ino,
 	return r;
 }
 
-int datapath_write(struct store *st, uint64_t ino, uint64_t off, const void *buf,
-		   size_t len, bool *drop_setid, struct array_io *io)
+int datapath_write(struct store *st, uint64_t ino, uint64_t off,
+		   const void *buf, size_t len, bool *drop_setid,
+		   struct array_io *io)
 {
 	struct dp_write w;
 	int r = datapath_write_prep(&w, off, buf, len);

@@ -22,7 +22,7 @@ struct store {
 	struct backing *backing;
 	struct backing_dev dev;
 	struct array *array;
-	struct stats *stats;	 /* cfg.stats, or own_stats */
+	struct stats *stats; /* cfg.stats, or own_stats */
 	struct stats own_stats;
 	uid_t owner;
 	/* Bumped by every commit that changed data or metadata; the

@@ -129,7 +129,8 @@ int store_open(const struct store_config *cfg, struct store **out, char *err,
 	if (!r)
 		r = store_reap_orphans(st);
 	if (!r)
-		r = store_sync(st); /* release blocks a killed run left pending */
+		r = store_sync(
+		    st); /* release blocks a killed run left pending */
 	if (r) {
 		snprintf(err, errlen, "store %s: cannot initialise: %s",
 			 st->dir, strerror(-r));

@@ -254,15 +254,17 @@ static uint64_t t_file(struct t_ctx *t, unsigned n)
 		memcpy(buf + (size_t)i * 4096 + 4092, &i, sizeof(i));
 	}
 	assert_int_equal(store_txn_begin(fs->st, &x), 0);
-	assert_int_equal(ns_inode_new(store_ms(fs->st), x.txn, &x.c, S_IFREG | 0644, 0, 0,
-				      0, 1, &ino, &in),
+	assert_int_equal(ns_inode_new(store_ms(fs->st), x.txn, &x.c,
+				      S_IFREG | 0644, 0, 0, 0, 1, &ino, &in),
 			 0);
 	assert_int_equal(ns_inode_get(store_ms(fs->st), x.txn, 1, &root), 0);
-	assert_int_equal(ns_dirent_add(store_ms(fs->st), x.txn, 1, &root, "f", ino), 0);
+	assert_int_equal(
+	    ns_dirent_add(store_ms(fs->st), x.txn, 1, &root, "f", ino), 0);
 	assert_int_equal(ns_inode_put(store_ms(fs->st), x.txn, 1, &root), 0);
 	assert_int_equal(store_txn_commit(&x), 0);
 	assert_int_equal(
-	    datapath_write(fs->st, ino, 0, buf, (size_t)n * 4096, &drop, NULL), 0);
+	    datapath_write(fs->st, ino, 0, buf, (size_t)n * 4096, &drop, NULL),
+	    0);
 	free(buf);
 	return ino;
 }
@@ -397,8 +399,8 @@ static void test_array_loss(void **state)
 	assert_int_equal(eio, n);
 	assert_int_equal(fault_gate_clear(&t->fs, 0, err, sizeof(err)), 0);
 	assert_true(loss_any(t->fs.st));
-	assert_int_equal(datapath_read(t->fs.st, ino, lost_off, 4096, buf, &got),
-			 -EIO);
+	assert_int_equal(
+	    datapath_read(t->fs.st, ino, lost_off, 4096, buf, &got), -EIO);
 }
 
 /* ---- a scenario run ----------------------------------------------------- */

@@ -160,7 +160,8 @@ static uint64_t t_lookup(struct t_ctx *t, uint64_t parent, const char *name)
 	MDB_txn *txn;
 	uint64_t ino = 0;
 
-	assert_int_equal(metastore_txn_begin(store_ms(t->fs.st), false, &txn), 0);
+	assert_int_equal(metastore_txn_begin(store_ms(t->fs.st), false, &txn),
+			 0);
 	int r = ns_dirent_lookup(store_ms(t->fs.st), txn, parent, name, &ino);
 	metastore_txn_abort(txn);
 	if (r)
@@ -173,7 +174,8 @@ static int t_inode(struct t_ctx *t, uint64_t ino, struct ms_inode *in)
 {
 	MDB_txn *txn;
 
-	assert_int_equal(metastore_txn_begin(store_ms(t->fs.st), false, &txn), 0);
+	assert_int_equal(metastore_txn_begin(store_ms(t->fs.st), false, &txn),
+			 0);
 	int r = ns_inode_get(store_ms(t->fs.st), txn, ino, in);
 	metastore_txn_abort(txn);
 	return r;
@@ -192,9 +194,11 @@ static size_t t_orphans(struct t_ctx *t)
 	MDB_txn *txn;
 	MDB_stat st;
 
-	assert_int_equal(metastore_txn_begin(store_ms(t->fs.st), false, &txn), 0);
+	assert_int_equal(metastore_txn_begin(store_ms(t->fs.st), false, &txn),
+			 0);
 	assert_int_equal(
-	    mdb_stat(txn, metastore_dbi(store_ms(t->fs.st), MS_ORPHANS), &st), 0);
+	    mdb_stat(txn, metastore_dbi(store_ms(t->fs.st), MS_ORPHANS), &st),
+	    0);
 	metastore_txn_abort(txn);
 	return st.ms_entries;
 }
@@ -204,8 +208,10 @@ static struct ms_counters t_counters(struct t_ctx *t)
 	MDB_txn *txn;
 	struct ms_counters c;
 
-	assert_int_equal(metastore_txn_begin(store_ms(t->fs.st), false, &txn), 0);
-	assert_int_equal(metastore_counters_get(store_ms(t->fs.st), txn, &c), 0);
+	assert_int_equal(metastore_txn_begin(store_ms(t->fs.st), false, &txn),
+			 0);
+	assert_int_equal(metastore_counters_get(store_ms(t->fs.st), txn, &c),
+			 0);
 	metastore_txn_abort(txn);
 	return c;
 }
@@ -398,7 +404,8 @@ static void test_unlink_of_open_file_leaves_an_orphan(void **state)
 	for (size_t i = 0; i < sizeof(buf); i++)
 		buf[i] = (uint8_t)(i * 7 + i / 4096);
 	assert_int_equal(
-	    datapath_write(fs->st, f, 0, buf, sizeof(buf), &drop_setid, NULL), 0);
+	    datapath_write(fs->st, f, 0, buf, sizeof(buf), &drop_setid, NULL),
+	    0);
 	uint64_t live0 = t_counters(t).live_blocks;
 	assert_int_equal(live0, 8);
 
