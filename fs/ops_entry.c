@@ -1,7 +1,7 @@
 /* FUSE ops of entries and attributes: lookup, forget, getattr, setattr,
  * statfs. Lookup counts: every reply that hands the kernel an inode
  * counts one lookup (fs/inode_table.c); forget gives them back, and the
- * last forget of an unlinked inode deletes it (fs_trim). */
+ * last forget of an unlinked inode deletes it (store_trim). */
 #include "fs/ops_i.h"
 
 #include <errno.h>

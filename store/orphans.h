@@ -1,7 +1,7 @@
 /* Orphans: inodes with no name left that cannot go yet, because the kernel
  * still holds them open or their blocks are too many for one transaction.
- * Each is a key of MS_ORPHANS until store_trim (fs/fs.h) finishes it; a mount
- * reaps what an earlier run left (store_reap_orphans). */
+ * Each is a key of MS_ORPHANS until store_trim (store/store.h) finishes
+ * it; an open reaps what an earlier run left (store_reap_orphans). */
 #ifndef ARRAYSIM_STORE_ORPHANS_H
 #define ARRAYSIM_STORE_ORPHANS_H
 

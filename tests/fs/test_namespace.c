@@ -10,7 +10,7 @@
  *   - link counts are POSIX's: a directory 2 + its subdirectories, a file
  *     one per name, followed by every make, link, remove and rename;
  *   - an unlinked file the kernel still holds stays, an orphan, with its
- *     blocks; once nothing holds it, fs_reap_orphans deletes it and frees
+ *     blocks; once nothing holds it, store_reap_orphans deletes it and frees
  *     them;
  *   - attrs_set applies only the fields its mask names, refuses a size on
  *     anything but a file, and always moves ctime; xattr changes move it
