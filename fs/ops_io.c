@@ -16,7 +16,7 @@
  *   store/datapath_write.c  datapath_write_commit: partial edge blocks
  *   store/datapath_read.c     read back (dp_load_blocks_retry), then
  *   store/datapath_write.c  write_txn:
- *   store/datapath.c          store_txn_begin
+ *   store/txn.c               store_txn_begin
  *   store/metastore.c         its LMDB transaction and counters
  *   store/namespace.c         ns_inode_get, ns_inode_put
  *   store/blockmap.c          blockmap_seek: the block map's extent
@@ -28,7 +28,7 @@
  *   faults/faults.c             faults_thin_limit
  *   dedupe/blocks.c             dedupe_block_ref/new/unref
  *   store/loss.c              loss_any
- *   store/datapath.c          store_txn_commit_one: blockmap_store, the new
+ *   store/txn.c               store_txn_commit_one: blockmap_store, the new
  *   tiers/backing.c             blocks' bytes first,
  *   store/metastore.c           then the commit;
  *   store/loss.c                loss_forget of the blocks it freed;

@@ -29,38 +29,9 @@
 #include "dedupe/fingerprint.h"
 #include "store/blockmap.h"
 #include "store/store.h"
+#include "store/txn.h"
 
 struct array_io;
-
-/* A write transaction of the datastore: the LMDB transaction, the
- * counters it will store, and the block bytes it must write first. */
-struct store_txn {
-	struct store *st;
-	MDB_txn *txn;
-	struct ms_counters c;
-	struct ms_counters c0; /* as read, to publish deltas */
-	struct store_wbatch *wb;
-	struct blockmap_extent *ext; /* the one being worked on */
-	struct dedupe_stats delta;   /* published to st->stats on commit */
-	uint64_t trim_ino;	     /* blocks left to drop after commit */
-	/* Blocks freed here while the array has lost some: the loss set
-	 * forgets them once this commits (store/loss.h). */
-	uint64_t *freed;
-	size_t nfreed, capfreed;
-};
-
-int store_txn_begin(struct store *st, struct store_txn *t);
-/* Write queued block bytes, then commit; then finish a truncation that
- * was too big for one transaction (store_trim), in further transactions
- * (store/store_open.c, above the data path and the orphans both). On error,
- * aborts. */
-int store_txn_commit(struct store_txn *t);
-/* The commit alone: *trim_ino is the inode whose blocks a truncation left
- * to drop (0: none), for the caller to finish with store_trim. For the
- * store's own transactions that never truncate (a write, an orphan's
- * trim step). */
-int store_txn_commit_one(struct store_txn *t, uint64_t *trim_ino);
-void store_txn_abort(struct store_txn *t);
 
 /* Read up to @len bytes at @off of regular file @ino into @buf; *got is
  * what was read (short at EOF). -EIO when a stored block fails its

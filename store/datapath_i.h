@@ -1,10 +1,10 @@
 /* Inside the data path (store/datapath.h): what its files share.
  *
- *   datapath.c        transactions (store_txn_begin/commit/abort), the write
- * batch datapath_read.c   loading blocks: map, checksum, retry on a new
- * snapshot datapath_write.c  storing blocks: dedupe_resolve, map, ref/unref;
- * writes datapath_trunc.c  truncate and punch, in bounded steps blockmap.c the
- * block-map codec and the current extent
+ *   txn.c             the store transaction (store/txn.h), its write batch
+ *   datapath_read.c   loading blocks: map, checksum, retry on a new snapshot
+ *   datapath_write.c  storing blocks: dedupe_resolve, map, ref/unref; writes
+ *   datapath_trunc.c  truncate and punch, in bounded steps
+ *   blockmap.c        the block-map codec and the current extent
  */
 #ifndef ARRAYSIM_STORE_DATAPATH_I_H
 #define ARRAYSIM_STORE_DATAPATH_I_H
@@ -14,28 +14,8 @@
 
 #include "store/blockmap.h"
 #include "store/datapath.h"
-#include "tiers/backing.h"
 
 #define EXT BMAP_EXTENT_BLOCKS
-
-/* ---- datapath.c: the write batch, bytes of new blocks written before
- * commit, and the blocks a transaction freed ---------------------------- */
-
-struct store_wbatch {
-	struct backing_io *io;
-	unsigned n, cap;
-	void **scratch; /* blocks the transaction built itself */
-	unsigned nscratch;
-};
-
-/* A block buffer that lives until the transaction ends. NULL: no memory. */
-uint8_t *store_wb_scratch(struct store_wbatch *wb);
-/* Queue @data (borrowed until commit) to be written to @pblk. */
-int store_wb_add(struct store_wbatch *wb, uint64_t pblk, const void *data);
-/* Bytes of @pblk if this transaction is about to write them, else NULL. */
-const void *store_wb_find(const struct store_wbatch *wb, uint64_t pblk);
-/* Remember that @pblk was freed, for the loss set (store/loss.h). */
-int store_txn_note_freed(struct store_txn *t, uint64_t pblk);
 
 /* ---- datapath_read.c -------------------------------------------------- */
 

@@ -30,7 +30,7 @@
  * one record per pblk and a 20-byte key per SHA-1):
  *
  *   bmap: extents of 64 blocks in 320 bytes (40-bit pblks), eleven to a
- *   page when a file grows at its end (appended, see store/datapath.c).
+ *   page when a file grows at its end (appended, see store/blockmap.c).
  *
  *   blocks: one record per 80 consecutive pblks; refs == 0 marks a free
  *   slot, a missing record 80 free slots, and the record is deleted when

@@ -4,7 +4,7 @@
  * symlinks, xattrs; the algorithms over them in names.c, attrs.c,
  * orphans.c) and its file data (datapath*.c: block maps, the dedupe
  * decision, the backing store) in one metadata engine (metastore.h), all
- * inside store transactions (struct store_txn, store/datapath.h). Blocks
+ * inside store transactions (struct store_txn, store/txn.h). Blocks
  * the array lost (loss.c) and bit rot injected on purpose (bitrot.c) are
  * the store's too. No FUSE here: fs/ decodes a request, calls in, and
  * replies; what the store must ask of the front end (does the kernel still

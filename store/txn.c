@@ -1,6 +1,6 @@
-/* The data path's transactions (store/datapath.h): an LMDB write
- * transaction, the counters it will store, the extent it is working on
- * (store/blockmap.h) and the bytes of the new blocks it must write first.
+/* The store transaction (store/txn.h): an LMDB write transaction, the
+ * counters it will store, the extent it is working on (store/blockmap.h)
+ * and the bytes of the new blocks it must write first.
  *
  *   store_txn_begin --> reads, writes, truncates --> store_txn_commit
  *                                               1. store the extent
@@ -12,16 +12,16 @@
  *
  * New blocks' bytes reach the backing store before the transaction that
  * points at them commits, so a crash at any point leaves either the old
- * state or the new one. The rest of the data path: store/datapath_i.h.
+ * state or the new one.
  */
-#include "store/datapath.h"
+#include "store/txn.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/block.h"
-#include "store/datapath_i.h"
+#include "store/blockmap.h"
 #include "store/loss.h"
 #include "store/store_i.h"
 
