@@ -26,9 +26,9 @@
 #include "common/clock.h"
 #include "common/prng.h"
 #include "dedupe/fingerprint.h"
-#include "fs/datapath.h"
-#include "fs/fs.h"
-#include "fs/namespace.h"
+#include "store/datapath.h"
+#include "fs/fs_open.h"
+#include "store/namespace.h"
 
 static void fill_random(uint8_t *buf, size_t len, uint64_t *s)
 {
@@ -48,15 +48,16 @@ static void report(const char *phase, uint64_t ns, uint64_t nreq, size_t bs)
 
 static uint64_t new_file(struct fs *fs)
 {
-	struct dp_txn x;
+	struct store_txn x;
 	struct ms_inode in, root;
 	uint64_t ino;
-	if (dp_begin(fs, &x) ||
-	    ns_inode_new(fs->ms, x.txn, &x.c, S_IFREG | 0644, 0, 0, 0, 1, &ino,
-			 &in) ||
-	    ns_inode_get(fs->ms, x.txn, 1, &root) ||
-	    ns_dirent_add(fs->ms, x.txn, 1, &root, "f", ino) ||
-	    ns_inode_put(fs->ms, x.txn, 1, &root) || dp_commit(&x)) {
+	if (store_txn_begin(fs->st, &x) ||
+	    ns_inode_new(store_ms(fs->st), x.txn, &x.c, S_IFREG | 0644, 0, 0, 0,
+			 1, &ino, &in) ||
+	    ns_inode_get(store_ms(fs->st), x.txn, 1, &root) ||
+	    ns_dirent_add(store_ms(fs->st), x.txn, 1, &root, "f", ino) ||
+	    ns_inode_put(store_ms(fs->st), x.txn, 1, &root) ||
+	    store_txn_commit(&x)) {
 		fprintf(stderr, "micro_datapath: cannot create the file\n");
 		exit(1);
 	}
@@ -86,8 +87,8 @@ static uint64_t write_phase(struct run *r, bool shuffle, bool fresh)
 			fill_random(r->buf, r->bs, &data);
 		}
 		bool setid = false;
-		int e = datapath_write(r->fs, r->ino, at * r->bs, r->buf, r->bs,
-				       &setid, NULL);
+		int e = datapath_write(r->fs->st, r->ino, at * r->bs, r->buf,
+				       r->bs, &setid, NULL);
 		if (e) {
 			fprintf(stderr, "micro_datapath: write: %s\n",
 				strerror(-e));
@@ -103,8 +104,8 @@ static uint64_t read_phase(struct run *r)
 	for (uint64_t i = 0; i < r->nreq; i++) {
 		uint64_t at = prng_next(&order) % r->nreq;
 		size_t got;
-		int e = datapath_read(r->fs, r->ino, at * r->bs, r->bs, r->buf,
-				      &got);
+		int e = datapath_read(r->fs->st, r->ino, at * r->bs, r->bs,
+				      r->buf, &got);
 		if (e) {
 			fprintf(stderr, "micro_datapath: read: %s\n",
 				strerror(-e));
@@ -157,10 +158,10 @@ int main(int argc, char **argv)
 			aligned_alloc(BLOCK_BYTES, bs),
 			1};
 	report("fill", write_phase(&r, false, false), r.nreq, bs);
-	fs_sync(&fs);
+	store_sync(fs.st);
 	report("dup", write_phase(&r, true, false), r.nreq, bs);
 	report("overwrite", write_phase(&r, true, true), r.nreq, bs);
-	fs_sync(&fs);
+	store_sync(fs.st);
 	report("read", read_phase(&r), r.nreq, bs);
 	report("sha1+xxh3", hash_phase(&r), r.nreq, bs);
 	free(r.buf);

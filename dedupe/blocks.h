@@ -15,7 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "common/metastore.h"
+#include "store/metastore.h"
 #include "dedupe/fingerprint.h"
 
 /* The record of block @pblk: 0, -ENOENT (not allocated) or -errno. */

@@ -24,7 +24,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "common/metastore.h"
+#include "store/metastore.h"
 #include "common/stats.h"
 #include "dedupe/fingerprint.h"
 

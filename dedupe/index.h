@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "common/metastore.h"
+#include "store/metastore.h"
 #include "dedupe/fingerprint.h"
 
 /* The bytes of a SHA-1 a block record keeps (ms_block.sha1_head). */
@@ -36,7 +36,7 @@ int dedupe_index_remove(const struct metastore *ms, MDB_txn *txn,
 			uint64_t pblk);
 
 /* Also declared in dedupe/blocks.h, where it belongs; repeated here only
- * until fs/loss.c and fs/bitrot.c include that header instead of this
+ * until store/loss.c and store/bitrot.c include that header instead of this
  * one (not including it keeps blocks.h -> index.h one way). */
 int dedupe_block_get(const struct metastore *ms, MDB_txn *txn, uint64_t pblk,
 		     struct ms_block *out);

@@ -1,6 +1,6 @@
 /* bitrot: corrupt stored blocks now, as a failing medium would, and
  * report every file and offset that lost data (the store does both:
- * hooks->corrupt, fs/bitrot.c). Nothing stays active. */
+ * hooks->corrupt, store/bitrot.c). Nothing stays active. */
 #include <errno.h>
 #include <stdio.h>
 

@@ -1,7 +1,7 @@
 /* cache-device: a hybrid's cache device fails now. Its dirty blocks, not
  * yet destaged, are lost (EIO, listed by file and offset) unless the
  * profile's [cache] is mirrored; the store finds and reports them
- * (hooks->cache_fail, fs/loss.c). Nothing stays active. */
+ * (hooks->cache_fail, store/loss.c). Nothing stays active. */
 #include <stdio.h>
 
 #include "faults/events.h"

@@ -2,12 +2,12 @@
  * that the datastore and the array model fill (fs/fault_gate.c does, for
  * a mounted store), so that faults/ includes nothing of fs/ or tiers/.
  *
- *   faults/bitrot.c ─────> corrupt ─────> fs/bitrot.c
+ *   faults/bitrot.c ─────> corrupt ─────> store/bitrot.c
  *   faults/power_loss.c ─> power_cut ───> pin the durable state, cut
- *   faults/cache_device.c> cache_fail ──> fs/loss.c
+ *   faults/cache_device.c> cache_fail ──> store/loss.c
  *   faults/thin.c ───────> thin_changed
  *   faults/array_fault.c > array_set, array_current ─> tiers/array.h
- *                     └──> loss_report ─> fs/loss.c
+ *                     └──> loss_report ─> store/loss.c
  *                     └──> timer ───────> the fault completer
  *
  * Every callback gets the hooks' @ctx (the store) first. Each returns 0

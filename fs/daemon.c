@@ -9,6 +9,7 @@
  * fork, in the process that uses it.
  */
 #include "fs/daemon.h"
+#include "fs/fs_open.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -29,7 +30,7 @@
 #include "fs/channel.h"
 #include "faults/control.h"
 #include "fs/fault_gate.h"
-#include "fs/loss.h"
+#include "store/loss.h"
 #include "fs/metrics_http.h"
 #include "fs/scenario_run.h"
 #include "fs/ops.h"
@@ -64,9 +65,9 @@ static void array_members(void *ctx, FILE *out, double interval_s)
 static void sample_state(void *ctx, struct sample_state *out)
 {
 	struct daemon *d = ctx;
-	fs_gauges(&d->fs, &out->g);
+	store_gauges(d->fs.st, &out->g);
 	out->faults_active = faults_count(d->fs.faults);
-	out->power_lost = atomic_load(&d->fs.powered_off);
+	out->power_lost = store_powered_off(d->fs.st);
 	out->extra = array_members;
 	out->extra_ctx = d;
 }
@@ -104,13 +105,12 @@ static void syncer_run(void *arg)
 {
 	struct daemon *d = arg;
 
-	if (atomic_load(&d->fs.commits) != d->fs.synced_commits &&
-	    !atomic_load(&d->fs.powered_off)) {
-		int r = fs_sync(&d->fs);
+	if (store_unsynced(d->fs.st)) {
+		int r = store_sync(d->fs.st);
 		if (r)
 			log_error("fs", "background sync: %s", strerror(-r));
 	}
-	fs_trim_meta_cache(&d->fs);
+	store_trim_meta_cache(d->fs.st);
 }
 
 /* A period after each run ends, as before; none when the interval is 0. */
@@ -141,7 +141,7 @@ static void print_status(struct daemon *d, FILE *out)
 
 static int ctl_sync(struct daemon *d, char *err, size_t errlen)
 {
-	int r = fs_sync(&d->fs);
+	int r = store_sync(d->fs.st);
 	if (r)
 		snprintf(err, errlen, "sync failed: %s", strerror(-r));
 	return r;
@@ -162,7 +162,7 @@ static int ctl_stats(struct daemon *d, enum control_verb v, FILE *out)
 				  clock_mono_ns() - d->fs.opened_ns);
 		return 0;
 	default:
-		fs_gauges(&d->fs, &g);
+		store_gauges(d->fs.st, &g);
 		stats_print(out, &d->fs.stats, &g, v == CONTROL_STATS_JSON);
 		return 0;
 	}
@@ -190,7 +190,7 @@ static int ctl_handle(void *ctx, const char *line, FILE *out, char *err,
 					 errlen);
 	case CONTROL_FAULT_LIST:
 		faults_list(d->fs.faults, out);
-		return loss_list(&d->fs, out);
+		return loss_list(d->fs.st, out);
 	case CONTROL_FAULT_CLEAR:
 		return fault_gate_clear(&d->fs, c.id, err, errlen);
 	case CONTROL_SCENARIO_RUN:

@@ -12,9 +12,10 @@
 #include "common/clock.h"
 #include "faults/events.h"
 #include "faults/hooks.h"
-#include "fs/bitrot.h"
+#include "store/bitrot.h"
 #include "fs/inode_table.h"
-#include "fs/loss.h"
+#include "store/loss.h"
+#include "tiers/array.h"
 #include "tiers/completer.h"
 
 int fault_gate_open(struct fs *fs, char *err, size_t errlen)
@@ -32,12 +33,7 @@ int fault_gate_open(struct fs *fs, char *err, size_t errlen)
 		fault_gate_close(fs);
 		return r;
 	}
-	snprintf(path, sizeof(path), "%s/lost.blocks", fs->store);
-	r = loss_open(fs, path, err, errlen);
-	if (r) {
-		fault_gate_close(fs);
-		return r;
-	}
+	store_set_events(fs->st, fs->events);
 	fs->bitrot_rng = fs->cfg.seed ^ 0x6a09e667f3bcc909ull;
 	events_emit(fs->events, "mount", "\"store\":\"%s\",\"seed\":%llu",
 		    events_json_escape(fs->store, path, sizeof(path)),
@@ -55,7 +51,7 @@ void fault_gate_close(struct fs *fs)
 	fs->events = NULL;
 	faults_free(fs->faults);
 	fs->faults = NULL;
-	loss_close(fs);
+	store_set_events(fs->st, NULL);
 }
 
 /* ---- decisions --------------------------------------------------------- */
@@ -105,7 +101,7 @@ static void decide(struct fs *fs, unsigned op, struct where *w,
 int fault_gate_meta(struct fs *fs, unsigned op, uint64_t ino, uint64_t parent,
 		    const char *name)
 {
-	if (atomic_load_explicit(&fs->powered_off, memory_order_relaxed))
+	if (store_powered_off(fs->st))
 		return -EIO;
 	struct where w = {fs, name ? parent : ino, name};
 	struct fault_hit hit;
@@ -125,7 +121,7 @@ void fault_gate_io(struct fs *fs, unsigned op, uint64_t ino, uint64_t off,
 {
 	struct where w = {fs, ino, NULL};
 	decide(fs, op, &w, hit);
-	if (atomic_load_explicit(&fs->powered_off, memory_order_relaxed))
+	if (store_powered_off(fs->st))
 		hit->err = -EIO;
 }
 
@@ -164,30 +160,24 @@ static int hook_corrupt(void *ctx, const struct fault_rule *r, FILE *out,
 {
 	struct fs *fs = ctx;
 
-	return bitrot_inject(fs, r, &fs->bitrot_rng, out, err, errlen);
+	return bitrot_inject(fs->st, r, &fs->bitrot_rng, out, err, errlen);
 }
 
 /* Everything since the last sync is lost at the next mount; until the
- * unmount, every operation fails. The lock keeps a sync from running in
- * the middle. */
+ * unmount, every operation fails (store_power_cut). */
 static int hook_power_cut(void *ctx, uint64_t *lost, bool *was, char *err,
 			  size_t errlen)
 {
 	struct fs *fs = ctx;
 
-	pthread_mutex_lock(&fs->sync_lock);
-	*lost = atomic_load(&fs->commits) - fs->synced_commits;
-	*was = atomic_exchange(&fs->powered_off, true);
-	int r = *was ? 0 : metastore_durable_save(fs->ms, err, errlen);
-	if (r)
-		atomic_store(&fs->powered_off, false);
-	pthread_mutex_unlock(&fs->sync_lock);
-	return r;
+	return store_power_cut(fs->st, lost, was, err, errlen);
 }
 
 static int hook_cache_fail(void *ctx, FILE *out, char *err, size_t errlen)
 {
-	return loss_cache_device(ctx, out, err, errlen);
+	struct fs *fs = ctx;
+
+	return loss_cache_device(fs->st, out, err, errlen);
 }
 
 static void hook_thin_changed(void *ctx)
@@ -254,7 +244,9 @@ static bool hook_array_current(void *ctx, const struct fault_array *f,
 static int hook_loss_report(void *ctx, unsigned loss, FILE *out, char *err,
 			    size_t errlen)
 {
-	return loss_add_event(ctx, loss, out, err, errlen);
+	struct fs *fs = ctx;
+
+	return loss_add_event(fs->st, loss, out, err, errlen);
 }
 
 /* A fault timer on the fault completer (the struct array_io is only its

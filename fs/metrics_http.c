@@ -54,9 +54,9 @@ static void fill_state(struct fs *fs, const struct array_snapshot *as,
 		       struct metrics_state *st)
 {
 	memset(st, 0, sizeof(*st));
-	fs_gauges(fs, &st->g);
+	store_gauges(fs->st, &st->g);
 	st->faults_active = faults_count(fs->faults);
-	st->power_lost = atomic_load(&fs->powered_off);
+	st->power_lost = store_powered_off(fs->st);
 	if (as->has_cache) {
 		st->has_cache = true;
 		st->cache_blocks = as->cache.resident;

@@ -1,72 +1,10 @@
 /* The FUSE low-level operations table of arraysim: where every request
  * enters. One file per family of ops (fs/ops_entry.c, ops_names.c,
  * ops_io.c, ops_dir.c, ops_xattr.c); each op decodes its request, calls
- * the datastore, accounts and replies. The shared reply helpers are here
- * (fs/ops_i.h). */
+ * the datastore, accounts and replies, through the shared reply helpers of
+ * fs/ops_reply.c (declared in fs/ops_i.h). Here: what the session asks of
+ * the kernel (op_init) and the table. */
 #include "fs/ops_i.h"
-
-#include <errno.h>
-#include <string.h>
-
-#include "fs/datapath.h"
-#include "fs/inode_table.h"
-#include "fs/namespace.h"
-
-void ops_account(fuse_req_t req, enum stats_op op, uint64_t t0, int err,
-		 uint64_t bytes)
-{
-	stats_op_record(&fs_of(req)->stats, op, stats_now_ns() - t0, err,
-			bytes);
-}
-
-void ops_reply_err(fuse_req_t req, enum stats_op op, uint64_t t0, int r)
-{
-	ops_account(req, op, t0, -r, 0);
-	fuse_reply_err(req, -r);
-}
-
-/* Reply with @ino, reached as @name in @parent. */
-void ops_reply_entry(fuse_req_t req, enum stats_op op, uint64_t t0,
-		     uint64_t parent, const char *name, uint64_t ino,
-		     const struct ms_inode *in)
-{
-	struct fuse_entry_param e = {
-	    .ino = ino,
-	    .attr_timeout = ATTR_TIMEOUT,
-	    .entry_timeout = ENTRY_TIMEOUT,
-	};
-	ns_fill_stat(ino, in, &e.attr);
-	inode_table_ref_named(fs_of(req)->itab, ino, parent, name);
-	ops_account(req, op, t0, 0, 0);
-	fuse_reply_entry(req, &e);
-}
-
-void ops_reply_attr(fuse_req_t req, enum stats_op op, uint64_t t0, uint64_t ino,
-		    const struct ms_inode *in)
-{
-	struct stat st;
-	ns_fill_stat(ino, in, &st);
-	ops_account(req, op, t0, 0, 0);
-	fuse_reply_attr(req, &st, ATTR_TIMEOUT);
-}
-
-int ops_check_name(const char *name)
-{
-	return strlen(name) > NS_NAME_MAX ? -ENAMETOOLONG : 0;
-}
-
-int ops_txn_end(struct dp_txn *t, int r)
-{
-	return r ? (dp_abort(t), r) : dp_commit(t);
-}
-
-void ops_set_open_flags(struct fs *fs, struct fuse_file_info *fi)
-{
-	/* Every read and write must reach the array model, as every I/O of
-	 * a host reaches an array: no page cache unless asked for. */
-	fi->direct_io = !fs->cfg.kernel_cache;
-	fi->keep_cache = fs->cfg.kernel_cache;
-}
 
 static void op_init(void *userdata, struct fuse_conn_info *conn)
 {

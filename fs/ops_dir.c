@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "fs/fault_gate.h"
-#include "fs/namespace.h"
+#include "store/namespace.h"
 
 void op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
@@ -48,7 +48,7 @@ static int fill_entry(void *ctx, const char *name, size_t len, uint64_t ino,
 	}
 	memcpy(nm, name, len);
 	nm[len] = '\0';
-	d->err = ns_inode_get(d->fs->ms, d->txn, ino, &in);
+	d->err = ns_inode_get(store_ms(d->fs->st), d->txn, ino, &in);
 	if (d->err)
 		return 1;
 	return !fill_one(d, nm, ino, in.mode, (off_t)cookie + 1);
@@ -64,10 +64,11 @@ void op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	if (r)
 		return ops_reply_err(req, STATS_OP_READDIR, t0, r);
 	d.buf = malloc(size);
-	r = d.buf ? metastore_txn_begin(fs->ms, false, &d.txn) : -ENOMEM;
+	r = d.buf ? metastore_txn_begin(store_ms(fs->st), false, &d.txn)
+		  : -ENOMEM;
 	struct ms_inode dir;
 	if (!r)
-		r = ns_inode_get(fs->ms, d.txn, ino, &dir);
+		r = ns_inode_get(store_ms(fs->st), d.txn, ino, &dir);
 	if (!r && off < 1 && !fill_one(&d, ".", ino, S_IFDIR, 1))
 		off = -1;
 	if (!r && off >= 0 && off < 2 &&
@@ -76,7 +77,8 @@ void op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	if (!r && off >= 0) {
 		uint64_t from =
 		    off < NS_FIRST_COOKIE ? NS_FIRST_COOKIE : (uint64_t)off;
-		r = ns_dir_iterate(fs->ms, d.txn, ino, from, fill_entry, &d);
+		r = ns_dir_iterate(store_ms(fs->st), d.txn, ino, from,
+				   fill_entry, &d);
 		if (!r)
 			r = d.err;
 	}

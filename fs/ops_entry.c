@@ -1,7 +1,7 @@
 /* FUSE ops of entries and attributes: lookup, forget, getattr, setattr,
  * statfs. Lookup counts: every reply that hands the kernel an inode
  * counts one lookup (fs/inode_table.c); forget gives them back, and the
- * last forget of an unlinked inode deletes it (fs_trim). */
+ * last forget of an unlinked inode deletes it (store_trim). */
 #include "fs/ops_i.h"
 
 #include <errno.h>
@@ -11,12 +11,12 @@
 
 #include "common/block.h"
 #include "common/log.h"
-#include "fs/attrs.h"
-#include "fs/datapath.h"
+#include "store/attrs.h"
+#include "store/datapath.h"
 #include "fs/fault_gate.h"
 #include "fs/inode_table.h"
-#include "fs/namespace.h"
-#include "fs/orphans.h"
+#include "store/namespace.h"
+#include "store/orphans.h"
 
 void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
@@ -26,14 +26,14 @@ void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	if (r)
 		return ops_reply_err(req, STATS_OP_LOOKUP, t0, r);
 	MDB_txn *txn;
-	r = metastore_txn_begin(fs->ms, false, &txn);
+	r = metastore_txn_begin(store_ms(fs->st), false, &txn);
 	if (r)
 		return ops_reply_err(req, STATS_OP_LOOKUP, t0, r);
 	uint64_t ino;
 	struct ms_inode in;
-	r = ns_dirent_lookup(fs->ms, txn, parent, name, &ino);
+	r = ns_dirent_lookup(store_ms(fs->st), txn, parent, name, &ino);
 	if (!r)
-		r = ns_inode_get(fs->ms, txn, ino, &in);
+		r = ns_inode_get(store_ms(fs->st), txn, ino, &in);
 	metastore_txn_abort(txn);
 	if (r)
 		return ops_reply_err(req, STATS_OP_LOOKUP, t0, r);
@@ -42,9 +42,10 @@ void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 
 static void forget_one(struct fs *fs, uint64_t ino, uint64_t n)
 {
-	if (inode_table_unref(fs->itab, ino, n) || !orphans_unlinked(fs, ino))
+	if (inode_table_unref(fs->itab, ino, n) ||
+	    !orphans_unlinked(fs->st, ino))
 		return;
-	int r = fs_trim(fs, ino);
+	int r = store_trim(fs->st, ino);
 	if (r)
 		log_error("fs", "inode %llu: cannot delete: %s",
 			  (unsigned long long)ino, strerror(-r));
@@ -70,10 +71,10 @@ void op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	struct fs *fs = fs_of(req);
 	MDB_txn *txn;
 	struct ms_inode in;
-	int r = metastore_txn_begin(fs->ms, false, &txn);
+	int r = metastore_txn_begin(store_ms(fs->st), false, &txn);
 	if (r)
 		return ops_reply_err(req, STATS_OP_GETATTR, t0, r);
-	r = ns_inode_get(fs->ms, txn, ino, &in);
+	r = ns_inode_get(store_ms(fs->st), txn, ino, &in);
 	metastore_txn_abort(txn);
 	if (r)
 		return ops_reply_err(req, STATS_OP_GETATTR, t0, r);
@@ -99,8 +100,8 @@ int ops_setattr_txn(struct fs *fs, uint64_t ino, const struct stat *attr,
 	bool sized = to_set & FUSE_SET_ATTR_SIZE;
 	if (sized)
 		inode_table_lock(fs->itab, ino);
-	struct dp_txn t;
-	int r = dp_begin(fs, &t);
+	struct store_txn t;
+	int r = store_txn_begin(fs->st, &t);
 	if (!r)
 		r = ops_txn_end(&t, attrs_set(&t, ino, attr, to_set, in));
 	if (sized)
@@ -129,7 +130,7 @@ void op_statfs(fuse_req_t req, fuse_ino_t ino)
 	if (statvfs(fs->store, &host) < 0)
 		return ops_reply_err(req, STATS_OP_STATFS, t0, -errno);
 	struct stats_gauges g;
-	fs_gauges(fs, &g);
+	store_gauges(fs->st, &g);
 	/* Physical view: what the unique blocks take, and what the host
 	 * still has for more. Logical figures are in `arraysim stats`. */
 	uint64_t avail = (uint64_t)host.f_bavail * host.f_frsize / BLOCK_BYTES;

@@ -1,6 +1,7 @@
-/* Private to the FUSE ops files (fs/ops*.c): the request's datastore, the
- * reply helpers every op ends in, and the ops themselves for the table in
- * fs/ops.c. Every reply helper also accounts the op (common/stats.h). */
+/* Private to the FUSE ops files (fs/ops*.c): the request's front end, the
+ * reply helpers every op ends in (fs/ops_reply.c), and the ops themselves
+ * for the table in fs/ops.c. Every reply helper also accounts the op
+ * (common/stats.h). */
 #ifndef ARRAYSIM_FS_OPS_I_H
 #define ARRAYSIM_FS_OPS_I_H
 
@@ -8,7 +9,7 @@
 
 #include "fs/ops.h"
 
-struct dp_txn;
+struct store_txn;
 
 #define ATTR_TIMEOUT 1.0
 #define ENTRY_TIMEOUT 1.0
@@ -32,7 +33,7 @@ void ops_reply_attr(fuse_req_t req, enum stats_op op, uint64_t t0, uint64_t ino,
 /* -ENAMETOOLONG past NS_NAME_MAX. */
 int ops_check_name(const char *name);
 /* End transaction @t: commit if @r is 0, else abort; the result. */
-int ops_txn_end(struct dp_txn *t, int r);
+int ops_txn_end(struct store_txn *t, int r);
 /* Direct I/O unless --kernel-cache. */
 void ops_set_open_flags(struct fs *fs, struct fuse_file_info *fi);
 /* One setattr transaction (fs/ops_entry.c), also an O_TRUNC open's. */

@@ -6,60 +6,70 @@
  *
  * The .c files one FUSE write passes through, entry to reply, in order:
  *
- *   fs/ops_io.c         op_write
- *   fs/fault_gate.c     fault_gate_io (and, torn, fault_gate_torn_prefix)
- *   faults/faults.c       faults_check: the rules that fire
- *   fs/datapath.c       datapath_write_prep: whole blocks fingerprinted
- *   dedupe/chunker.c      chunker_count
- *   dedupe/fingerprint.c  fingerprint_block (SHA-1 and XXH3)
- *   fs/inode_table.c    inode_table_lock: the file's data lock
- *   fs/datapath.c       datapath_write_commit: partial edge blocks read
- *                       back (tiers/backing.c), then write_txn:
- *   common/metastore.c    dp_begin's transaction
- *   fs/namespace.c        ns_inode_get, ns_inode_put
- *   dedupe/index.c        dedupe_index_walk, dedupe_block_ref/new/unref
- *   tiers/backing.c       verify-on-match reads of a candidate
- *   fs/fault_gate.c       fault_gate_thin_full before a new block
- *   faults/faults.c         faults_thin_limit
- *   fs/loss.c             loss_any, then loss_forget after the commit
- *   tiers/backing.c       dp_commit: the new blocks' bytes first,
- *   common/metastore.c      then the commit
- *   fs/fs.c, fs/orphans.c fs_trim_meta_cache, fs_trim (a truncation left)
- *   fs/ops_io.c         submit_io
- *   tiers/completer.c     an injected latency first (fs->fault_delay)
- *   tiers/array.c       array_submit
- *   tiers/cache.c         the residency of a cache tier
- *   tiers/model.c       model_submit
- *   tiers/model_faults.c  faults_arrive, faults_pick_link
- *   tiers/raid.c          raid_plan
- *   tiers/engine.c        engine_submit: every stage's completion time
- *   tiers/completer.c   completer_submit; its thread at the deadline:
- *   fs/ops_io.c         complete_write: fuse_reply_write
+ *   fs/ops_io.c             op_write
+ *   fs/fault_gate.c         fault_gate_io (and, torn, fault_gate_torn_prefix)
+ *   faults/faults.c           faults_check: the rules that fire
+ *   store/datapath_write.c  datapath_write_prep: whole blocks fingerprinted
+ *   dedupe/chunker.c          chunker_count
+ *   dedupe/fingerprint.c      fingerprint_block (SHA-1 and XXH3)
+ *   fs/inode_table.c        inode_table_lock: the file's data lock
+ *   store/datapath_write.c  datapath_write_commit: partial edge blocks
+ *   store/datapath_read.c     read back (dp_load_blocks_retry), then
+ *   store/datapath_write.c  write_txn:
+ *   store/txn.c               store_txn_begin
+ *   store/metastore.c         its LMDB transaction and counters
+ *   store/namespace.c         ns_inode_get, ns_inode_put
+ *   store/blockmap.c          blockmap_seek: the block map's extent
+ *   dedupe/dedupe.c           dedupe_resolve: zero, a match, or new
+ *   dedupe/index.c              dedupe_index_walk
+ *   tiers/backing.c             verify-on-match reads of a candidate
+ *   fs/fs_open.c                hook_thin_full before a new block,
+ *   fs/fault_gate.c             fault_gate_thin_full,
+ *   faults/faults.c             faults_thin_limit
+ *   dedupe/blocks.c             dedupe_block_ref/new/unref
+ *   store/loss.c              loss_any
+ *   store/txn.c               store_txn_commit_one: blockmap_store, the new
+ *   tiers/backing.c             blocks' bytes first,
+ *   store/metastore.c           then the commit;
+ *   store/loss.c                loss_forget of the blocks it freed;
+ *   store/meta_cache.c          store_trim_meta_cache every 256 commits
+ *   fs/ops_io.c             submit_io
+ *   tiers/completer.c         an injected latency first (fs->fault_delay)
+ *   tiers/array.c           array_submit
+ *   tiers/cache.c             the residency of a cache tier
+ *   tiers/model.c           model_submit
+ *   tiers/model_faults.c      faults_arrive, faults_pick_link
+ *   tiers/raid.c              raid_plan
+ *   tiers/engine.c            engine_submit: every stage's completion time
+ *   tiers/completer.c       completer_submit; its thread at the deadline:
+ *   fs/ops_io.c             complete_write: fuse_reply_write
  *
  * A read whose stored block fails its checksum, repaired from redundancy:
  *
- *   fs/ops_io.c         op_read
- *   fs/fault_gate.c     fault_gate_io
- *   faults/faults.c       faults_check
- *   fs/datapath.c       datapath_read_map, load_blocks_retry, load_blocks
- *   common/metastore.c    a read transaction
- *   fs/namespace.c        ns_inode_get
- *   dedupe/chunker.c      chunker_count
- *   dedupe/index.c        dedupe_block_get: the block's XXH3
- *   fs/loss.c             loss_has: not a block the array lost
- *   tiers/backing.c       the bytes
- *   dedupe/fingerprint.c  fingerprint_xxh3: a mismatch, so
- *   fs/bitrot.c         bitrot_rebuild
- *   tiers/array.c         array_block_repairable
- *   tiers/model_faults.c  model_block_repairable
- *   tiers/placement.c     placement_lost: another copy or parity holds
- *   dedupe/fingerprint.c  fingerprint_xxh3 of the rebuilt bytes matches
- *   fs/ops_io.c         submit_io
- *   tiers/array.c       array_submit (then tiers/cache.c, tiers/model.c,
- *                       tiers/model_faults.c, tiers/raid.c,
- *                       tiers/engine.c as for a write)
- *   tiers/completer.c   completer_submit; its thread at the deadline:
- *   fs/ops_io.c         complete_read: fuse_reply_buf
+ *   fs/ops_io.c             op_read
+ *   fs/fault_gate.c         fault_gate_io
+ *   faults/faults.c           faults_check
+ *   store/datapath_read.c   datapath_read_map, dp_load_blocks_retry,
+ *                           dp_load_blocks
+ *   store/metastore.c         a read transaction
+ *   store/namespace.c         ns_inode_get
+ *   dedupe/chunker.c          chunker_count
+ *   store/blockmap.c          the block map's extents
+ *   dedupe/blocks.c           dedupe_block_get: the block's XXH3
+ *   store/loss.c              loss_has: not a block the array lost
+ *   tiers/backing.c           the bytes
+ *   dedupe/fingerprint.c      fingerprint_xxh3: a mismatch, so
+ *   store/bitrot.c            bitrot_undo_injected
+ *   tiers/array.c               array_block_repairable
+ *   tiers/model_faults.c        model_block_repairable
+ *   tiers/placement.c           placement_lost: another copy or parity holds
+ *   dedupe/fingerprint.c      fingerprint_xxh3 of the rebuilt bytes matches
+ *   fs/ops_io.c             submit_io
+ *   tiers/array.c           array_submit (then tiers/cache.c, tiers/model.c,
+ *                           tiers/model_faults.c, tiers/raid.c,
+ *                           tiers/engine.c as for a write)
+ *   tiers/completer.c       completer_submit; its thread at the deadline:
+ *   fs/ops_io.c             complete_read: fuse_reply_buf
  */
 #include "fs/ops_i.h"
 
@@ -68,11 +78,12 @@
 #include <stdlib.h>
 
 #include "common/block.h"
-#include "fs/attrs.h"
-#include "fs/datapath.h"
+#include "store/attrs.h"
+#include "store/datapath.h"
 #include "fs/fault_gate.h"
 #include "fs/inode_table.h"
-#include "fs/namespace.h"
+#include "store/namespace.h"
+#include "tiers/array.h"
 #include "tiers/completer.h"
 
 /* libfuse asks for atomic O_TRUNC, so the kernel leaves the truncation of
@@ -212,7 +223,7 @@ void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	x->buf = buf;
 	want_blocks(fs, x, off, size);
 	x->io.result =
-	    datapath_read_map(fs, ino, off, size, buf, &x->got, x->pblks);
+	    datapath_read_map(fs->st, ino, off, size, buf, &x->got, x->pblks);
 	submit_io(fs, x, hit.delay_ns);
 }
 
@@ -241,7 +252,7 @@ void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size,
 	if (!x->io.result) {
 		inode_table_lock(fs->itab, ino);
 		x->io.result =
-		    datapath_write_commit(fs, &w, ino, &drop_setid, &x->io);
+		    datapath_write_commit(fs->st, &w, ino, &drop_setid, &x->io);
 		inode_table_unlock(fs->itab, ino);
 	}
 	datapath_write_free(&w);
@@ -265,7 +276,8 @@ void op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync,
 {
 	uint64_t t0 = stats_now_ns();
 	int r = fault_gate_meta(fs_of(req), FOP_FSYNC, ino, 0, NULL);
-	ops_reply_err(req, STATS_OP_FSYNC, t0, r ? r : fs_sync(fs_of(req)));
+	ops_reply_err(req, STATS_OP_FSYNC, t0,
+		      r ? r : store_sync(fs_of(req)->st));
 }
 
 void op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t off,
@@ -282,8 +294,8 @@ void op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t off,
 	bool more;
 	int r;
 	do {
-		struct dp_txn t;
-		r = dp_begin(fs, &t);
+		struct store_txn t;
+		r = store_txn_begin(fs->st, &t);
 		if (r)
 			break;
 		r = ops_txn_end(

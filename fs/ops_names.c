@@ -1,11 +1,11 @@
 /* FUSE ops that create, remove, move and read names: mknod, mkdir,
  * symlink, create, link, unlink, rmdir, rename, readlink. The algorithms
- * are the datastore's (fs/names.c); here, the checks of the request, the
+ * are the datastore's (store/names.c); here, the checks of the request, the
  * fault gate, one transaction, the kernel's view (fs/inode_table.c) and
  * the reply.
  *
  * An inode whose last link goes while the kernel still holds it is an
- * orphan (fs/orphans.h), deleted when the kernel forgets it (or at the
+ * orphan (store/orphans.h), deleted when the kernel forgets it (or at the
  * next mount); one nothing holds is deleted before the reply. */
 #include "fs/ops_i.h"
 
@@ -13,11 +13,11 @@
 #include <stdio.h> /* RENAME_EXCHANGE */
 #include <string.h>
 
-#include "fs/datapath.h"
+#include "store/datapath.h"
 #include "fs/fault_gate.h"
 #include "fs/inode_table.h"
-#include "fs/names.h"
-#include "fs/namespace.h"
+#include "store/names.h"
+#include "store/namespace.h"
 
 /* ---- creating names --------------------------------------------------- */
 
@@ -31,9 +31,9 @@ static int make_node(fuse_req_t req, uint64_t parent, const char *name,
 		r = fault_gate_meta(fs,
 				    S_ISDIR(nn->mode) ? FOP_MKDIR : FOP_CREATE,
 				    0, parent, name);
-	struct dp_txn t;
+	struct store_txn t;
 	if (!r)
-		r = dp_begin(fs, &t);
+		r = store_txn_begin(fs->st, &t);
 	if (r)
 		return r;
 	nn->uid = ctx->uid;
@@ -105,9 +105,9 @@ void op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent,
 	int r = ops_check_name(newname);
 	if (!r)
 		r = fault_gate_meta(fs, 0, ino, 0, NULL); /* power loss only */
-	struct dp_txn t;
+	struct store_txn t;
 	if (!r)
-		r = dp_begin(fs, &t);
+		r = store_txn_begin(fs->st, &t);
 	if (r)
 		return ops_reply_err(req, STATS_OP_LINK, t0, r);
 	struct ms_inode in;
@@ -127,9 +127,9 @@ static int remove_name(fuse_req_t req, uint64_t parent, const char *name,
 	if (!r)
 		r = fault_gate_meta(fs, want_dir ? FOP_RMDIR : FOP_UNLINK, 0,
 				    parent, name);
-	struct dp_txn t;
+	struct store_txn t;
 	if (!r)
-		r = dp_begin(fs, &t);
+		r = store_txn_begin(fs->st, &t);
 	if (r)
 		return r;
 	return ops_txn_end(&t,
@@ -142,7 +142,7 @@ static void finish_remove(fuse_req_t req, enum stats_op op, uint64_t t0, int r,
 {
 	struct fs *fs = fs_of(req);
 	if (!r && !inode_table_lookups(fs->itab, victim))
-		r = fs_trim(fs, victim);
+		r = store_trim(fs->st, victim);
 	ops_reply_err(req, op, t0, r);
 }
 
@@ -174,15 +174,15 @@ static int do_rename(fuse_req_t req, const struct names_rename *a,
 		r = ops_check_name(a->newname);
 	if (!r)
 		r = fault_gate_meta(fs, FOP_RENAME, 0, a->parent, a->name);
-	struct dp_txn t;
+	struct store_txn t;
 	if (!r)
-		r = dp_begin(fs, &t);
+		r = store_txn_begin(fs->st, &t);
 	if (r)
 		return r;
 	struct names_renamed res;
 	r = names_rename(&t, a, &res);
 	if (!r && res.noop) {
-		dp_abort(&t);
+		store_txn_abort(&t);
 		return 0;
 	}
 	if (!r && res.replaced)
@@ -215,10 +215,10 @@ void op_readlink(fuse_req_t req, fuse_ino_t ino)
 	struct fs *fs = fs_of(req);
 	char target[NS_SYMLINK_MAX + 1];
 	MDB_txn *txn;
-	int r = metastore_txn_begin(fs->ms, false, &txn);
+	int r = metastore_txn_begin(store_ms(fs->st), false, &txn);
 	if (r)
 		return ops_reply_err(req, STATS_OP_OTHER, t0, r);
-	r = ns_symlink_get(fs->ms, txn, ino, target, sizeof(target));
+	r = ns_symlink_get(store_ms(fs->st), txn, ino, target, sizeof(target));
 	metastore_txn_abort(txn);
 	if (r)
 		return ops_reply_err(req, STATS_OP_OTHER, t0,

@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fs/attrs.h"
-#include "fs/datapath.h"
+#include "store/attrs.h"
+#include "store/datapath.h"
 #include "fs/fault_gate.h"
-#include "fs/namespace.h"
+#include "store/namespace.h"
 
 /* The namespaces a local filesystem stores. Not system.*: permission
  * checks are the kernel's, on mode bits alone, and storing an ACL nobody
@@ -29,12 +29,12 @@ void op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
 {
 	uint64_t t0 = stats_now_ns();
 	struct fs *fs = fs_of(req);
-	struct dp_txn t;
+	struct store_txn t;
 	int r = xattr_supported(name);
 	if (!r)
 		r = fault_gate_meta(fs, 0, ino, 0, NULL); /* power loss only */
 	if (!r)
-		r = dp_begin(fs, &t);
+		r = store_txn_begin(fs->st, &t);
 	if (r)
 		return ops_reply_err(req, STATS_OP_XATTR, t0, r);
 	r = ops_txn_end(&t, attrs_xattr_set(&t, ino, name, value, size, flags));
@@ -49,12 +49,12 @@ void op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
 	int r = xattr_supported(name);
 	if (r)
 		return ops_reply_err(req, STATS_OP_XATTR, t0, -ENODATA);
-	r = metastore_txn_begin(fs->ms, false, &txn);
+	r = metastore_txn_begin(store_ms(fs->st), false, &txn);
 	if (r)
 		return ops_reply_err(req, STATS_OP_XATTR, t0, r);
 	const void *v;
 	size_t vsize;
-	r = ns_xattr_get(fs->ms, txn, ino, name, &v, &vsize);
+	r = ns_xattr_get(store_ms(fs->st), txn, ino, name, &v, &vsize);
 	if (!r && size && vsize > size)
 		r = -ERANGE;
 	if (!r) {
@@ -75,14 +75,15 @@ void op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 	struct fs *fs = fs_of(req);
 	MDB_txn *txn;
 	char *buf = size ? malloc(size) : NULL;
-	int r =
-	    size && !buf ? -ENOMEM : metastore_txn_begin(fs->ms, false, &txn);
+	int r = size && !buf
+		    ? -ENOMEM
+		    : metastore_txn_begin(store_ms(fs->st), false, &txn);
 	if (r) {
 		free(buf);
 		return ops_reply_err(req, STATS_OP_XATTR, t0, r);
 	}
 	size_t need = 0;
-	r = ns_xattr_list(fs->ms, txn, ino, buf, size, &need);
+	r = ns_xattr_list(store_ms(fs->st), txn, ino, buf, size, &need);
 	metastore_txn_abort(txn);
 	if (!r) {
 		ops_account(req, STATS_OP_XATTR, t0, 0, 0);
@@ -100,13 +101,13 @@ void op_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
 {
 	uint64_t t0 = stats_now_ns();
 	struct fs *fs = fs_of(req);
-	struct dp_txn t;
+	struct store_txn t;
 	int r = xattr_supported(name);
 	if (r)
 		return ops_reply_err(req, STATS_OP_XATTR, t0, -ENODATA);
 	r = fault_gate_meta(fs, 0, ino, 0, NULL); /* power loss only */
 	if (!r)
-		r = dp_begin(fs, &t);
+		r = store_txn_begin(fs->st, &t);
 	if (r)
 		return ops_reply_err(req, STATS_OP_XATTR, t0, r);
 	r = ops_txn_end(&t, attrs_xattr_del(&t, ino, name));

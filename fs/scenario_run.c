@@ -5,6 +5,7 @@
  * 30 seconds in CI. One scenario at a time; stopping it leaves the faults
  * it injected in place (clear them with `fault clear`). */
 #include "fs/scenario_run.h"
+#include "tiers/array.h"
 
 #include <errno.h>
 #include <pthread.h>

@@ -1,6 +1,6 @@
 /* The array model's entry point: when each I/O completes.
  *
- * The data path (fs/datapath.c) stores or loads the bytes first, then hands
+ * The data path (store/datapath_*.c) stores or loads the bytes first, then hands
  * the request to array_submit(). The model decides the moment the request
  * completes, in emulated time, and calls io->complete from whatever thread
  * owns that moment; the FUSE reply is sent from there. A FUSE worker never

@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "common/metastore.h"
+#include "store/metastore.h"
 #include "common/units.h"
 #include "dedupe/scan.h"
 #include "tools/commands.h"

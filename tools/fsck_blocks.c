@@ -27,7 +27,7 @@
 
 #include "common/block.h"
 #include "dedupe/fingerprint.h"
-#include "fs/blockmap.h"
+#include "store/blockmap.h"
 #include "dedupe/blocks.h"
 #include "tools/commands.h"
 #include "tools/fsck_i.h"

@@ -17,7 +17,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "fs/namespace.h"
+#include "store/namespace.h"
 #include "tools/fsck_i.h"
 
 #define ROOT_INO 1

@@ -25,7 +25,7 @@
 #include <cmocka.h>
 
 #include "common/block.h"
-#include "common/metastore.h"
+#include "store/metastore.h"
 #include "dedupe/dedupe.h"
 #include "dedupe/blocks.h"
 

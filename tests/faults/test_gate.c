@@ -18,14 +18,14 @@
 #include <cmocka.h>
 
 #include "common/clock.h"
-#include "common/metastore.h"
+#include "store/metastore.h"
 #include "faults/rule.h"
-#include "fs/bitrot.h"
-#include "fs/datapath.h"
+#include "store/bitrot.h"
+#include "store/datapath.h"
 #include "fs/fault_gate.h"
-#include "fs/fs.h"
-#include "fs/loss.h"
-#include "fs/namespace.h"
+#include "fs/fs_open.h"
+#include "store/loss.h"
+#include "store/namespace.h"
 #include "fs/scenario_run.h"
 
 struct t_ctx {
@@ -242,7 +242,7 @@ static void test_power_loss(void **state)
 static uint64_t t_file(struct t_ctx *t, unsigned n)
 {
 	struct fs *fs = &t->fs;
-	struct dp_txn x;
+	struct store_txn x;
 	struct ms_inode in, root;
 	uint64_t ino;
 	uint8_t *buf = calloc(n, 4096);
@@ -253,16 +253,18 @@ static uint64_t t_file(struct t_ctx *t, unsigned n)
 		memset(buf + (size_t)i * 4096, 'a' + (int)(i % 26), 4096);
 		memcpy(buf + (size_t)i * 4096 + 4092, &i, sizeof(i));
 	}
-	assert_int_equal(dp_begin(fs, &x), 0);
-	assert_int_equal(ns_inode_new(fs->ms, x.txn, &x.c, S_IFREG | 0644, 0, 0,
-				      0, 1, &ino, &in),
+	assert_int_equal(store_txn_begin(fs->st, &x), 0);
+	assert_int_equal(ns_inode_new(store_ms(fs->st), x.txn, &x.c,
+				      S_IFREG | 0644, 0, 0, 0, 1, &ino, &in),
 			 0);
-	assert_int_equal(ns_inode_get(fs->ms, x.txn, 1, &root), 0);
-	assert_int_equal(ns_dirent_add(fs->ms, x.txn, 1, &root, "f", ino), 0);
-	assert_int_equal(ns_inode_put(fs->ms, x.txn, 1, &root), 0);
-	assert_int_equal(dp_commit(&x), 0);
+	assert_int_equal(ns_inode_get(store_ms(fs->st), x.txn, 1, &root), 0);
 	assert_int_equal(
-	    datapath_write(fs, ino, 0, buf, (size_t)n * 4096, &drop, NULL), 0);
+	    ns_dirent_add(store_ms(fs->st), x.txn, 1, &root, "f", ino), 0);
+	assert_int_equal(ns_inode_put(store_ms(fs->st), x.txn, 1, &root), 0);
+	assert_int_equal(store_txn_commit(&x), 0);
+	assert_int_equal(
+	    datapath_write(fs->st, ino, 0, buf, (size_t)n * 4096, &drop, NULL),
+	    0);
 	free(buf);
 	return ino;
 }
@@ -283,13 +285,13 @@ static void test_bitrot_at_offset(void **state)
 	if (!strstr(out, "lost /f offset 4096 length 4096 block "))
 		fail_msg("report: %s", out);
 	assert_non_null(strstr(out, "corrupted 1 blocks referenced 1 times"));
-	assert_int_equal(datapath_read(&t->fs, ino, 0, 4096, buf, &got), 0);
+	assert_int_equal(datapath_read(t->fs.st, ino, 0, 4096, buf, &got), 0);
 	assert_int_equal(got, 4096);
 	assert_int_equal(buf[0], 'a');
-	assert_int_equal(datapath_read(&t->fs, ino, 4096, 4096, buf, &got),
+	assert_int_equal(datapath_read(t->fs.st, ino, 4096, 4096, buf, &got),
 			 -EIO);
 	/* The null array keeps no redundancy: nothing to undo. */
-	assert_false(bitrot_undo_injected(&t->fs, 2, buf, 0));
+	assert_false(bitrot_undo_injected(t->fs.st, 2, buf, 0));
 }
 
 static void test_bitrot_random_and_no_loss(void **state)
@@ -299,16 +301,16 @@ static void test_bitrot_random_and_no_loss(void **state)
 	uint64_t id;
 
 	t_file(t, 3);
-	assert_false(loss_any(&t->fs));
+	assert_false(loss_any(t->fs.st));
 	assert_int_equal(t_inject(t, "bitrot blocks=2", &id, out, sizeof(out),
 				  err, sizeof(err)),
 			 0);
 	assert_non_null(strstr(out, "corrupted 2 blocks referenced 2 times"));
 	/* Bit rot is found by reads' checksums, not kept as array loss. */
-	assert_false(loss_any(&t->fs));
+	assert_false(loss_any(t->fs.st));
 	out[0] = '\0';
 	FILE *f = fmemopen(out, sizeof(out), "w");
-	assert_int_equal(loss_list(&t->fs, f), 0);
+	assert_int_equal(loss_list(t->fs.st, f), 0);
 	fclose(f);
 	assert_string_equal(out, "");
 }
@@ -371,7 +373,7 @@ static void test_array_loss(void **state)
 	    t_inject(t, "drive id=2", &id, out, sizeof(out), err, sizeof(err)),
 	    0);
 	assert_null(strstr(out, "lost "));
-	assert_false(loss_any(&t->fs));
+	assert_false(loss_any(t->fs.st));
 	assert_int_equal(
 	    t_inject(t, "drive id=5", &id, out, sizeof(out), err, sizeof(err)),
 	    0);
@@ -385,9 +387,9 @@ static void test_array_loss(void **state)
 	if (!(n > 0 && n < 2048))
 		fail_msg("lost %u of 2048", n);
 	assert_int_equal(refs, n);
-	assert_true(loss_any(&t->fs));
+	assert_true(loss_any(t->fs.st));
 	for (uint64_t off = 0; off < 2048 * 4096; off += 4096) {
-		int r = datapath_read(&t->fs, ino, off, 4096, buf, &got);
+		int r = datapath_read(t->fs.st, ino, off, 4096, buf, &got);
 		snprintf(line, sizeof(line), "lost /f offset %llu length",
 			 (unsigned long long)off);
 		assert_int_equal(r, strstr(out, line) ? -EIO : 0);
@@ -396,9 +398,9 @@ static void test_array_loss(void **state)
 	}
 	assert_int_equal(eio, n);
 	assert_int_equal(fault_gate_clear(&t->fs, 0, err, sizeof(err)), 0);
-	assert_true(loss_any(&t->fs));
-	assert_int_equal(datapath_read(&t->fs, ino, lost_off, 4096, buf, &got),
-			 -EIO);
+	assert_true(loss_any(t->fs.st));
+	assert_int_equal(
+	    datapath_read(t->fs.st, ino, lost_off, 4096, buf, &got), -EIO);
 }
 
 /* ---- a scenario run ----------------------------------------------------- */

@@ -34,13 +34,15 @@
 #include <cmocka.h>
 
 #include "common/block.h"
-#include "common/metastore.h"
+#include "store/metastore.h"
 #include "common/prng.h"
 #include "dedupe/blocks.h"
-#include "fs/blockmap.h"
-#include "fs/datapath.h"
-#include "fs/fs.h"
-#include "fs/namespace.h"
+#include "store/blockmap.h"
+#include "store/datapath.h"
+#include "tiers/array.h"
+#include "tiers/backing.h"
+#include "fs/fs_open.h"
+#include "store/namespace.h"
 
 #ifndef TEST_DATA_DIR
 #error "TEST_DATA_DIR must name tests/integration/data"
@@ -112,20 +114,20 @@ static int t_teardown(void **state)
 static uint64_t t_new_file(struct t_ctx *t)
 {
 	struct fs *fs = &t->fs;
-	struct dp_txn x;
+	struct store_txn x;
 	struct ms_inode in, root;
 	uint64_t ino;
 	char name[32];
 
 	snprintf(name, sizeof(name), "f%u", t->nfiles++);
-	assert_int_equal(dp_begin(fs, &x), 0);
-	assert_int_equal(ns_inode_new(fs->ms, x.txn, &x.c, S_IFREG | 0644, 0, 0,
+	assert_int_equal(store_txn_begin(fs->st, &x), 0);
+	assert_int_equal(ns_inode_new(store_ms(fs->st), x.txn, &x.c, S_IFREG | 0644, 0, 0,
 				      0, 1, &ino, &in),
 			 0);
-	assert_int_equal(ns_inode_get(fs->ms, x.txn, 1, &root), 0);
-	assert_int_equal(ns_dirent_add(fs->ms, x.txn, 1, &root, name, ino), 0);
-	assert_int_equal(ns_inode_put(fs->ms, x.txn, 1, &root), 0);
-	assert_int_equal(dp_commit(&x), 0);
+	assert_int_equal(ns_inode_get(store_ms(fs->st), x.txn, 1, &root), 0);
+	assert_int_equal(ns_dirent_add(store_ms(fs->st), x.txn, 1, &root, name, ino), 0);
+	assert_int_equal(ns_inode_put(store_ms(fs->st), x.txn, 1, &root), 0);
+	assert_int_equal(store_txn_commit(&x), 0);
 	return ino;
 }
 
@@ -134,8 +136,8 @@ static struct ms_counters t_counters(struct t_ctx *t)
 	MDB_txn *txn;
 	struct ms_counters c;
 
-	assert_int_equal(metastore_txn_begin(t->fs.ms, false, &txn), 0);
-	assert_int_equal(metastore_counters_get(t->fs.ms, txn, &c), 0);
+	assert_int_equal(metastore_txn_begin(store_ms(t->fs.st), false, &txn), 0);
+	assert_int_equal(metastore_counters_get(store_ms(t->fs.st), txn, &c), 0);
 	metastore_txn_abort(txn);
 	return c;
 }
@@ -145,8 +147,8 @@ static struct ms_inode t_inode(struct t_ctx *t, uint64_t ino)
 	MDB_txn *txn;
 	struct ms_inode in;
 
-	assert_int_equal(metastore_txn_begin(t->fs.ms, false, &txn), 0);
-	assert_int_equal(ns_inode_get(t->fs.ms, txn, ino, &in), 0);
+	assert_int_equal(metastore_txn_begin(store_ms(t->fs.st), false, &txn), 0);
+	assert_int_equal(ns_inode_get(store_ms(t->fs.st), txn, ino, &in), 0);
 	metastore_txn_abort(txn);
 	return in;
 }
@@ -156,8 +158,8 @@ static size_t t_table_entries(struct t_ctx *t, enum ms_table tab)
 	MDB_txn *txn;
 	MDB_stat st;
 
-	assert_int_equal(metastore_txn_begin(t->fs.ms, false, &txn), 0);
-	assert_int_equal(mdb_stat(txn, metastore_dbi(t->fs.ms, tab), &st), 0);
+	assert_int_equal(metastore_txn_begin(store_ms(t->fs.st), false, &txn), 0);
+	assert_int_equal(mdb_stat(txn, metastore_dbi(store_ms(t->fs.st), tab), &st), 0);
 	metastore_txn_abort(txn);
 	return st.ms_entries;
 }
@@ -173,8 +175,8 @@ static uint64_t t_pblk_of(struct t_ctx *t, uint64_t ino, uint64_t lblk)
 	ms_put_be64(kb, ino);
 	ms_put_be64(kb + 8, lblk / BMAP_EXTENT_BLOCKS);
 	MDB_val k = {sizeof(kb), kb}, v;
-	assert_int_equal(metastore_txn_begin(t->fs.ms, false, &txn), 0);
-	int rc = mdb_get(txn, metastore_dbi(t->fs.ms, MS_BMAP), &k, &v);
+	assert_int_equal(metastore_txn_begin(store_ms(t->fs.st), false, &txn), 0);
+	int rc = mdb_get(txn, metastore_dbi(store_ms(t->fs.st), MS_BMAP), &k, &v);
 	if (rc == 0) {
 		assert_int_equal(v.mv_size, MS_BMAP_VALUE_LEN);
 		pblk = ms_get_pblk((const uint8_t *)v.mv_data +
@@ -191,8 +193,8 @@ static uint32_t t_refs(struct t_ctx *t, uint64_t pblk)
 	MDB_txn *txn;
 	struct ms_block b;
 
-	assert_int_equal(metastore_txn_begin(t->fs.ms, false, &txn), 0);
-	int r = dedupe_block_get(t->fs.ms, txn, pblk, &b);
+	assert_int_equal(metastore_txn_begin(store_ms(t->fs.st), false, &txn), 0);
+	int r = dedupe_block_get(store_ms(t->fs.st), txn, pblk, &b);
 	metastore_txn_abort(txn);
 	return r == 0 ? b.refs : 0;
 }
@@ -201,7 +203,7 @@ static void t_write(struct t_ctx *t, uint64_t ino, uint64_t off,
 		    const void *buf, size_t len)
 {
 	bool drop_setid = false; /* a privileged writer */
-	int r = datapath_write(&t->fs, ino, off, buf, len, &drop_setid, NULL);
+	int r = datapath_write(t->fs.st, ino, off, buf, len, &drop_setid, NULL);
 	if (r)
 		fail_msg("datapath_write(ino %llu, off %llu, len %zu) = %d",
 			 (unsigned long long)ino, (unsigned long long)off, len,
@@ -217,7 +219,7 @@ static void t_expect(struct t_ctx *t, uint64_t ino, uint64_t off, size_t len,
 	size_t n = (size_t)-1;
 
 	assert_non_null(got);
-	int r = datapath_read(&t->fs, ino, off, len, got, &n);
+	int r = datapath_read(t->fs.st, ino, off, len, got, &n);
 	if (r)
 		fail_msg("datapath_read(ino %llu, off %llu, len %zu) = %d",
 			 (unsigned long long)ino, (unsigned long long)off, len,
@@ -238,19 +240,19 @@ static void t_expect(struct t_ctx *t, uint64_t ino, uint64_t off, size_t len,
 
 static void t_truncate(struct t_ctx *t, uint64_t ino, uint64_t size)
 {
-	struct dp_txn x;
+	struct store_txn x;
 	struct ms_inode in;
 
-	assert_int_equal(dp_begin(&t->fs, &x), 0);
-	assert_int_equal(ns_inode_get(t->fs.ms, x.txn, ino, &in), 0);
+	assert_int_equal(store_txn_begin(t->fs.st, &x), 0);
+	assert_int_equal(ns_inode_get(store_ms(t->fs.st), x.txn, ino, &in), 0);
 	int r = datapath_truncate(&x, ino, &in, size);
 	if (r) {
-		dp_abort(&x);
+		store_txn_abort(&x);
 		fail_msg("datapath_truncate(%llu) = %d",
 			 (unsigned long long)size, r);
 	}
-	assert_int_equal(ns_inode_put(t->fs.ms, x.txn, ino, &in), 0);
-	assert_int_equal(dp_commit(&x), 0);
+	assert_int_equal(ns_inode_put(store_ms(t->fs.st), x.txn, ino, &in), 0);
+	assert_int_equal(store_txn_commit(&x), 0);
 }
 
 /* A punch goes in bounded transactions, as op_fallocate runs it. */
@@ -258,20 +260,20 @@ static void t_punch(struct t_ctx *t, uint64_t ino, uint64_t off, uint64_t len)
 {
 	bool more;
 	do {
-		struct dp_txn x;
+		struct store_txn x;
 		struct ms_inode in;
 
-		assert_int_equal(dp_begin(&t->fs, &x), 0);
-		assert_int_equal(ns_inode_get(t->fs.ms, x.txn, ino, &in), 0);
+		assert_int_equal(store_txn_begin(t->fs.st, &x), 0);
+		assert_int_equal(ns_inode_get(store_ms(t->fs.st), x.txn, ino, &in), 0);
 		int r = datapath_punch(&x, ino, &in, off, len, &more);
 		if (r) {
-			dp_abort(&x);
+			store_txn_abort(&x);
 			fail_msg("datapath_punch(%llu, %llu) = %d",
 				 (unsigned long long)off,
 				 (unsigned long long)len, r);
 		}
-		assert_int_equal(ns_inode_put(t->fs.ms, x.txn, ino, &in), 0);
-		assert_int_equal(dp_commit(&x), 0);
+		assert_int_equal(ns_inode_put(store_ms(t->fs.st), x.txn, ino, &in), 0);
+		assert_int_equal(store_txn_commit(&x), 0);
 	} while (more);
 }
 
@@ -409,9 +411,9 @@ static uint64_t t_sum_refs(struct t_ctx *t, uint64_t *used)
 	int rc;
 
 	*used = 0;
-	assert_int_equal(metastore_txn_begin(t->fs.ms, false, &txn), 0);
+	assert_int_equal(metastore_txn_begin(store_ms(t->fs.st), false, &txn), 0);
 	assert_int_equal(
-	    mdb_cursor_open(txn, metastore_dbi(t->fs.ms, MS_BLOCKS), &cur), 0);
+	    mdb_cursor_open(txn, metastore_dbi(store_ms(t->fs.st), MS_BLOCKS), &cur), 0);
 	for (rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); rc == 0;
 	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
 		struct ms_block b[MS_BLOCK_EXTENT];
@@ -502,7 +504,7 @@ static void test_random_ops_keep_invariants(void **state)
 			memset(shadow + off, 0, end - off);
 		}
 		if (op % 37 == 36)
-			assert_int_equal(fs_sync(&t->fs), 0);
+			assert_int_equal(store_sync(t->fs.st), 0);
 		t_check_file(t, ino, shadow, size, region);
 	}
 	free(buf);
@@ -533,20 +535,20 @@ static void test_short_tail_and_eof(void **state)
 	t_expect(t, ino, 9999, 1, data + 9999, 1);
 	/* At and past EOF: 0 bytes, no error. */
 	got = 77;
-	assert_int_equal(datapath_read(&t->fs, ino, 10000, 100, buf, &got), 0);
+	assert_int_equal(datapath_read(t->fs.st, ino, 10000, 100, buf, &got), 0);
 	assert_int_equal(got, 0);
 	got = 77;
 	assert_int_equal(
-	    datapath_read(&t->fs, ino, 3 * BLOCK_BYTES, BLOCK_BYTES, buf, &got),
+	    datapath_read(t->fs.st, ino, 3 * BLOCK_BYTES, BLOCK_BYTES, buf, &got),
 	    0);
 	assert_int_equal(got, 0);
 	got = 77;
 	assert_int_equal(
-	    datapath_read(&t->fs, ino, 1ull << 40, BLOCK_BYTES, buf, &got), 0);
+	    datapath_read(t->fs.st, ino, 1ull << 40, BLOCK_BYTES, buf, &got), 0);
 	assert_int_equal(got, 0);
 	/* A zero-length read. */
 	got = 77;
-	assert_int_equal(datapath_read(&t->fs, ino, 0, 0, buf, &got), 0);
+	assert_int_equal(datapath_read(t->fs.st, ino, 0, 0, buf, &got), 0);
 	assert_int_equal(got, 0);
 
 	/* A short tail appended in place: the partial block grows. */
@@ -656,7 +658,7 @@ static void t_check_write_report(struct t_ctx *t, uint64_t ino,
 	memcpy(mixed + 3 * BLOCK_BYTES, p, BLOCK_BYTES);
 	struct array_io io = {0};
 	bool drop_setid = false;
-	assert_int_equal(datapath_write(&t->fs, ino, 5000 * BLOCK_BYTES, mixed,
+	assert_int_equal(datapath_write(t->fs.st, ino, 5000 * BLOCK_BYTES, mixed,
 					sizeof(mixed), &drop_setid, &io),
 			 0);
 	assert_int_equal(io.blocks_stored, 1);
@@ -950,7 +952,7 @@ static void test_delete_all_then_reuse_after_sync(void **state)
 	assert_int_equal(t_pblk_of(t, ino2, 0), N + 1);
 	assert_int_equal(t_counters(t).next_pblk, N + 2);
 
-	assert_int_equal(fs_sync(&t->fs), 0);
+	assert_int_equal(store_sync(t->fs.st), 0);
 	assert_int_equal(t_table_entries(t, MS_PENDING), 0);
 	assert_int_equal(t_table_entries(t, MS_FREEMAP), N);
 
@@ -1009,7 +1011,7 @@ static void test_checksum_mismatch_is_eio(void **state)
 
 	got = 77;
 	assert_int_equal(
-	    datapath_read(&t->fs, ino, BLOCK_BYTES, BLOCK_BYTES, buf, &got),
+	    datapath_read(t->fs.st, ino, BLOCK_BYTES, BLOCK_BYTES, buf, &got),
 	    -EIO);
 	assert_int_equal(got, 0);
 	assert_int_equal(T_STAT(t, checksum_errors), 1);
@@ -1024,14 +1026,14 @@ static void test_checksum_mismatch_is_eio(void **state)
 	/* Any read touching the bad block fails, unaligned ones too. */
 	got = 77;
 	assert_int_equal(
-	    datapath_read(&t->fs, ino, BLOCK_BYTES - 1, 2, buf, &got), -EIO);
+	    datapath_read(t->fs.st, ino, BLOCK_BYTES - 1, 2, buf, &got), -EIO);
 	assert_int_equal(got, 0);
 	assert_int_equal(T_STAT(t, checksum_errors), 2);
 
 	/* A partial write into the bad block cannot launder it: its
 	 * read-modify-write fails too, and the map is unchanged. */
 	bool drop_setid = false;
-	assert_int_equal(datapath_write(&t->fs, ino, BLOCK_BYTES + 10, "x", 1,
+	assert_int_equal(datapath_write(t->fs.st, ino, BLOCK_BYTES + 10, "x", 1,
 					&drop_setid, NULL),
 			 -EIO);
 	assert_int_equal(T_STAT(t, checksum_errors), 3);
@@ -1121,8 +1123,8 @@ static bool t_is_orphan(struct t_ctx *t, uint64_t ino)
 {
 	MDB_txn *txn;
 	MDB_val k = {sizeof(ino), &ino}, v;
-	assert_int_equal(metastore_txn_begin(t->fs.ms, false, &txn), 0);
-	int rc = mdb_get(txn, metastore_dbi(t->fs.ms, MS_ORPHANS), &k, &v);
+	assert_int_equal(metastore_txn_begin(store_ms(t->fs.st), false, &txn), 0);
+	int rc = mdb_get(txn, metastore_dbi(store_ms(t->fs.st), MS_ORPHANS), &k, &v);
 	metastore_txn_abort(txn);
 	return rc == 0;
 }
@@ -1180,7 +1182,7 @@ static void test_prepared_write_completes_edges_at_commit(void **state)
 	assert_int_equal(w.n, 3);
 	t_write(t, ino, 0, c, sizeof(c)); /* lands between prep and commit */
 	bool setid = false;
-	assert_int_equal(datapath_write_commit(&t->fs, &w, ino, &setid, NULL),
+	assert_int_equal(datapath_write_commit(t->fs.st, &w, ino, &setid, NULL),
 			 0);
 	datapath_write_free(&w);
 
@@ -1194,7 +1196,7 @@ static void test_prepared_write_completes_edges_at_commit(void **state)
 	assert_int_equal(t_pblk_of(t, ino, 4), t_pblk_of(t, ino, 1));
 }
 
-/* The one block-map codec (fs/blockmap.h): what it encodes decodes back,
+/* The one block-map codec (store/blockmap.h): what it encodes decodes back,
  * a record of the wrong size is refused, and a written file's extent
  * reads through it as the map the independent t_pblk_of sees. */
 static void test_blockmap_codec(void **state)
@@ -1222,13 +1224,13 @@ static void test_blockmap_codec(void **state)
 	t_pattern(blk, 3);
 	t_write(t, f, 70 * BLOCK_BYTES, blk, BLOCK_BYTES);
 	MDB_txn *txn;
-	assert_int_equal(metastore_txn_begin(t->fs.ms, false, &txn), 0);
-	assert_int_equal(blockmap_load(t->fs.ms, txn, f, 1, back), 0);
+	assert_int_equal(metastore_txn_begin(store_ms(t->fs.st), false, &txn), 0);
+	assert_int_equal(blockmap_load(store_ms(t->fs.st), txn, f, 1, back), 0);
 	assert_int_equal(back[70 - BMAP_EXTENT_BLOCKS], t_pblk_of(t, f, 70));
-	assert_int_equal(blockmap_load(t->fs.ms, txn, f, 0, back), -ENOENT);
+	assert_int_equal(blockmap_load(store_ms(t->fs.st), txn, f, 0, back), -ENOENT);
 	uint64_t idxs[4];
 	assert_int_equal(
-	    blockmap_find(t->fs.ms, txn, f, 0, UINT64_MAX, idxs, 4), 1);
+	    blockmap_find(store_ms(t->fs.st), txn, f, 0, UINT64_MAX, idxs, 4), 1);
 	assert_int_equal(idxs[0], 1);
 	metastore_txn_abort(txn);
 }

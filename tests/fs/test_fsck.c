@@ -30,9 +30,9 @@
 #include <cmocka.h>
 
 #include "common/block.h"
-#include "common/metastore.h"
+#include "store/metastore.h"
 #include "dedupe/fingerprint.h"
-#include "fs/blockmap.h"
+#include "store/blockmap.h"
 #include "dedupe/blocks.h"
 #include "tiers/backing.h"
 #include "tools/commands.h"

@@ -1,5 +1,5 @@
-/* namespace: the datastore's name algorithms (fs/names.c) and orphans
- * (fs/orphans.c), on a datastore opened with fs_open() in a temporary
+/* namespace: the datastore's name algorithms (store/names.c) and orphans
+ * (store/orphans.c), on a datastore opened with fs_open() in a temporary
  * directory, with no FUSE involved: each step is one transaction, as an op
  * would run it.
  *
@@ -10,7 +10,7 @@
  *   - link counts are POSIX's: a directory 2 + its subdirectories, a file
  *     one per name, followed by every make, link, remove and rename;
  *   - an unlinked file the kernel still holds stays, an orphan, with its
- *     blocks; once nothing holds it, fs_reap_orphans deletes it and frees
+ *     blocks; once nothing holds it, store_reap_orphans deletes it and frees
  *     them;
  *   - attrs_set applies only the fields its mask names, refuses a size on
  *     anything but a file, and always moves ctime; xattr changes move it
@@ -32,14 +32,14 @@
 
 #include <cmocka.h>
 
-#include "common/metastore.h"
-#include "fs/attrs.h"
-#include "fs/datapath.h"
-#include "fs/fs.h"
+#include "store/metastore.h"
+#include "store/attrs.h"
+#include "store/datapath.h"
+#include "fs/fs_open.h"
 #include "fs/inode_table.h"
-#include "fs/names.h"
-#include "fs/namespace.h"
-#include "fs/orphans.h"
+#include "store/names.h"
+#include "store/namespace.h"
+#include "store/orphans.h"
 
 #define ROOT NS_ROOT_INO
 
@@ -91,20 +91,20 @@ static int t_teardown(void **state)
 
 /* ---- helpers: one transaction each, as an op runs it ------------------- */
 
-static int t_end(struct dp_txn *x, int r)
+static int t_end(struct store_txn *x, int r)
 {
-	return r ? (dp_abort(x), r) : dp_commit(x);
+	return r ? (store_txn_abort(x), r) : store_txn_commit(x);
 }
 
 /* Make @name in @parent with @mode; 0 or -errno, the inode in *ino. */
 static int t_make(struct t_ctx *t, uint64_t parent, const char *name,
 		  uint32_t mode, uint64_t *ino)
 {
-	struct dp_txn x;
+	struct store_txn x;
 	struct ms_inode in;
 	struct names_node nn = {.mode = mode};
 
-	assert_int_equal(dp_begin(&t->fs, &x), 0);
+	assert_int_equal(store_txn_begin(t->fs.st, &x), 0);
 	return t_end(&x, names_make(&x, parent, name, &nn, ino, &in));
 }
 
@@ -127,19 +127,19 @@ static uint64_t t_dir(struct t_ctx *t, uint64_t parent, const char *name)
 static int t_link(struct t_ctx *t, uint64_t ino, uint64_t parent,
 		  const char *name)
 {
-	struct dp_txn x;
+	struct store_txn x;
 	struct ms_inode in;
 
-	assert_int_equal(dp_begin(&t->fs, &x), 0);
+	assert_int_equal(store_txn_begin(t->fs.st, &x), 0);
 	return t_end(&x, names_link(&x, ino, parent, name, &in));
 }
 
 static int t_remove(struct t_ctx *t, uint64_t parent, const char *name,
 		    bool dir, uint64_t *victim)
 {
-	struct dp_txn x;
+	struct store_txn x;
 
-	assert_int_equal(dp_begin(&t->fs, &x), 0);
+	assert_int_equal(store_txn_begin(t->fs.st, &x), 0);
 	return t_end(&x, names_remove(&x, parent, name, dir, victim));
 }
 
@@ -147,10 +147,10 @@ static int t_rename(struct t_ctx *t, uint64_t parent, const char *name,
 		    uint64_t newparent, const char *newname, unsigned flags,
 		    struct names_renamed *res)
 {
-	struct dp_txn x;
+	struct store_txn x;
 	struct names_rename a = {parent, newparent, name, newname, flags};
 
-	assert_int_equal(dp_begin(&t->fs, &x), 0);
+	assert_int_equal(store_txn_begin(t->fs.st, &x), 0);
 	return t_end(&x, names_rename(&x, &a, res));
 }
 
@@ -160,8 +160,9 @@ static uint64_t t_lookup(struct t_ctx *t, uint64_t parent, const char *name)
 	MDB_txn *txn;
 	uint64_t ino = 0;
 
-	assert_int_equal(metastore_txn_begin(t->fs.ms, false, &txn), 0);
-	int r = ns_dirent_lookup(t->fs.ms, txn, parent, name, &ino);
+	assert_int_equal(metastore_txn_begin(store_ms(t->fs.st), false, &txn),
+			 0);
+	int r = ns_dirent_lookup(store_ms(t->fs.st), txn, parent, name, &ino);
 	metastore_txn_abort(txn);
 	if (r)
 		assert_int_equal(r, -ENOENT);
@@ -173,8 +174,9 @@ static int t_inode(struct t_ctx *t, uint64_t ino, struct ms_inode *in)
 {
 	MDB_txn *txn;
 
-	assert_int_equal(metastore_txn_begin(t->fs.ms, false, &txn), 0);
-	int r = ns_inode_get(t->fs.ms, txn, ino, in);
+	assert_int_equal(metastore_txn_begin(store_ms(t->fs.st), false, &txn),
+			 0);
+	int r = ns_inode_get(store_ms(t->fs.st), txn, ino, in);
 	metastore_txn_abort(txn);
 	return r;
 }
@@ -192,9 +194,11 @@ static size_t t_orphans(struct t_ctx *t)
 	MDB_txn *txn;
 	MDB_stat st;
 
-	assert_int_equal(metastore_txn_begin(t->fs.ms, false, &txn), 0);
+	assert_int_equal(metastore_txn_begin(store_ms(t->fs.st), false, &txn),
+			 0);
 	assert_int_equal(
-	    mdb_stat(txn, metastore_dbi(t->fs.ms, MS_ORPHANS), &st), 0);
+	    mdb_stat(txn, metastore_dbi(store_ms(t->fs.st), MS_ORPHANS), &st),
+	    0);
 	metastore_txn_abort(txn);
 	return st.ms_entries;
 }
@@ -204,8 +208,10 @@ static struct ms_counters t_counters(struct t_ctx *t)
 	MDB_txn *txn;
 	struct ms_counters c;
 
-	assert_int_equal(metastore_txn_begin(t->fs.ms, false, &txn), 0);
-	assert_int_equal(metastore_counters_get(t->fs.ms, txn, &c), 0);
+	assert_int_equal(metastore_txn_begin(store_ms(t->fs.st), false, &txn),
+			 0);
+	assert_int_equal(metastore_counters_get(store_ms(t->fs.st), txn, &c),
+			 0);
 	metastore_txn_abort(txn);
 	return c;
 }
@@ -242,7 +248,7 @@ static void test_rename_over_a_file_drops_it(void **state)
 	assert_int_equal(t_nlink(t, b), 0);
 	assert_int_equal(t_orphans(t), 1);
 	/* The op then trims it: nothing holds it, so it goes. */
-	assert_int_equal(fs_trim(&t->fs, b), 0);
+	assert_int_equal(store_trim(t->fs.st, b), 0);
 	assert_int_equal(t_inode(t, b, &in), -ENOENT);
 	assert_int_equal(t_orphans(t), 0);
 }
@@ -398,7 +404,8 @@ static void test_unlink_of_open_file_leaves_an_orphan(void **state)
 	for (size_t i = 0; i < sizeof(buf); i++)
 		buf[i] = (uint8_t)(i * 7 + i / 4096);
 	assert_int_equal(
-	    datapath_write(fs, f, 0, buf, sizeof(buf), &drop_setid, NULL), 0);
+	    datapath_write(fs->st, f, 0, buf, sizeof(buf), &drop_setid, NULL),
+	    0);
 	uint64_t live0 = t_counters(t).live_blocks;
 	assert_int_equal(live0, 8);
 
@@ -407,7 +414,7 @@ static void test_unlink_of_open_file_leaves_an_orphan(void **state)
 	assert_int_equal(victim, f);
 	assert_int_equal(t_orphans(t), 1);
 	/* Held: a trim (the op's, then a reap) keeps it and its blocks. */
-	assert_int_equal(fs_trim(fs, f), 0);
+	assert_int_equal(store_trim(fs->st, f), 0);
 	assert_int_equal(t_inode(t, f, &in), 0);
 	assert_int_equal(in.nlink, 0);
 	assert_int_equal(t_counters(t).live_blocks, live0);
@@ -416,7 +423,7 @@ static void test_unlink_of_open_file_leaves_an_orphan(void **state)
 	/* The kernel lets go (or the daemon died): the reaper finishes it. */
 	assert_int_equal(inode_table_unref(fs->itab, f, 1), 0);
 	uint64_t inodes = t_counters(t).inodes;
-	assert_int_equal(fs_reap_orphans(fs), 0);
+	assert_int_equal(store_reap_orphans(fs->st), 0);
 	assert_int_equal(t_inode(t, f, &in), -ENOENT);
 	assert_int_equal(t_orphans(t), 0);
 	assert_int_equal(t_counters(t).live_blocks, 0);
@@ -434,13 +441,13 @@ static void test_orphan_survives_a_reopen_and_is_reaped(void **state)
 	cfg.store = t->dir;
 	inode_table_ref(t->fs.itab, f);
 	assert_int_equal(t_remove(t, ROOT, "f", false, &victim), 0);
-	assert_true(orphans_unlinked(&t->fs, f));
+	assert_true(orphans_unlinked(t->fs.st, f));
 	/* A crash keeps the record; the next open reaps it. */
 	fs_close(&t->fs);
 	assert_int_equal(fs_open(&t->fs, &cfg, err, sizeof(err)), 0);
 	assert_int_equal(t_inode(t, f, &in), -ENOENT);
 	assert_int_equal(t_orphans(t), 0);
-	assert_false(orphans_unlinked(&t->fs, f));
+	assert_false(orphans_unlinked(t->fs.st, f));
 }
 
 /* ---- attributes -------------------------------------------------------- */
@@ -448,9 +455,9 @@ static void test_orphan_survives_a_reopen_and_is_reaped(void **state)
 static int t_setattr(struct t_ctx *t, uint64_t ino, const struct stat *a,
 		     int set, struct ms_inode *out)
 {
-	struct dp_txn x;
+	struct store_txn x;
 
-	assert_int_equal(dp_begin(&t->fs, &x), 0);
+	assert_int_equal(store_txn_begin(t->fs.st, &x), 0);
 	return t_end(&x, attrs_set(&x, ino, a, set, out));
 }
 
@@ -490,40 +497,40 @@ static void test_fallocate_and_xattrs(void **state)
 {
 	struct t_ctx *t = *state;
 	uint64_t f = t_file(t, ROOT, "f"), d = t_dir(t, ROOT, "d");
-	struct dp_txn x;
+	struct store_txn x;
 	struct ms_inode in, before;
 	bool more = true;
 
-	assert_int_equal(dp_begin(&t->fs, &x), 0);
+	assert_int_equal(store_txn_begin(t->fs.st, &x), 0);
 	assert_int_equal(
 	    t_end(&x, attrs_fallocate_step(&x, f, 0, 4096, 8192, &more)), 0);
 	assert_false(more);
 	assert_int_equal(t_inode(t, f, &in), 0);
 	assert_int_equal(in.size, 12288);
 	assert_int_equal(t_counters(t).live_blocks, 0);
-	assert_int_equal(dp_begin(&t->fs, &x), 0);
+	assert_int_equal(store_txn_begin(t->fs.st, &x), 0);
 	assert_int_equal(
 	    t_end(&x, attrs_fallocate_step(&x, d, 0, 0, 4096, &more)), -ENODEV);
-	assert_int_equal(dp_begin(&t->fs, &x), 0);
+	assert_int_equal(store_txn_begin(t->fs.st, &x), 0);
 	assert_int_equal(
 	    t_end(&x, attrs_fallocate_step(&x, f, FALLOC_FL_COLLAPSE_RANGE, 0,
 					   4096, &more)),
 	    -EOPNOTSUPP);
 
 	before = in;
-	assert_int_equal(dp_begin(&t->fs, &x), 0);
+	assert_int_equal(store_txn_begin(t->fs.st, &x), 0);
 	assert_int_equal(
 	    t_end(&x, attrs_xattr_set(&x, f, "user.k", "v", 1, XATTR_CREATE)),
 	    0);
 	assert_int_equal(t_inode(t, f, &in), 0);
 	assert_true(in.ctime_ns >= before.ctime_ns);
-	assert_int_equal(dp_begin(&t->fs, &x), 0);
+	assert_int_equal(store_txn_begin(t->fs.st, &x), 0);
 	assert_int_equal(
 	    t_end(&x, attrs_xattr_set(&x, f, "user.k", "w", 1, XATTR_CREATE)),
 	    -EEXIST);
-	assert_int_equal(dp_begin(&t->fs, &x), 0);
+	assert_int_equal(store_txn_begin(t->fs.st, &x), 0);
 	assert_int_equal(t_end(&x, attrs_xattr_del(&x, f, "user.k")), 0);
-	assert_int_equal(dp_begin(&t->fs, &x), 0);
+	assert_int_equal(store_txn_begin(t->fs.st, &x), 0);
 	assert_int_equal(t_end(&x, attrs_xattr_del(&x, f, "user.k")), -ENODATA);
 }
 

@@ -1,4 +1,4 @@
-/* libFuzzer harness for the lost-blocks log (fs/loss_log.c), which a
+/* libFuzzer harness for the lost-blocks log (store/loss_log.c), which a
  * mount reads from STORE/lost.blocks.
  *
  *   CC=clang meson setup build-fuzz -Dfuzz=true
@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fs/loss_log.h"
+#include "store/loss_log.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

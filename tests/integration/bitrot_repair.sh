@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bitrot_repair: a rotted block the array has redundancy for reads back
-# whole, rebuilt from it; without that redundancy, EIO (fs/bitrot.c).
+# whole, rebuilt from it; without that redundancy, EIO (store/bitrot.c).
 #
 # A raid1 of 2 SSDs: every block has a mirror. Bit rot on one block of
 # /x: the report calls it repairable, nothing lost; /x reads back byte

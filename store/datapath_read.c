@@ -1,0 +1,163 @@
+/* Reads (store/datapath.h), and the block loading writes and truncates
+ * share.
+ *
+ * Reads run in a read-only transaction (a snapshot: never blocked by the
+ * writer), then read the blocks and check each one's XXH3. A block may be
+ * freed and, after a sync, reused between the snapshot and the read; the
+ * checksum then fails, and the read is retried on a fresh snapshot before
+ * it is called an error. A block that still fails may be rebuilt from the
+ * array's redundancy (store/bitrot.c); a block the array lost reads as EIO.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/block.h"
+#include "common/log.h"
+#include "dedupe/blocks.h"
+#include "dedupe/chunker.h"
+#include "dedupe/fingerprint.h"
+#include "store/bitrot.h"
+#include "store/datapath_i.h"
+#include "store/loss.h"
+#include "store/namespace.h"
+#include "store/store_i.h"
+
+#define READ_RETRIES 2
+
+/* Read @n logical blocks from @first of @ino, as of @txn, into @buf (holes
+ * read as zeros), and their physical blocks into @pblks when not NULL.
+ * -EBADMSG when a block fails its checksum. */
+int dp_load_blocks(struct store *st, MDB_txn *txn, uint64_t ino, uint64_t first,
+		   unsigned n, uint8_t *buf, uint64_t *pblks)
+{
+	struct backing_io stack_io[16];
+	uint64_t stack_sum[16];
+	struct backing_io *io = stack_io;
+	uint64_t *sum = stack_sum, ext[EXT];
+	if (n > 16) {
+		io = malloc(n * sizeof(*io));
+		sum = malloc(n * sizeof(*sum));
+		if (!io || !sum) {
+			free(io);
+			free(sum);
+			return -ENOMEM;
+		}
+	}
+	unsigned nio = 0;
+	uint64_t cur_idx = UINT64_MAX;
+	int r = 0;
+	for (unsigned i = 0; i < n && !r; i++) {
+		uint64_t lblk = first + i;
+		if (lblk / EXT != cur_idx) {
+			cur_idx = lblk / EXT;
+			r = blockmap_load(st->ms, txn, ino, cur_idx, ext);
+			if (r == -ENOENT)
+				r = 0; /* all holes */
+			if (r)
+				break;
+		}
+		uint64_t pblk = ext[lblk % EXT];
+		uint8_t *dst = buf + (size_t)i * BLOCK_BYTES;
+		if (pblks)
+			pblks[i] = pblk;
+		if (!pblk) {
+			memset(dst, 0, BLOCK_BYTES);
+			continue;
+		}
+		struct ms_block b;
+		r = dedupe_block_get(st->ms, txn, pblk, &b);
+		if (r == -ENOENT)
+			r = -EIO; /* a map pointing at a free block */
+		if (!r && loss_has(st, pblk, b.xxh3))
+			r = -ENODATA; /* the array lost it: counted, EIO */
+		if (r)
+			break;
+		io[nio] = (struct backing_io){pblk, dst};
+		sum[nio++] = b.xxh3;
+	}
+	if (!r && nio)
+		r = st->dev.ops->read(st->dev.ctx, io, nio);
+	for (unsigned i = 0; i < nio && !r; i++)
+		if (fingerprint_xxh3(io[i].buf) != sum[i] &&
+		    !bitrot_undo_injected(st, io[i].pblk, io[i].buf, sum[i]))
+			r = -EBADMSG;
+	if (io != stack_io) {
+		free(io);
+		free(sum);
+	}
+	return r;
+}
+
+/* A block that cannot be read, counted by why: a checksum failure or a
+ * block the array lost; both are EIO to the client. */
+int dp_read_error(struct store *st, int r)
+{
+	_Atomic uint64_t *c = r == -EBADMSG ? &st->stats->dedupe.checksum_errors
+			      : r == -ENODATA ? &st->stats->dedupe.lost_reads
+					      : NULL;
+	if (!c)
+		return r;
+	atomic_fetch_add_explicit(c, 1, memory_order_relaxed);
+	return -EIO;
+}
+
+/* Load with a fresh snapshot each try; a checksum failure that persists
+ * across snapshots is real: counted, logged, -EIO. */
+int dp_load_blocks_retry(struct store *st, uint64_t ino, uint64_t first,
+			 unsigned n, uint8_t *buf, struct ms_inode *in,
+			 uint64_t *pblks)
+{
+	int r = -EBADMSG;
+	for (int tries = 0; tries < READ_RETRIES && r == -EBADMSG; tries++) {
+		MDB_txn *txn;
+		r = metastore_txn_begin(st->ms, false, &txn);
+		if (r)
+			return r;
+		if (in)
+			r = ns_inode_get(st->ms, txn, ino, in);
+		if (!r)
+			r = dp_load_blocks(st, txn, ino, first, n, buf, pblks);
+		metastore_txn_abort(txn);
+	}
+	if (r == -EBADMSG)
+		log_error("datapath",
+			  "inode %llu blocks %llu..%llu: stored block fails "
+			  "its checksum",
+			  (unsigned long long)ino, (unsigned long long)first,
+			  (unsigned long long)(first + n - 1));
+	return dp_read_error(st, r);
+}
+
+int datapath_read(struct store *st, uint64_t ino, uint64_t off, size_t len,
+		  void *buf, size_t *got)
+{
+	return datapath_read_map(st, ino, off, len, buf, got, NULL);
+}
+
+int datapath_read_map(struct store *st, uint64_t ino, uint64_t off, size_t len,
+		      void *buf, size_t *got, uint64_t *pblks)
+{
+	*got = 0;
+	uint64_t first = off / BLOCK_BYTES;
+	unsigned n = (unsigned)chunker_count(off, len);
+	if (!n)
+		return 0;
+	/* Aligned reads land in the caller's buffer; others go through a
+	 * bounce buffer of whole blocks. */
+	bool aligned = off % BLOCK_BYTES == 0 && len % BLOCK_BYTES == 0;
+	uint8_t *blocks = aligned ? buf : malloc((size_t)n * BLOCK_BYTES);
+	if (!blocks)
+		return -ENOMEM;
+	struct ms_inode in;
+	int r = dp_load_blocks_retry(st, ino, first, n, blocks, &in, pblks);
+	if (!r) {
+		uint64_t end = off + len < in.size ? off + len : in.size;
+		*got = end > off ? (size_t)(end - off) : 0;
+		if (!aligned)
+			memcpy(buf, blocks + off % BLOCK_BYTES, *got);
+	}
+	if (!aligned)
+		free(blocks);
+	return r;
+}

@@ -1,0 +1,299 @@
+/* Writes (store/datapath.h): block by block, each one resolved by the dedupe
+ * policy (dedupe/dedupe.h) to a hole, a shared block or a new one, then
+ * mapped (store/blockmap.h), the old block losing a ref (dedupe/blocks.h).
+ *
+ * The policy reads candidates back through read_back (this transaction's
+ * write batch first, then the backing store) and asks may_alloc before a
+ * new unique block: the one place a "may the store grow?" rule (thin
+ * provisioning, fs/fault_gate.c through store_hooks.thin_full) is consulted.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/block.h"
+#include "common/clock.h"
+#include "dedupe/blocks.h"
+#include "dedupe/chunker.h"
+#include "dedupe/dedupe.h"
+#include "dedupe/fingerprint.h"
+#include "store/datapath_i.h"
+#include "store/loss.h"
+#include "store/namespace.h"
+#include "store/store_i.h"
+
+/* dedupe's read-back: the bytes of @pblk, from this transaction's batch
+ * if it is about to write them, else read from the backing store. */
+static int read_back(void *ctx, uint64_t pblk, void *buf)
+{
+	struct store_txn *t = ctx;
+	const void *pending = store_wb_find(t->wb, pblk);
+	if (pending) {
+		memcpy(buf, pending, BLOCK_BYTES);
+		return 0;
+	}
+	struct backing_io io = {pblk, buf};
+	int r = t->st->dev.ops->read(t->st->dev.ctx, &io, 1);
+	return r ? r : 1;
+}
+
+/* dedupe's "may the store grow?": not when a thin-provisioned array is
+ * out of physical space. */
+static bool may_alloc(void *ctx, uint64_t unique_blocks)
+{
+	struct store_txn *t = ctx;
+	const struct store_hooks *h = &t->st->cfg.hooks;
+	return !h->thin_full || !h->thin_full(h->ctx, unique_blocks);
+}
+
+/* The physical block that will hold @data (dedupe/dedupe.h decides); a
+ * new block's bytes are queued for writing before commit. */
+static int resolve_block(struct store_txn *t, const void *data,
+			 const struct fingerprint *fp, uint64_t *pblk)
+{
+	const struct dedupe_env env = {
+	    .ms = t->st->ms,
+	    .txn = t->txn,
+	    .c = &t->c,
+	    .verify = t->st->cfg.verify,
+	    .read = read_back,
+	    .may_alloc = may_alloc,
+	    .ctx = t,
+	    .tally = &t->delta,
+	};
+	int r = dedupe_resolve(&env, data, fp, pblk);
+	if (r == DEDUPE_NEW)
+		r = store_wb_add(t->wb, *pblk, data);
+	return r < 0 ? r : 0;
+}
+
+/* Point logical block @lblk of @ino at @pblk (0: hole), dropping the ref
+ * of what it pointed at. *delta: change in non-hole blocks (-1, 0, 1). */
+int dp_map_block(struct store_txn *t, uint64_t ino, uint64_t lblk,
+		 uint64_t pblk, int *delta)
+{
+	int r = blockmap_seek(t->st->ms, t->txn, t->ext, ino, lblk);
+	if (r)
+		return r;
+	uint64_t *slot = &t->ext->pblk[lblk % EXT];
+	uint64_t old = *slot;
+	*delta = (pblk != 0) - (old != 0);
+	if (old == pblk && !old)
+		return 0;
+	*slot = pblk;
+	t->ext->dirty = true;
+	if (old) {
+		bool freed;
+		r = dedupe_block_unref(t->st->ms, t->txn, &t->c, old, &freed);
+		if (!r && freed && loss_any(t->st))
+			r = store_txn_note_freed(t, old);
+		if (r)
+			return r;
+		t->delta.blocks_freed += freed;
+	}
+	t->c.live_blocks += *delta;
+	return 0;
+}
+
+/* Store one whole block @data at @lblk of @ino. */
+static int store_block(struct store_txn *t, uint64_t ino, uint64_t lblk,
+		       const void *data, const struct fingerprint *fp,
+		       struct ms_inode *in, uint64_t *pblk_out)
+{
+	uint64_t pblk;
+	int delta = 0;
+	int r = resolve_block(t, data, fp, &pblk);
+	if (!r)
+		r = dp_map_block(t, ino, lblk, pblk, &delta);
+	if (!r) {
+		in->nblocks += delta;
+		t->delta.blocks_written++;
+		if (pblk_out)
+			*pblk_out = pblk;
+	}
+	return r;
+}
+
+/* Fingerprint then store a block that the transaction itself built (the
+ * edge of a truncate or punch). @data must live until commit. */
+int dp_store_built_block(struct store_txn *t, uint64_t ino, uint64_t lblk,
+			 const void *data, struct ms_inode *in)
+{
+	struct fingerprint fp;
+	int r = fingerprint_block(data, &fp);
+	return r ? r : store_block(t, ino, lblk, data, &fp, in, NULL);
+}
+
+/* ---- write ------------------------------------------------------------ */
+
+/* Is block @i of @w only partly covered by the caller's bytes? */
+static bool block_partial(const struct dp_write *w, unsigned i)
+{
+	return (i == 0 && w->off % BLOCK_BYTES) ||
+	       (i == w->n - 1 && (w->off + w->len) % BLOCK_BYTES);
+}
+
+/* The bounce block that partial edge block @i of @w is built in: the
+ * head first, the tail second. */
+static uint8_t *edge_buf(const struct dp_write *w, unsigned i)
+{
+	return w->bounce + (i == 0 ? 0 : BLOCK_BYTES);
+}
+
+/* The bytes block @i of @w stores: whole blocks straight from the
+ * caller's buffer, partial edge blocks from their bounce block, so an
+ * unaligned 1 MiB write copies 8 KiB, not 1 MiB (the kernel splits large
+ * writes from unaligned user buffers at page counts, so unaligned large
+ * writes are common). */
+static const uint8_t *dp_block(const struct dp_write *w, unsigned i)
+{
+	if (!block_partial(w, i))
+		return w->buf +
+		       ((w->off / BLOCK_BYTES + i) * BLOCK_BYTES - w->off);
+	return edge_buf(w, i);
+}
+
+int datapath_write_prep(struct dp_write *w, uint64_t off, const void *buf,
+			size_t len)
+{
+	*w = (struct dp_write){.off = off, .len = len, .buf = buf};
+	if (off + len < off)
+		return -EFBIG;
+	w->n = (unsigned)chunker_count(off, len);
+	if (!w->n)
+		return 0;
+	w->fp = malloc(w->n * sizeof(*w->fp));
+	if (!w->fp)
+		return -ENOMEM;
+	/* Whole blocks depend on the caller's bytes alone. */
+	for (unsigned i = 0; i < w->n; i++) {
+		if (block_partial(w, i))
+			continue;
+		int r = fingerprint_block(dp_block(w, i), &w->fp[i]);
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+void datapath_write_free(struct dp_write *w)
+{
+	free(w->bounce);
+	free(w->fp);
+	w->bounce = NULL;
+	w->fp = NULL;
+}
+
+/* Build partial edge block @i: its current bytes overlaid with the
+ * caller's, then fingerprinted. */
+static int complete_edge(struct store *st, uint64_t ino, struct dp_write *w,
+			 unsigned i)
+{
+	uint8_t *b = edge_buf(w, i);
+	uint64_t lblk = w->off / BLOCK_BYTES + i, start = lblk * BLOCK_BYTES;
+	int r = dp_load_blocks_retry(st, ino, lblk, 1, b, NULL, NULL);
+	if (r)
+		return r;
+	uint64_t from = w->off > start ? w->off : start;
+	uint64_t to = w->off + w->len < start + BLOCK_BYTES ? w->off + w->len
+							   : start + BLOCK_BYTES;
+	memcpy(b + (from - start), w->buf + (from - w->off), to - from);
+	return fingerprint_block(b, &w->fp[i]);
+}
+
+/* Complete partial edge blocks with the bytes they hold now (the caller
+ * holds the inode's data lock, so they cannot change under us). */
+static int complete_edges(struct store *st, uint64_t ino, struct dp_write *w)
+{
+	bool head = block_partial(w, 0), tail = block_partial(w, w->n - 1);
+	if (!head && !tail)
+		return 0;
+	if (!w->bounce)
+		w->bounce = malloc(2 * BLOCK_BYTES);
+	if (!w->bounce)
+		return -ENOMEM;
+	int r = head ? complete_edge(st, ino, w, 0) : 0;
+	if (!r && tail && w->n > 1)
+		r = complete_edge(st, ino, w, w->n - 1);
+	return r;
+}
+
+/* Returns whether a bit was cleared. */
+static bool drop_setid_bits(struct ms_inode *in)
+{
+	uint32_t before = in->mode;
+	in->mode &= ~(uint32_t)S_ISUID;
+	if ((in->mode & (S_ISGID | S_IXGRP)) == (S_ISGID | S_IXGRP))
+		in->mode &= ~(uint32_t)S_ISGID;
+	return in->mode != before;
+}
+
+static int write_txn(struct store *st, uint64_t ino, const struct dp_write *p,
+		     bool *drop_setid, struct array_io *io)
+{
+	uint64_t off = p->off;
+	size_t len = p->len;
+	struct store_txn t;
+	int r = store_txn_begin(st, &t);
+	if (r)
+		return r;
+	struct ms_inode in;
+	r = ns_inode_get(st->ms, t.txn, ino, &in);
+	if (!r && !S_ISREG(in.mode))
+		r = -EINVAL;
+	uint64_t first = off / BLOCK_BYTES;
+	for (unsigned i = 0; i < p->n && !r; i++)
+		r = store_block(&t, ino, first + i, dp_block(p, i), &p->fp[i],
+				&in, p->pblks ? &p->pblks[i] : NULL);
+	if (r) {
+		store_txn_abort(&t);
+		return r;
+	}
+	if (off + len > in.size) {
+		t.c.logical_bytes += off + len - in.size;
+		in.size = off + len;
+	}
+	in.mtime_ns = in.ctime_ns = clock_wall_ns();
+	if (*drop_setid)
+		*drop_setid = drop_setid_bits(&in);
+	r = ns_inode_put(st->ms, t.txn, ino, &in);
+	if (r) {
+		store_txn_abort(&t);
+		return r;
+	}
+	t.delta.logical_bytes_written = len;
+	if (io) {
+		io->blocks_stored = (uint32_t)t.delta.unique_writes;
+		io->blocks_deduped = (uint32_t)t.delta.duplicate_hits;
+	}
+	uint64_t no_trim; /* a write never truncates */
+	return store_txn_commit_one(&t, &no_trim);
+}
+
+int datapath_write_commit(struct store *st, struct dp_write *w, uint64_t ino,
+			  bool *drop_setid, struct array_io *io)
+{
+	if (w->n == 0)
+		return 0;
+	int r = complete_edges(st, ino, w);
+	if (r)
+		return r;
+	r = write_txn(st, ino, w, drop_setid, io);
+	/* Freed blocks wait in `pending` until a sync makes their freeing
+	 * durable; a full disk may only need that sync. */
+	if (r == -ENOSPC && store_sync(st) == 0)
+		r = write_txn(st, ino, w, drop_setid, io);
+	return r;
+}
+
+int datapath_write(struct store *st, uint64_t ino, uint64_t off,
+		   const void *buf, size_t len, bool *drop_setid,
+		   struct array_io *io)
+{
+	struct dp_write w;
+	int r = datapath_write_prep(&w, off, buf, len);
+	if (!r)
+		r = datapath_write_commit(st, &w, ino, drop_setid, io);
+	datapath_write_free(&w);
+	return r;
+}

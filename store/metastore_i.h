@@ -1,0 +1,36 @@
+/* Inside the metadata store: what store/metastore.c and
+ * store/metastore_durable.c share. Nothing else includes this. */
+#ifndef ARRAYSIM_STORE_METASTORE_I_H
+#define ARRAYSIM_STORE_METASTORE_I_H
+
+#include <pthread.h>
+
+#include "store/metastore.h"
+
+struct metastore {
+	MDB_env *env;
+	MDB_dbi dbi[MS_NTABLES];
+	int lock_fd;
+	bool readonly;
+	int data_fd; /* data.mdb, for fallocate */
+	size_t page_bytes;
+	pthread_mutex_t reserve_lock;
+	uint64_t reserved_bytes; /* allocated from offset 0 */
+	char dir[4096];		 /* the store directory */
+	/* A read transaction on the state the last sync made durable, so
+	 * that LMDB keeps its pages; NULL unless tracking is on. */
+	MDB_txn *durable;
+	bool track_durable; /* metastore_track_durable() */
+};
+
+/* LMDB flags of table @t (MDB_INTEGERKEY, MDB_DUPSORT, ...). */
+unsigned metastore_table_flags(enum ms_table t);
+/* Pin what is committed now as the durable state; called right after a
+ * sync, while the caller holds the writer lock. */
+void metastore_durable_pin(struct metastore *ms);
+void metastore_durable_unpin(struct metastore *ms);
+/* Before the store's metadata is opened: if a power loss left the durable
+ * state saved beside it (meta.next/), make that the metadata. */
+int metastore_durable_adopt(const char *dir, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,40 @@
+/* Inside the store (store/store.h): its fields, for the files of store/
+ * only. fs/ holds a struct store * and calls the headers of store/. */
+#ifndef ARRAYSIM_STORE_STORE_I_H
+#define ARRAYSIM_STORE_STORE_I_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "store/store.h"
+#include "tiers/array.h"
+#include "tiers/backing.h"
+
+struct loss_set;
+
+struct store {
+	struct store_config cfg;
+	char dir[4096];
+	struct metastore *ms;
+	struct backing *backing;
+	struct backing_dev dev;
+	struct array *array;
+	struct stats *stats; /* cfg.stats, or own_stats */
+	struct stats own_stats;
+	uid_t owner;
+	/* Bumped by every commit that changed data or metadata; the
+	 * background syncer compares it with what it last made durable. */
+	_Atomic uint64_t commits;
+	uint64_t synced_commits;
+	pthread_mutex_t sync_lock; /* one sync at a time */
+	struct events *events;	   /* borrowed (store_set_events) or NULL */
+	struct loss_set *lost;	   /* blocks the array lost (store/loss.c) */
+	/* A power loss was injected: everything fails until the close, and
+	 * the next open starts from the state of the last sync. */
+	atomic_bool powered_off;
+};
+
+#endif
