@@ -7,7 +7,7 @@
  * so a store that frees and rewrites stays compact; only when the free map
  * is empty does the high-water mark grow.
  *
- * The blocks table is packed (see store/metastore.h):
+ * The blocks table is packed (see meta/metastore.h):
  *
  *   blocks   key pblk/80 -> ms_block[80]   a slot is changed in place in
  *                                          its 1280-byte record

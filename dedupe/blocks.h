@@ -15,7 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "store/metastore.h"
+#include "meta/metastore.h"
 #include "dedupe/fingerprint.h"
 
 /* The record of block @pblk: 0, -ENOENT (not allocated) or -errno. */

@@ -24,7 +24,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "store/metastore.h"
+#include "meta/metastore.h"
 #include "common/stats.h"
 #include "dedupe/fingerprint.h"
 

@@ -1,7 +1,7 @@
 /* The fingerprint index (dedupe/index.h), inside a caller's write
  * transaction: which blocks hold a SHA-1.
  *
- * The table is packed (see store/metastore.h):
+ * The table is packed (see meta/metastore.h):
  *
  *   fpindex  one key -> items              sha1[0..20) | 40-bit pblk
  *

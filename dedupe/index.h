@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "store/metastore.h"
+#include "meta/metastore.h"
 #include "dedupe/fingerprint.h"
 
 /* The bytes of a SHA-1 a block record keeps (ms_block.sha1_head). */

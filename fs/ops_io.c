@@ -17,7 +17,7 @@
  *   store/datapath_read.c     read back (dp_load_blocks_retry), then
  *   store/datapath_write.c  write_txn:
  *   store/txn.c               store_txn_begin
- *   store/metastore.c         its LMDB transaction and counters
+ *   meta/metastore.c         its LMDB transaction and counters
  *   store/namespace.c         ns_inode_get, ns_inode_put
  *   store/blockmap.c          blockmap_seek: the block map's extent
  *   dedupe/dedupe.c           dedupe_resolve: zero, a match, or new
@@ -30,7 +30,7 @@
  *   store/loss.c              loss_any
  *   store/txn.c               store_txn_commit_one: blockmap_store, the new
  *   tiers/backing.c             blocks' bytes first,
- *   store/metastore.c           then the commit;
+ *   meta/metastore.c           then the commit;
  *   store/loss.c                loss_forget of the blocks it freed;
  *   store/meta_cache.c          store_trim_meta_cache every 256 commits
  *   fs/ops_io.c             submit_io
@@ -51,7 +51,7 @@
  *   faults/faults.c           faults_check
  *   store/datapath_read.c   datapath_read_map, dp_load_blocks_retry,
  *                           dp_load_blocks
- *   store/metastore.c         a read transaction
+ *   meta/metastore.c         a read transaction
  *   store/namespace.c         ns_inode_get
  *   dedupe/chunker.c          chunker_count
  *   store/blockmap.c          the block map's extents

@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
-#include "store/metastore.h"
+#include "meta/metastore.h"
 
 struct store_txn;
 

@@ -18,7 +18,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "store/metastore.h"
+#include "meta/metastore.h"
 
 #define BLOCKMAP_KEY_LEN 16u
 

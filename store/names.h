@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "store/metastore.h"
+#include "meta/metastore.h"
 
 struct store_txn;
 

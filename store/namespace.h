@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
-#include "store/metastore.h"
+#include "meta/metastore.h"
 
 #define NS_NAME_MAX 255
 #define NS_XATTR_NAME_MAX 255

@@ -21,7 +21,7 @@
 
 #include "common/clock.h"
 #include "common/stats.h"
-#include "store/metastore.h"
+#include "meta/metastore.h"
 
 struct store;
 struct array;

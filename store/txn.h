@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #include "common/stats.h"
-#include "store/metastore.h"
+#include "meta/metastore.h"
 #include "tiers/backing.h"
 
 struct store;

@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "store/metastore.h"
+#include "meta/metastore.h"
 #include "common/units.h"
 #include "dedupe/scan.h"
 #include "tools/commands.h"

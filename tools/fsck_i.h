@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "store/metastore.h"
+#include "meta/metastore.h"
 #include "tiers/backing.h"
 
 /* One inode: its record plus what the other tables say about it. */

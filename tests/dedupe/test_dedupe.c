@@ -25,7 +25,7 @@
 #include <cmocka.h>
 
 #include "common/block.h"
-#include "store/metastore.h"
+#include "meta/metastore.h"
 #include "dedupe/dedupe.h"
 #include "dedupe/blocks.h"
 

@@ -9,7 +9,7 @@
  *   new -> refs 1, indexed;  ref/unref;  unref to 0 -> out of `blocks` and
  *   `fpindex`, into `pending` (not `freemap`);  metastore_sync -> `freemap`;
  *   dedupe_block_new takes the lowest free pblk before growing next_pblk.
- * And the packed format (store/metastore.h): 80 slots a `blocks` record,
+ * And the packed format (meta/metastore.h): 80 slots a `blocks` record,
  * deleted when its last slot empties; 25-byte fpindex items (sha1 +
  * 40-bit pblk) under one key, a freed block's item found by its 4-byte
  * sha1_head.
@@ -28,7 +28,7 @@
 
 #include <cmocka.h>
 
-#include "store/metastore.h"
+#include "meta/metastore.h"
 #include "dedupe/blocks.h"
 #include "dedupe/index.h"
 

@@ -18,7 +18,7 @@
 #include <cmocka.h>
 
 #include "common/clock.h"
-#include "store/metastore.h"
+#include "meta/metastore.h"
 #include "faults/rule.h"
 #include "store/bitrot.h"
 #include "store/datapath.h"

@@ -34,7 +34,7 @@
 #include <cmocka.h>
 
 #include "common/block.h"
-#include "store/metastore.h"
+#include "meta/metastore.h"
 #include "common/prng.h"
 #include "dedupe/blocks.h"
 #include "store/blockmap.h"

@@ -30,7 +30,7 @@
 #include <cmocka.h>
 
 #include "common/block.h"
-#include "store/metastore.h"
+#include "meta/metastore.h"
 #include "dedupe/fingerprint.h"
 #include "store/blockmap.h"
 #include "dedupe/blocks.h"

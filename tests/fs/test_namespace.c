@@ -32,7 +32,7 @@
 
 #include <cmocka.h>
 
-#include "store/metastore.h"
+#include "meta/metastore.h"
 #include "store/attrs.h"
 #include "store/datapath.h"
 #include "fs/fs_open.h"

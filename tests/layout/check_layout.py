@@ -10,9 +10,9 @@ Rules (each failure is one line, naming the files):
   calls     no call cycle between object files of one folder (from nm: who
             defines what, who needs it)
   folders   calls between folders follow the pipeline: fs -> store ->
-            dedupe -> tiers -> common; faults reaches only common (the
-            datastore and the model reach faults through hook tables); tools
-            may call anything; nothing calls tools
+            dedupe -> tiers and meta -> common; faults reaches only common
+            (the datastore and the model reach faults through hook tables);
+            tools may call anything; nothing calls tools
 Without --report the exit status is 1 when any rule fails.
 """
 import os
@@ -21,15 +21,16 @@ import subprocess
 import sys
 from collections import defaultdict
 
-PRODUCT = ["common", "dedupe", "faults", "fs", "store", "tiers", "tools"]
+PRODUCT = ["common", "dedupe", "faults", "fs", "meta", "store", "tiers", "tools"]
 # Which folders a folder's objects may call into (besides itself).
 ALLOWED = {
     "common": set(),
     "tiers": {"common"},
     "faults": {"common"},
-    "dedupe": {"common", "tiers"},
-    "store": {"common", "dedupe", "tiers", "faults"},
-    "fs": {"common", "store", "dedupe", "tiers", "faults"},
+    "meta": {"common"},
+    "dedupe": {"common", "meta", "tiers"},
+    "store": {"common", "meta", "dedupe", "tiers", "faults"},
+    "fs": {"common", "meta", "store", "dedupe", "tiers", "faults"},
     "tools": set(PRODUCT),
 }
 MAX_FILE_LINES = 800

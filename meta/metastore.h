@@ -188,7 +188,7 @@ int metastore_counters_put(const struct metastore *ms, MDB_txn *txn,
  * Costs write throughput. 0, or -EROFS / -EAGAIN (no reader slot). */
 int metastore_track_durable(struct metastore *ms);
 /* Emulate a power loss: save the state the last metastore_sync() made
- * durable (kept pinned since; see store/metastore_durable.c) so that the
+ * durable (kept pinned since; see meta/metastore_durable.c) so that the
  * next open of the store starts from it, losing every later commit. The
  * caller must stop writing and syncing the store. 0, or -errno with a
  * reason in @err. */

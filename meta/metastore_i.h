@@ -1,11 +1,11 @@
-/* Inside the metadata store: what store/metastore.c and
- * store/metastore_durable.c share. Nothing else includes this. */
+/* Inside the metadata store: what meta/metastore.c and
+ * meta/metastore_durable.c share. Nothing else includes this. */
 #ifndef ARRAYSIM_STORE_METASTORE_I_H
 #define ARRAYSIM_STORE_METASTORE_I_H
 
 #include <pthread.h>
 
-#include "store/metastore.h"
+#include "meta/metastore.h"
 
 struct metastore {
 	MDB_env *env;

@@ -22,8 +22,8 @@
  * Every transaction the datastore runs is bounded (a write is at most
  * 1 MiB, deletions go in batches), far below the smallest reserve.
  */
-#include "store/metastore.h"
-#include "store/metastore_i.h"
+#include "meta/metastore.h"
+#include "meta/metastore_i.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -2,11 +2,11 @@
  * LMDB's return codes as -errno. The one place both the store
  * (metastore.c) and its durable copy (metastore_durable.c) take them from,
  * so neither calls the other back. The layout of each table's keys and
- * values is in store/metastore.h. */
+ * values is in meta/metastore.h. */
 #include <errno.h>
 #include <lmdb.h>
 
-#include "store/metastore_i.h"
+#include "meta/metastore_i.h"
 
 static const char *const table_names[MS_NTABLES] = {
     [MS_META] = "meta",		[MS_INODES] = "inodes",

@@ -24,7 +24,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "store/metastore_i.h"
+#include "meta/metastore_i.h"
 
 #define NEXT_DIR "meta.next"
 #define COMPLETE "complete"
