@@ -31,6 +31,7 @@ struct fault_hit {
 	int err;	   /* negative errno to fail the operation with */
 	uint64_t delay_ns; /* latency to add to the reply */
 	bool torn;	   /* write: only a prefix persists */
+	size_t keep;	   /* write: the bytes that persist (all, or torn) */
 	uint64_t rule_id;  /* the rule that fired (the first, if several) */
 };
 

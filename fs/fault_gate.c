@@ -26,7 +26,7 @@ int fault_gate_open(struct fs *fs, char *err, size_t errlen)
 	if (!r)
 		r = events_open(path, &fs->events);
 	if (!r)
-		r = completer_new(&fs->fault_delay);
+		r = completer_new(&fs->fault_timers);
 	if (r) {
 		snprintf(err, errlen, "fault injection: %s: %s", path,
 			 strerror(-r));
@@ -43,8 +43,8 @@ int fault_gate_open(struct fs *fs, char *err, size_t errlen)
 
 void fault_gate_close(struct fs *fs)
 {
-	completer_free(fs->fault_delay);
-	fs->fault_delay = NULL;
+	completer_free(fs->fault_timers);
+	fs->fault_timers = NULL;
 	if (fs->events)
 		events_emit(fs->events, "unmount", "%s", "");
 	events_close(fs->events);
@@ -116,6 +116,18 @@ int fault_gate_meta(struct fs *fs, unsigned op, uint64_t ino, uint64_t parent,
 	return hit.err;
 }
 
+/* A torn write stores a prefix and reports all of it written, as a
+ * device that loses power mid-write told its host. */
+static void torn_event(struct fs *fs, uint64_t ino, uint64_t off, size_t len,
+		       size_t kept, uint64_t rule_id)
+{
+	events_emit(fs->events, "torn_write",
+		    "\"id\":%llu,\"ino\":%llu,\"offset\":%llu,\"length\":%zu,"
+		    "\"persisted\":%zu",
+		    (unsigned long long)rule_id, (unsigned long long)ino,
+		    (unsigned long long)off, len, kept);
+}
+
 void fault_gate_io(struct fs *fs, unsigned op, uint64_t ino, uint64_t off,
 		   size_t len, struct fault_hit *hit)
 {
@@ -123,21 +135,11 @@ void fault_gate_io(struct fs *fs, unsigned op, uint64_t ino, uint64_t off,
 	decide(fs, op, &w, hit);
 	if (store_powered_off(fs->st))
 		hit->err = -EIO;
-}
-
-size_t fault_gate_torn_prefix(size_t len)
-{
-	return fault_torn_prefix(len);
-}
-
-void fault_gate_torn_event(struct fs *fs, uint64_t ino, uint64_t off,
-			   size_t len, size_t kept, uint64_t rule_id)
-{
-	events_emit(fs->events, "torn_write",
-		    "\"id\":%llu,\"ino\":%llu,\"offset\":%llu,\"length\":%zu,"
-		    "\"persisted\":%zu",
-		    (unsigned long long)rule_id, (unsigned long long)ino,
-		    (unsigned long long)off, len, kept);
+	hit->keep = len;
+	if (hit->torn && !hit->err) {
+		hit->keep = fault_torn_prefix(len);
+		torn_event(fs, ino, off, len, hit->keep, hit->rule_id);
+	}
 }
 
 bool fault_gate_thin_full(struct fs *fs, uint64_t unique)
@@ -274,7 +276,7 @@ static int hook_timer(void *ctx, uint64_t due_ns, struct fault_timer *t)
 		return -ENOMEM;
 	g->t = t;
 	g->io.complete = gate_timer_fire;
-	int r = completer_submit(fs->fault_delay, due_ns, &g->io);
+	int r = completer_submit(fs->fault_timers, due_ns, &g->io);
 	if (r)
 		free(g);
 	return r;

@@ -30,14 +30,11 @@ void fault_gate_close(struct fs *fs);
  * power loss every operation gets EIO. */
 int fault_gate_meta(struct fs *fs, unsigned op, uint64_t ino, uint64_t parent,
 		    const char *name);
-/* A read or write of [@off, @off+@len) of @ino: what the rules decided. */
+/* A read or write of [@off, @off+@len) of @ino: what the rules decided.
+ * hit->keep is how much of a write persists: all of it, or a torn
+ * write's prefix (faults/torn_write.c), whose event is logged here. */
 void fault_gate_io(struct fs *fs, unsigned op, uint64_t ino, uint64_t off,
 		   size_t len, struct fault_hit *hit);
-/* fault_torn_prefix (faults/torn_write.c), for fs/ops.c. */
-size_t fault_gate_torn_prefix(size_t len);
-/* Log a torn write's effect. */
-void fault_gate_torn_event(struct fs *fs, uint64_t ino, uint64_t off,
-			   size_t len, size_t kept, uint64_t rule_id);
 /* Is a new unique block refused by thin provisioning, with @unique blocks
  * stored? Logs the first refusal after each change of the limit. */
 bool fault_gate_thin_full(struct fs *fs, uint64_t unique);

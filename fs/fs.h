@@ -52,7 +52,7 @@ struct fs {
 	 * log, the queue that delays replies, bit rot's random stream. */
 	struct faults *faults;
 	struct events *events;
-	struct completer *fault_delay;
+	struct completer *fault_timers;
 	uint64_t bitrot_rng;
 	struct scenario_runner *scenario; /* the last one started, or NULL */
 	atomic_bool thin_full_logged;

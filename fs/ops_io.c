@@ -4,72 +4,41 @@
  * emulated completion time, possibly from another thread, and the FUSE
  * worker returns at once.
  *
- * The .c files one FUSE write passes through, entry to reply, in order:
+ * A FUSE write, entry to reply. The files that hold its flow, in order
+ * (indented: a call behind an interface whose header says what it does,
+ * which a reader need not open):
  *
- *   fs/ops_io.c             op_write
- *   fs/fault_gate.c         fault_gate_io (and, torn, fault_gate_torn_prefix)
- *   faults/faults.c           faults_check: the rules that fire
- *   store/datapath_write.c  datapath_write_prep: whole blocks fingerprinted
- *   dedupe/chunker.c          chunker_count
- *   dedupe/fingerprint.c      fingerprint_block (SHA-1 and XXH3)
- *   fs/inode_table.c        inode_table_lock: the file's data lock
- *   store/datapath_write.c  datapath_write_commit: partial edge blocks
- *   store/datapath_read.c     read back (dp_load_blocks_retry), then
- *   store/datapath_write.c  write_txn:
- *   store/txn.c               store_txn_begin
- *   meta/metastore.c         its LMDB transaction and counters
- *   store/namespace.c         ns_inode_get, ns_inode_put
- *   store/blockmap.c          blockmap_seek: the block map's extent
- *   dedupe/dedupe.c           dedupe_resolve: zero, a match, or new
- *   dedupe/index.c              dedupe_index_walk
- *   tiers/backing.c             verify-on-match reads of a candidate
- *   fs/fs_open.c                hook_thin_full before a new block,
- *   fs/fault_gate.c             fault_gate_thin_full,
- *   faults/faults.c             faults_thin_limit
- *   dedupe/blocks.c             dedupe_block_ref/new/unref
- *   store/loss.c              loss_any
- *   store/txn.c               store_txn_commit_one: blockmap_store, the new
- *   tiers/backing.c             blocks' bytes first,
- *   meta/metastore.c           then the commit;
- *   store/loss.c                loss_forget of the blocks it freed;
- *   store/meta_cache.c          store_trim_meta_cache every 256 commits
- *   fs/ops_io.c             submit_io
- *   tiers/completer.c         an injected latency first (fs->fault_delay)
- *   tiers/array.c           array_submit
- *   tiers/cache.c             the residency of a cache tier
- *   tiers/model.c           model_submit
- *   tiers/model_faults.c      faults_arrive, faults_pick_link
- *   tiers/raid.c              raid_plan
- *   tiers/engine.c            engine_submit: every stage's completion time
- *   tiers/completer.c       completer_submit; its thread at the deadline:
+ *   fs/ops_io.c             op_write: decode; ask the fault gate
+ *       fs/fault_gate.c       fault_gate_io: error, latency, torn prefix
+ *   store/datapath_write.c  fingerprint whole blocks (no lock), take the
+ *                           file's data lock, complete partial edge blocks,
+ *                           then one transaction: inode, block map, and
+ *                           per block
+ *       dedupe/chunker.c,     the blocks of the range, SHA-1 and XXH3
+ *       dedupe/fingerprint.c
+ *       store/namespace.c,    the inode and the block map's extents
+ *       store/blockmap.c
+ *   dedupe/dedupe.c         dedupe_resolve: zero, a verified match, or a
+ *                           new block (after the thin limit's may_alloc)
+ *       dedupe/index.c,       the fingerprint walk, refcounts
+ *       dedupe/blocks.c
+ *   store/txn.c             store_txn_commit_one: the new blocks' bytes
+ *                           (tiers/backing.c), then the LMDB commit
+ *                           (meta/metastore.c)
+ *   tiers/array.c           array_submit: after an injected delay, to the
+ *                           null or timed array
+ *   tiers/array_timed.c     the model's completion time (tiers/model.c:
+ *                           RAID plan, cache residency, engine stages),
+ *                           then the completer's deadline
+ *       tiers/completer.c     complete_write at that time, on its thread
  *   fs/ops_io.c             complete_write: fuse_reply_write
  *
  * A read whose stored block fails its checksum, repaired from redundancy:
- *
- *   fs/ops_io.c             op_read
- *   fs/fault_gate.c         fault_gate_io
- *   faults/faults.c           faults_check
- *   store/datapath_read.c   datapath_read_map, dp_load_blocks_retry,
- *                           dp_load_blocks
- *   meta/metastore.c         a read transaction
- *   store/namespace.c         ns_inode_get
- *   dedupe/chunker.c          chunker_count
- *   store/blockmap.c          the block map's extents
- *   dedupe/blocks.c           dedupe_block_get: the block's XXH3
- *   store/loss.c              loss_has: not a block the array lost
- *   tiers/backing.c           the bytes
- *   dedupe/fingerprint.c      fingerprint_xxh3: a mismatch, so
- *   store/bitrot.c            bitrot_undo_injected
- *   tiers/array.c               array_block_repairable
- *   tiers/model_faults.c        model_block_repairable
- *   tiers/placement.c           placement_lost: another copy or parity holds
- *   dedupe/fingerprint.c      fingerprint_xxh3 of the rebuilt bytes matches
- *   fs/ops_io.c             submit_io
- *   tiers/array.c           array_submit (then tiers/cache.c, tiers/model.c,
- *                           tiers/model_faults.c, tiers/raid.c,
- *                           tiers/engine.c as for a write)
- *   tiers/completer.c       completer_submit; its thread at the deadline:
- *   fs/ops_io.c             complete_read: fuse_reply_buf
+ * fs/ops_io.c op_read -> store/datapath_read.c (a read transaction, the
+ * block map, each block's XXH3 checked; a mismatch asks store/bitrot.c,
+ * which rebuilds the block when tiers/array.c's array_block_repairable
+ * says its stripe can spare it) -> tiers/array.c and the rest as for a
+ * write -> fs/ops_io.c complete_read: fuse_reply_buf.
  */
 #include "fs/ops_i.h"
 
@@ -84,7 +53,6 @@
 #include "fs/inode_table.h"
 #include "store/namespace.h"
 #include "tiers/array.h"
-#include "tiers/completer.h"
 
 /* libfuse asks for atomic O_TRUNC, so the kernel leaves the truncation of
  * an O_TRUNC open to us. */
@@ -180,29 +148,6 @@ static struct fs_io *new_io(fuse_req_t req, enum array_io_kind kind,
 	return x;
 }
 
-/* A request given injected latency goes to the array model that much
- * later: the completer thread holds it, no worker does. */
-static void resume_after_delay(struct array_io *aio)
-{
-	struct fs_io *x = (struct fs_io *)aio;
-	aio->complete =
-	    aio->kind == ARRAY_IO_READ ? complete_read : complete_write;
-	array_submit(fs_of(x->req)->array, aio);
-}
-
-static void submit_io(struct fs *fs, struct fs_io *x, uint64_t delay_ns)
-{
-	if (delay_ns) {
-		void (*complete)(struct array_io *) = x->io.complete;
-		x->io.complete = resume_after_delay;
-		if (completer_submit(fs->fault_delay, stats_now_ns() + delay_ns,
-				     &x->io) == 0)
-			return;
-		x->io.complete = complete; /* no memory to queue: no delay */
-	}
-	array_submit(fs->array, &x->io);
-}
-
 void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	     struct fuse_file_info *fi)
 {
@@ -213,9 +158,10 @@ void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	if (hit.err)
 		return ops_reply_err(req, STATS_OP_READ, t0, hit.err);
 	struct fs_io *x = new_io(req, ARRAY_IO_READ, ino, off, size, t0);
-	void *buf = x ? aligned_alloc(BLOCK_BYTES, (size + BLOCK_BYTES - 1) &
-						      ~(size_t)(BLOCK_BYTES - 1))
-		      : NULL;
+	void *buf =
+	    x ? aligned_alloc(BLOCK_BYTES, (size + BLOCK_BYTES - 1) &
+					       ~(size_t)(BLOCK_BYTES - 1))
+	      : NULL;
 	if (!buf) {
 		free(x);
 		return ops_reply_err(req, STATS_OP_READ, t0, -ENOMEM);
@@ -224,7 +170,8 @@ void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	want_blocks(fs, x, off, size);
 	x->io.result =
 	    datapath_read_map(fs->st, ino, off, size, buf, &x->got, x->pblks);
-	submit_io(fs, x, hit.delay_ns);
+	x->io.delay_ns = hit.delay_ns;
+	array_submit(fs->array, &x->io);
 }
 
 void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size,
@@ -239,14 +186,10 @@ void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size,
 	struct fs_io *x = new_io(req, ARRAY_IO_WRITE, ino, off, size, t0);
 	if (!x)
 		return ops_reply_err(req, STATS_OP_WRITE, t0, -ENOMEM);
-	/* A torn write stores a prefix and reports all of it written, as a
-	 * device that loses power mid-write told its host. */
-	size_t keep = hit.torn ? fault_gate_torn_prefix(size) : size;
-	if (hit.torn)
-		fault_gate_torn_event(fs, ino, off, size, keep, hit.rule_id);
 	bool drop_setid = fuse_req_ctx(req)->uid != 0;
 	struct dp_write w;
-	x->io.result = datapath_write_prep(&w, off, buf, keep);
+	/* hit.keep: a torn write stores a prefix, yet reports all of it. */
+	x->io.result = datapath_write_prep(&w, off, buf, hit.keep);
 	want_blocks(fs, x, off, size);
 	w.pblks = x->pblks;
 	if (!x->io.result) {
@@ -258,7 +201,8 @@ void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size,
 	datapath_write_free(&w);
 	if (!x->io.result && drop_setid && fs->session)
 		fuse_lowlevel_notify_inval_inode(fs->session, ino, -1, 0);
-	submit_io(fs, x, hit.delay_ns);
+	x->io.delay_ns = hit.delay_ns;
+	array_submit(fs->array, &x->io);
 }
 
 void op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)

@@ -76,7 +76,8 @@ static int array_load(struct array *a, const char *name, double scale,
 int array_new(const char *profile, double scale, uint64_t seed,
 	      struct array **out)
 {
-	struct array_conf c = {.profile = profile, .scale = scale, .seed = seed};
+	struct array_conf c = {
+	    .profile = profile, .scale = scale, .seed = seed};
 
 	return array_open(&c, out);
 }
@@ -101,7 +102,9 @@ int array_open(const struct array_conf *conf, struct array **out)
 	a->seed = seed;
 	a->held_tail = &a->held;
 	pthread_mutex_init(&a->lock, NULL);
-	rc = array_load(a, profile, scale, time_scale);
+	rc = completer_new(&a->arrivals);
+	if (!rc)
+		rc = array_load(a, profile, scale, time_scale);
 	if (rc) {
 		array_free(a);
 		return rc;
@@ -135,6 +138,8 @@ void array_free(struct array *a)
 {
 	if (!a)
 		return;
+	/* Delayed requests arrive at once, while the model still runs. */
+	completer_free(a->arrivals);
 	/* Still shut down at unmount: what waited fails, nothing hangs. */
 	a->ops->drain(a);
 	array_log_summary(a);
@@ -224,8 +229,29 @@ int array_cache_fail(struct array *a, uint64_t **pblk, size_t *n,
 
 /* ---- the calls that differ: through a->ops ------------------------------ */
 
+/* A delayed request's arrival, on the arrivals thread. */
+static void arrive(struct array_io *io)
+{
+	struct array *a = io->delayed.a;
+
+	io->complete = io->delayed.complete;
+	a->ops->submit(a, io);
+}
+
 void array_submit(struct array *a, struct array_io *io)
 {
+	uint64_t delay_ns = io->delay_ns;
+
+	if (delay_ns) {
+		io->delay_ns = 0;
+		io->delayed.a = a;
+		io->delayed.complete = io->complete;
+		io->complete = arrive;
+		if (completer_submit(a->arrivals, clock_mono_ns() + delay_ns,
+				     io) == 0)
+			return;
+		io->complete = io->delayed.complete; /* no memory: no delay */
+	}
 	a->ops->submit(a, io);
 }
 

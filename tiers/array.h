@@ -1,7 +1,7 @@
 /* The array model's entry point: when each I/O completes.
  *
- * The data path (store/datapath_*.c) stores or loads the bytes first, then hands
- * the request to array_submit(). The model decides the moment the request
+ * The data path (store/datapath_*.c) stores or loads the bytes first, then
+ * hands the request to array_submit(). The model decides the moment the request
  * completes, in emulated time, and calls io->complete from whatever thread
  * owns that moment; the FUSE reply is sent from there. A FUSE worker never
  * waits for emulated time: it returns to the kernel for the next request.
@@ -84,7 +84,8 @@ void array_with_model(struct array *a,
 		      void (*fn)(void *ctx, const struct model *m,
 				 const struct cache *c),
 		      void *ctx);
-/* Hand @io to the model; io->complete runs at its emulated completion.
+/* Hand @io to the model (after io->delay_ns, an injected latency);
+ * io->complete runs at its emulated completion.
  * While the array is shut down (model_down) it completes at once with
  * -EIO, or waits until the array is back (profile `shutdown = block`). */
 void array_submit(struct array *a, struct array_io *io);

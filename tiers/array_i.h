@@ -18,6 +18,10 @@ struct array {
 	struct profile *profile; /* NULL: the null model */
 	struct model *model;
 	struct completer *completer;
+	/* Holds requests with an injected delay until they arrive
+	 * (array_io.delay_ns); apart from the completer above, so that the
+	 * host-bound figures count modelled completions only. */
+	struct completer *arrivals;
 	pthread_mutex_t lock; /* serialises model and cache */
 	/* Hybrid only: */
 	struct cache *cache;

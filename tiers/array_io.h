@@ -21,8 +21,17 @@ struct array_io {
 	 * is resident in the flash tier once; NULL: by logical block. */
 	const uint64_t *pblks;
 	uint64_t submit_ns; /* clock_mono_ns() when the request arrived */
+	/* Injected latency (a `latency` fault): the request reaches the array
+	 * this much after array_submit(), held by the array's arrivals
+	 * thread meanwhile, not by the caller. 0: at once. */
+	uint64_t delay_ns;
 	/* Called exactly once when the request completes. */
 	void (*complete)(struct array_io *io);
+	/* tiers/array.c's, while the request waits out delay_ns. */
+	struct {
+		struct array *a;
+		void (*complete)(struct array_io *io);
+	} delayed;
 };
 
 #endif

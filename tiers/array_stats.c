@@ -261,7 +261,8 @@ void array_stats_print(struct array *a, FILE *out, bool json,
 	pthread_mutex_lock(&base_lock);
 	pr.base = a->stats_base;
 	if (pr.base && clock_mono_ns() - pr.base->reset_ns < elapsed_ns)
-		pr.elapsed_s = (double)(clock_mono_ns() - pr.base->reset_ns) / 1e9;
+		pr.elapsed_s =
+		    (double)(clock_mono_ns() - pr.base->reset_ns) / 1e9;
 	fputs(json ? "{\"timed\":true,\"elapsed_s\":" : "array: ", out);
 	fprintf(out, json ? "%.3f" : "figures over %.3f s\n", pr.elapsed_s);
 	array_with_engine(a, print_resources, &pr);
@@ -282,8 +283,8 @@ static void take_base(void *ctx, const struct engine *e)
 {
 	struct reset_ctx *rc = ctx;
 	unsigned n = e ? engine_resources(e) : 0;
-	struct stats_base *b = malloc(sizeof(*b) + n * sizeof(*b->st) +
-				      n * sizeof(*b->hist));
+	struct stats_base *b =
+	    malloc(sizeof(*b) + n * sizeof(*b->st) + n * sizeof(*b->hist));
 
 	if (!b)
 		return;

@@ -1,11 +1,11 @@
 /* The backing store: where the bytes of every unique 4 KiB block live.
  *
  * Physical block n (pblk, n >= 1) sits in STORE/data/chunk-NNNNNN at offset
- * (n % BACKING_CHUNK_BLOCKS) * BLOCK_BYTES, chunk file n / BACKING_CHUNK_BLOCKS.
- * Chunk files are created on first use and grow sparse; a block never
- * written reads as zeros. I/O goes through io_uring, one ring per calling
- * thread, with physically adjacent blocks of one call coalesced into one
- * readv/writev.
+ * (n % BACKING_CHUNK_BLOCKS) * BLOCK_BYTES, chunk file n /
+ * BACKING_CHUNK_BLOCKS. Chunk files are created on first use and grow sparse; a
+ * block never written reads as zeros. I/O goes through io_uring, one ring per
+ * calling thread, with physically adjacent blocks of one call coalesced into
+ * one readv/writev.
  *
  * All I/O reaches the store through struct backing_ops: the data path
  * and fsck call only dev.ops. tests/tiers/t_backing.c substitutes it (an

@@ -23,7 +23,8 @@ static void residency_insert(struct cache *c, struct model *m, uint64_t now_ns,
 	struct cache_key victim;
 
 	if (cache_insert(c, k, dirty, &victim))
-		model_destage(m, now_ns, victim.block * BLOCK_BYTES, BLOCK_BYTES);
+		model_destage(m, now_ns, victim.block * BLOCK_BYTES,
+			      BLOCK_BYTES);
 }
 
 /* The residency key of block @i of @io, false for a hole (nothing on

@@ -34,7 +34,7 @@ void completer_lateness(struct completer *c, struct completer_lateness *out);
 /* The same over the last @span_ns before now, in steps of
  * COMPLETER_STEP_NS (up to COMPLETER_SPAN_NS; the step now under way
  * included): per second in the samples, per 10 s for the warning. */
-#define COMPLETER_STEP_NS 100000000ull		     /* 100 ms */
+#define COMPLETER_STEP_NS 100000000ull		    /* 100 ms */
 #define COMPLETER_SPAN_NS (128 * COMPLETER_STEP_NS) /* 12.8 s */
 struct completer_window {
 	uint64_t completed, late;

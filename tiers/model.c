@@ -169,8 +169,8 @@ int model_new_timed(const struct profile *p, double scale, double time_scale,
 
 	*out = NULL;
 	if (p->model != PROFILE_MODEL_TIMED || !(scale > 0.0) ||
-	    !(time_scale > 0.0) ||
-	    p->fe.links > MODEL_MAX_LINKS || p->ctl.count > MODEL_MAX_CTLS)
+	    !(time_scale > 0.0) || p->fe.links > MODEL_MAX_LINKS ||
+	    p->ctl.count > MODEL_MAX_CTLS)
 		return -EINVAL;
 	m = calloc(1, sizeof(*m));
 	if (!m)

@@ -35,10 +35,9 @@
  *                      drives finish it in used / rate; loaded ones
  *                      later, and the foreground waits behind its
  *                      chunks. It ends when the drives finish its last
- *                      chunk (model_rebuild_end). A drive returned after it was noticed
- *                      changes nothing: the rebuild completes onto spare
- *                      space. A failure beyond the level's tolerance
- *                      (raid0: any; raid5: a second; raid6: a third;
+ *                      chunk (model_rebuild_end). A drive returned after it was
+ * noticed changes nothing: the rebuild completes onto spare space. A failure
+ * beyond the level's tolerance (raid0: any; raid5: a second; raid6: a third;
  *                      raid10: both of a pair) loses the blocks whose
  *                      stripes then have too few members left, on the
  *                      store's physical placement (placement.h): the
@@ -208,8 +207,8 @@ unsigned model_fault_pick_link(struct model *m)
 static uint64_t done_at(const struct model *m, unsigned tier,
 			const struct drive_fault *d, uint64_t t)
 {
-	return model_rebuild_done(d, model_rebuild_window(m->p->tier[tier].drives),
-				  t);
+	return model_rebuild_done(
+	    d, model_rebuild_window(m->p->tier[tier].drives), t);
 }
 
 /* Is @off of the drive lost at @t (noticed, not yet rebuilt)? */
@@ -317,7 +316,7 @@ uint64_t model_fault_drive_op(struct model *m, unsigned tier,
  * then write spare space, both rotating through the tier (declustered).
  * When the write ends. */
 static uint64_t book_chunk(struct model *m, unsigned tier, unsigned drive,
-		       uint64_t k, uint64_t at)
+			   uint64_t k, uint64_t at)
 {
 	const struct profile_tier *pt = &m->p->tier[tier];
 	struct raid_op o = {.op = ENGINE_OP_READ, .bytes = REBUILD_CHUNK};
@@ -360,7 +359,8 @@ static void rebuild_run(struct model *m, unsigned tier, unsigned i,
 		return;
 	while (d->rebuild_next < d->rebuild_chunks) {
 		uint64_t k = d->rebuild_next;
-		uint64_t start = d->fail_ns + (uint64_t)((double)k * d->chunk_ns);
+		uint64_t start =
+		    d->fail_ns + (uint64_t)((double)k * d->chunk_ns);
 		uint64_t end;
 
 		if (k >= w && d->win[k % w] > start)
@@ -498,9 +498,8 @@ static void drive_pull(struct model *m, unsigned tier, struct drive_fault *d,
 	d->rebuild_next = 0;
 	d->last_end_ns = d->fail_ns;
 	/* Nothing to copy, or no drive to copy from: over at its plan. */
-	d->rebuild_end_ns = d->rebuild_chunks && pt->drives >= 2
-				? NEVER
-				: d->plan_end_ns;
+	d->rebuild_end_ns =
+	    d->rebuild_chunks && pt->drives >= 2 ? NEVER : d->plan_end_ns;
 	m->f.drives_out++;
 	eff->fail_ns = d->fail_ns;
 	eff->rebuild_end_ns = d->plan_end_ns;

@@ -23,9 +23,9 @@
 
 /* One drive's fault state. Healthy: fail_ns == UINT64_MAX. */
 struct drive_fault {
-	uint64_t pulled_ns;	 /* when it went; UINT64_MAX: in place */
-	uint64_t fail_ns;	 /* when the array noticed (pulled + window) */
-	uint64_t plan_end_ns;	 /* fail_ns + used / rate: the soonest end */
+	uint64_t pulled_ns;   /* when it went; UINT64_MAX: in place */
+	uint64_t fail_ns;     /* when the array noticed (pulled + window) */
+	uint64_t plan_end_ns; /* fail_ns + used / rate: the soonest end */
 	/* When the drives finish its last chunk: UINT64_MAX until that
 	 * chunk is booked. */
 	uint64_t rebuild_end_ns;
@@ -35,9 +35,9 @@ struct drive_fault {
 	uint64_t last_end_ns;	 /* the latest end of a chunk booked */
 	/* End of the chunk booked MODEL_REBUILD_WINDOW before (ring). */
 	uint64_t win[MODEL_REBUILD_WINDOW];
-	double slow;		 /* service multiplier, 1: normal */
-	uint64_t done_fail_ns;	 /* fail_ns of the last finished rebuild */
-	uint64_t done_end_ns;	 /* ... and when it ended */
+	double slow;	       /* service multiplier, 1: normal */
+	uint64_t done_fail_ns; /* fail_ns of the last finished rebuild */
+	uint64_t done_end_ns;  /* ... and when it ended */
 };
 
 /* In flight at once for one rebuild of @drives' tier: a chunk of each

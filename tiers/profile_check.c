@@ -201,9 +201,9 @@ static double seq_rate(const struct profile_tier *t, enum engine_op op)
 	double bw = (double)t->bandwidth_bytes_per_s[op];
 	double svc = (double)drive_ops_of(t->kind)->seq_service_ns(t, op) / 1e9;
 	double xfer = bw > 0 ? chunk / bw : 0;
-	double rate = svc + xfer > 0 ? (t->slots ? t->slots : 1) * chunk /
-					   (svc + xfer)
-				     : 1e300;
+	double rate = svc + xfer > 0
+			  ? (t->slots ? t->slots : 1) * chunk / (svc + xfer)
+			  : 1e300;
 
 	if (bw > 0 && bw < rate)
 		rate = bw;

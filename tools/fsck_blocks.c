@@ -269,8 +269,8 @@ static int check_bytes(struct fsck *f, struct block_scan *s, uint64_t pblk,
 static int flush_batch(struct fsck *f, struct block_scan *s)
 {
 	for (unsigned i = 0; i < s->n; i++)
-		s->io[i] = (struct backing_io){s->pblk[i],
-					       s->buf + (size_t)i * BLOCK_BYTES};
+		s->io[i] = (struct backing_io){
+		    s->pblk[i], s->buf + (size_t)i * BLOCK_BYTES};
 	int r = s->n ? f->dev.ops->read(f->dev.ctx, s->io, s->n) : 0;
 	int err = 0;
 	for (unsigned i = 0; i < s->n && !err; i++) {

@@ -39,10 +39,10 @@ struct t_ctx {
 	struct dedupe_stats tally;
 	struct dedupe_env env;
 	uint8_t stored[T_BLOCKS][BLOCK_BYTES]; /* the fake backing store */
-	unsigned reads;			      /* read-back calls */
-	int read_result;		      /* 1: "read", 0: "in memory" */
-	int read_fail;			      /* -errno to fail with */
-	bool full;			      /* may_alloc says no */
+	unsigned reads;			       /* read-back calls */
+	int read_result;		       /* 1: "read", 0: "in memory" */
+	int read_fail;			       /* -errno to fail with */
+	bool full;			       /* may_alloc says no */
 };
 
 static int t_rm(const char *path, const struct stat *sb, int flag,

@@ -173,11 +173,13 @@ static void test_torn(void **state)
 	t_on(t, "torn-write");
 	fault_gate_io(&t->fs, FOP_WRITE, 1, 0, 8192, &hit);
 	assert_true(hit.torn);
+	assert_int_equal(hit.keep, 4096); /* half persists */
 	fault_gate_io(&t->fs, FOP_WRITE, 1, 0, 8192, &hit);
 	assert_false(hit.torn); /* count=1 by default */
-	assert_int_equal(fault_gate_torn_prefix(8192), 4096);
-	assert_int_equal(fault_gate_torn_prefix(1500), 512);
-	assert_int_equal(fault_gate_torn_prefix(1000), 0);
+	assert_int_equal(hit.keep, 8192);
+	assert_int_equal(fault_torn_prefix(8192), 4096);
+	assert_int_equal(fault_torn_prefix(1500), 512);
+	assert_int_equal(fault_torn_prefix(1000), 0);
 }
 
 static void test_thin(void **state)

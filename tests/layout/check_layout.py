@@ -9,6 +9,7 @@ Rules (each failure is one line, naming the files):
             header are one node, a private `x_i.h` is its own node
   calls     no call cycle between object files of one folder (from nm: who
             defines what, who needs it)
+  readme    every product .c file is named in its folder's README.md
   folders   calls between folders follow the pipeline: fs -> store ->
             dedupe -> tiers and meta -> common; faults reaches only common
             (the datastore and the model reach faults through hook tables);
@@ -78,6 +79,16 @@ def check_sizes(src, fails):
                     name = re.sub(r"\(.*", "", lines[start]).split()[-1].lstrip("*")
                     fails.append(f"size: {rel}:{start + 1} {name}() has {n} lines (max {MAX_FUNC_LINES})")
                 start = None
+
+
+def check_readmes(src, fails):
+    for rel in product_sources(src):
+        if not rel.endswith(".c"):
+            continue
+        readme = os.path.join(src, folder_of(rel), "README.md")
+        text = open(readme, encoding="utf-8").read() if os.path.exists(readme) else ""
+        if not re.search(r"(?<![\w.])" + re.escape(os.path.basename(rel)) + r"\b", text):
+            fails.append(f"readme: {folder_of(rel)}/README.md does not name `{os.path.basename(rel)}`")
 
 
 def cycles(graph):
@@ -180,6 +191,7 @@ def main():
     src, build = sys.argv[1], sys.argv[2]
     fails = []
     check_sizes(src, fails)
+    check_readmes(src, fails)
     check_includes(src, fails)
     check_calls(build, fails)
     for f in fails:

@@ -348,8 +348,8 @@ static void test_faults_shutdown(void **state)
 
 static void test_unknown_profile(void **state)
 {
-	struct array_conf bad = {.profile = "hybrid", .scale = 1.0,
-				 .time_scale = -1.0};
+	struct array_conf bad = {
+	    .profile = "hybrid", .scale = 1.0, .time_scale = -1.0};
 	struct array *b;
 
 	assert_int_equal(array_open(&bad, &b), -EINVAL);
@@ -487,7 +487,8 @@ static void test_stats_reset_covers_array(void **state)
 	assert_int_equal(sscanf(text, "{\"timed\":true,\"elapsed_s\":%lf", &el),
 			 1);
 	assert_true(el < 1.0);
-	assert_non_null(strstr(text, "\"flash0\":{\"members\":1,\"iops\":0.0,"));
+	assert_non_null(
+	    strstr(text, "\"flash0\":{\"members\":1,\"iops\":0.0,"));
 	assert_non_null(strstr(text, "\"p50\":0.0,"));
 	assert_non_null(strstr(text, "\"host_bound\":{\"completed\":0,"));
 	free(text);

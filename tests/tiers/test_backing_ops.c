@@ -85,7 +85,8 @@ static void t_expect(struct backing_dev d, uint64_t pblk, int gen)
 /* What any struct backing_ops device promises (tiers/backing.h). */
 static void t_contract(struct backing_dev d)
 {
-	static unsigned char bufs[3][BLOCK_BYTES] __attribute__((aligned(4096)));
+	static unsigned char bufs[3][BLOCK_BYTES]
+	    __attribute__((aligned(4096)));
 	const uint64_t p[] = {1, CB - 1, CB}; /* across a chunk boundary */
 	struct backing_io ios[3], zero = {0, bufs[0]};
 

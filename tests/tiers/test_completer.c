@@ -205,9 +205,8 @@ static void t_late_burst(struct completer *c, struct t_io *ios, unsigned n,
 	for (unsigned i = 0; i < n; i++) {
 		t_init(&ios[i], now - late_ms * MS);
 		ios[i].io.submit_ns = now - (late_ms + 10) * MS;
-		assert_int_equal(completer_submit(c, ios[i].deadline_ns,
-						  &ios[i].io),
-				 0);
+		assert_int_equal(
+		    completer_submit(c, ios[i].deadline_ns, &ios[i].io), 0);
 	}
 	t_wait_all(ios, n, 2000 * MS);
 }
@@ -268,10 +267,9 @@ static void test_late_share_warns_once(void **state)
 				     "the last 10 s went out late (worst "
 				     "0.05"));
 	assert_non_null(strstr(text, "host-bound no more: "));
-	assert_int_equal(
-	    (int)(strstr(strstr(text, "host-bound: ") + 1, "host-bound: ") !=
-		  NULL),
-	    1);
+	assert_int_equal((int)(strstr(strstr(text, "host-bound: ") + 1,
+				      "host-bound: ") != NULL),
+			 1);
 	free(text);
 	(void)state;
 }

@@ -555,11 +555,11 @@ static void rebuild_runs_without_host_io(void **state)
 			512.0 / 200.0, 0.001);
 	/* Half way, idle: the state read then has half of it done. */
 	model_advance(m, eff.fail_ns + (eff.rebuild_end_ns - eff.fail_ns) / 2);
-	assert_int_equal(model_drive_view(m, PROFILE_TIER_FLASH, 3,
-					  eff.fail_ns + (eff.rebuild_end_ns -
-							 eff.fail_ns) / 2,
-					  &v),
-			 0);
+	assert_int_equal(
+	    model_drive_view(
+		m, PROFILE_TIER_FLASH, 3,
+		eff.fail_ns + (eff.rebuild_end_ns - eff.fail_ns) / 2, &v),
+	    0);
 	assert_int_equal(v.state, MODEL_DRIVE_REBUILDING);
 	t_assert_within((double)v.rebuild_left, 256.0 * MIB, 0.01);
 	/* Long after, the first request: the drives did it all. */
@@ -620,9 +620,8 @@ static void rebuild_slower_under_load(void **state)
 	t_read(m, t + 60 * S, 0);
 	model_counts(m, &c);
 	assert_int_equal(c.rebuild_ops[ENGINE_OP_WRITE], 512);
-	assert_int_equal(model_drive_view(m, PROFILE_TIER_FLASH, 3, t + 60 * S,
-					  &v),
-			 0);
+	assert_int_equal(
+	    model_drive_view(m, PROFILE_TIER_FLASH, 3, t + 60 * S, &v), 0);
 	assert_int_equal(v.state, MODEL_DRIVE_FAILED); /* rebuilt, still out */
 	model_free(m);
 	model_free(idle);

@@ -90,17 +90,15 @@ static void test_drive_pull_returned(void **state)
 			 MODEL_DRIVE_REBUILDING);
 	assert_true(v.rebuild_left > 0 && v.rebuild_left <= 2 * 1048576);
 	/* Not all booked yet: the soonest end, its plan. */
-	assert_int_equal(model_rebuild_end(m, PROFILE_TIER_FLASH, 2, 11 * S,
-					   &end),
-			 -EAGAIN);
+	assert_int_equal(
+	    model_rebuild_end(m, PROFILE_TIER_FLASH, 2, 11 * S, &end), -EAGAIN);
 	assert_int_equal(end, 11 * S + rebuild_ns);
 	assert_int_equal(t_state(m, 2, 11 * S + rebuild_ns, &v),
 			 MODEL_DRIVE_OK);
 	assert_int_equal(v.rebuild_left, 0);
 	/* Done: when the drives finished it. */
-	assert_int_equal(model_rebuild_end(m, PROFILE_TIER_FLASH, 2, 11 * S,
-					   &end),
-			 0);
+	assert_int_equal(
+	    model_rebuild_end(m, PROFILE_TIER_FLASH, 2, 11 * S, &end), 0);
 	t_assert_within((double)(end - 11 * S), (double)rebuild_ns, 0.01);
 	assert_true(end <= 11 * S + rebuild_ns);
 	assert_int_equal(v.rebuild_left, 0);

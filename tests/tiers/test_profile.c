@@ -168,10 +168,11 @@ static void test_rebuild_rate_beyond_drives(void **state)
 		char *text;
 		int rc;
 
-		snprintf(repl, sizeof(repl),
-			 "drives = 6\nslots = 32\nread_bandwidth = 500000000/s\n"
-			 "write_bandwidth = 400000000/s\nrebuild_rate = %s",
-			 rates[i]);
+		snprintf(
+		    repl, sizeof(repl),
+		    "drives = 6\nslots = 32\nread_bandwidth = 500000000/s\n"
+		    "write_bandwidth = 400000000/s\nrebuild_rate = %s",
+		    rates[i]);
 		text = t_with("drives = 4", repl);
 		err[0] = '\0';
 		rc = profile_parse_string(text, "test.ini", &p, err,
