@@ -153,6 +153,7 @@ static int ctl_stats(struct daemon *d, enum control_verb v, FILE *out)
 	switch (v) {
 	case CONTROL_STATS_RESET:
 		stats_reset(&d->fs.stats);
+		array_stats_reset(d->fs.array);
 		log_info("ctl", "stats reset");
 		return 0;
 	case CONTROL_STATS_ARRAY:
