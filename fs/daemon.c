@@ -153,6 +153,7 @@ static int ctl_stats(struct daemon *d, enum control_verb v, FILE *out)
 	switch (v) {
 	case CONTROL_STATS_RESET:
 		stats_reset(&d->fs.stats);
+		array_stats_reset(d->fs.array);
 		log_info("ctl", "stats reset");
 		return 0;
 	case CONTROL_STATS_ARRAY:
@@ -257,21 +258,16 @@ static void tell_parent(int *wfd, const char *msg)
 	*wfd = -1;
 }
 
-/* One line on the terminal that ran `mount`, and in the log if detached. */
-static void fail(int *wfd, const char *msg)
-{
-	if (*wfd < 0) {
-		fprintf(stderr, "arraysim: %s\n", msg);
-		return;
-	}
-	tell_parent(wfd, msg);
-	log_error("mount", "%s", msg);
-}
-
 /* Once the parent has its answer the daemon has no terminal: stdio goes
- * to /dev/null and the log to STORE/arraysim.log. */
+ * to /dev/null and the log to STORE/arraysim.log. None of the caller's
+ * descriptors may stay open here, or whoever reads the caller's pipes
+ * ($(...), | tee, a CI runner) waits until the unmount. */
 static void detach_stdio(void)
 {
+	if (terminal_stderr >= 0) {
+		close(terminal_stderr);
+		terminal_stderr = -1;
+	}
 	int fd = open("/dev/null", O_RDWR);
 	if (fd < 0)
 		return;
@@ -280,6 +276,19 @@ static void detach_stdio(void)
 	dup2(fd, STDERR_FILENO);
 	if (fd > STDERR_FILENO)
 		close(fd);
+}
+
+/* One line on the terminal that ran `mount`, and in the log if detached;
+ * the parent has its answer, so the caller's descriptors go too. */
+static void fail(int *wfd, const char *msg)
+{
+	if (*wfd < 0) {
+		fprintf(stderr, "arraysim: %s\n", msg);
+		return;
+	}
+	tell_parent(wfd, msg);
+	detach_stdio();
+	log_error("mount", "%s", msg);
 }
 
 static FILE *open_log(const char *store)

@@ -2,6 +2,7 @@
  * accounts the op (common/stats.h), then replies. And the small checks the
  * ops share: a name's length, a transaction's end, the open flags. */
 #include <errno.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "fs/inode_table.h"
@@ -9,9 +10,20 @@
 #include "store/datapath.h"
 #include "store/namespace.h"
 
+/* "No such name" to a lookup and "no such attribute" to a getxattr are
+ * answers, not failures: `cp -a` asks for every ACL of every file, and a
+ * shell's PATH search looks up names that are not there. */
+static bool is_miss(enum stats_op op, int err)
+{
+	return (op == STATS_OP_LOOKUP && err == ENOENT) ||
+	       (op == STATS_OP_XATTR && err == ENODATA);
+}
+
 void ops_account(fuse_req_t req, enum stats_op op, uint64_t t0, int err,
 		 uint64_t bytes)
 {
+	if (is_miss(op, err))
+		err = 0;
 	stats_op_record(&fs_of(req)->stats, op, stats_now_ns() - t0, err,
 			bytes);
 }

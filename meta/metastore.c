@@ -429,12 +429,29 @@ static int check_store(const char *dir, bool create, bool *fresh, char *err,
 	return 0;
 }
 
+/* Below MS_MIN_MAP_BYTES LMDB cannot even hold the schema of a new store
+ * (its MDB_MAP_FULL says nothing of the option that caused it), or the
+ * first file write fails. Refused before anything is made in the store. */
+static int check_map_bytes(uint64_t map_bytes, char *err, size_t errlen)
+{
+	if (!map_bytes || map_bytes >= MS_MIN_MAP_BYTES)
+		return 0;
+	snprintf(err, errlen,
+		 "--meta-max too small for the metadata store (%llu bytes): "
+		 "the smallest that works is %lluM",
+		 (unsigned long long)map_bytes,
+		 (unsigned long long)(MS_MIN_MAP_BYTES >> 20));
+	return -EINVAL;
+}
+
 int metastore_open(const char *dir, uint64_t map_bytes, bool create,
 		   bool readonly, struct metastore **out, char *err,
 		   size_t errlen)
 {
 	bool fresh;
-	int r = check_dir(dir, readonly, err, errlen);
+	int r = check_map_bytes(map_bytes, err, errlen);
+	if (!r)
+		r = check_dir(dir, readonly, err, errlen);
 	if (!r)
 		r = check_store(dir, create, &fresh, err, errlen);
 	if (r)

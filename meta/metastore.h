@@ -142,11 +142,16 @@ _Static_assert(sizeof(struct ms_block) == 16, "struct ms_block is 16 bytes");
 
 struct metastore;
 
+/* The smallest metadata bound (--meta-max) a store works with: a new
+ * store's schema and its first files. */
+#define MS_MIN_MAP_BYTES (1ull << 20)
+
 /* Open the store in directory @dir: take its lock, then open STORE/meta,
  * formatting a new store when @create and @dir is empty. The lock is an
  * exclusive flock on STORE/lock (holding the owner's pid), taken by every
  * open, read-only ones too, so fsck never runs on a mounted store.
- * @map_bytes bounds the metadata size (0: default 64 GiB). On failure
+ * @map_bytes bounds the metadata size (0: default 64 GiB; at least
+ * MS_MIN_MAP_BYTES, or -EINVAL naming --meta-max). On failure
  * writes a one-line reason to @err and returns -errno: -ENOENT (no such
  * directory), -ENOTDIR, -EACCES (not writable), -EBUSY (locked: mounted),
  * -EPROTO (another format version), -EINVAL (not an arraysim store),
