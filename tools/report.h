@@ -17,6 +17,7 @@
 #define REPORT_COLOUR_DEGRADED "#ffe4b5" /* a fault active: shading */
 #define REPORT_COLOUR_STALL "#00e5ff"	 /* a stall: shading */
 #define REPORT_COLOUR_REBUILD "#9c27b0"	 /* a rebuild: band on top */
+#define REPORT_COLOUR_HOST_BOUND "#e53935" /* host-bound second: shading */
 
 struct report_page {
 	const char *source; /* the directory read */
