@@ -122,9 +122,9 @@ struct rstall {
 /* How far the host kept pace with the model over a run (samples of a
  * timed profile). */
 struct rhost {
-	bool known;	     /* some sample has the figures */
-	double replies, late; /* summed over the run's samples */
-	double worst_ms;     /* the most a reply went out late */
+	bool known;	       /* some sample has the figures */
+	double replies, late;  /* summed over the run's samples */
+	double worst_ms;       /* the most a reply went out late */
 	unsigned seconds_over; /* samples whose late share passed the mark */
 };
 

@@ -367,8 +367,8 @@ void rrun_host(const struct rrun *r, struct rhost *out)
 			n = (s->v[RS_READ_IOPS] + s->v[RS_WRITE_IOPS]) *
 			    (s->interval_s > 0 ? s->interval_s : 1);
 		out->replies += n;
-		out->late += isnan(s->v[RS_HOST_LATE]) ? share * n
-						       : s->v[RS_HOST_LATE];
+		out->late +=
+		    isnan(s->v[RS_HOST_LATE]) ? share * n : s->v[RS_HOST_LATE];
 		if (s->v[RS_HOST_WORST_LATE_MS] > out->worst_ms)
 			out->worst_ms = s->v[RS_HOST_WORST_LATE_MS];
 		out->seconds_over += rsample_host_bound(s);

@@ -101,7 +101,8 @@ static void emulated_row(FILE *out, const struct rrun *r)
 	if (!m || !m->profile[0]) {
 		fprintf(out, "not said (the mount event predates it)");
 		if (m && m->has_seed)
-			fprintf(out, "; seed %llu", (unsigned long long)m->seed);
+			fprintf(out, "; seed %llu",
+				(unsigned long long)m->seed);
 		fprintf(out, "</td></tr>\n");
 		return;
 	}
@@ -132,8 +133,9 @@ static void host_row(FILE *out, const struct rrun *r)
 		fprintf(out, "not measured (the null profile, or older "
 			     "samples)");
 	else if (h.late < 0.5)
-		fprintf(out, "no: the host kept pace (0 of %.0f replies "
-			     "late)",
+		fprintf(out,
+			"no: the host kept pace (0 of %.0f replies "
+			"late)",
 			h.replies);
 	else
 		fprintf(out,

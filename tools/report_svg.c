@@ -203,9 +203,8 @@ static void host_bands(FILE *out, const struct rrun *r, const struct axes *a)
 			"fill-opacity=\"0.18\" shape-rendering=\"crispEdges\">"
 			"<title>host-bound: up to %.1f%% of replies late, "
 			"worst %.3f ms</title></rect>\n",
-			t0 > 0 ? t0 : 0, r->s[j - 1].t, x0, TOP,
-			w > 2 ? w : 2, PH, REPORT_COLOUR_HOST_BOUND,
-			share * 100, worst);
+			t0 > 0 ? t0 : 0, r->s[j - 1].t, x0, TOP, w > 2 ? w : 2,
+			PH, REPORT_COLOUR_HOST_BOUND, share * 100, worst);
 		i = j - 1;
 	}
 }

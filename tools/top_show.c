@@ -123,4 +123,3 @@ void top_show(FILE *out, const char *mnt, const struct rj_obj *line,
 	fprintf(out, "faults active %.0f\n%s", num(line, "faults_active"),
 		faults);
 }
-

@@ -130,8 +130,9 @@ static void test_charts_shade_host_bound_seconds(void **state)
 	char *t = page_of(host_samples, mount_new);
 	/* Seconds 2 and 3 are one band (1..3 s) on each chart drawn; the
 	 * 5% second is not shaded. */
-	unsigned bands = count(t, "<rect class=\"host-bound\" data-t0=\"1.000\" "
-				  "data-t1=\"3.000\"");
+	unsigned bands =
+	    count(t, "<rect class=\"host-bound\" data-t0=\"1.000\" "
+		     "data-t1=\"3.000\"");
 	assert_true(bands >= 1);
 	assert_int_equal(count(t, "<rect class=\"host-bound\""), bands);
 	assert_non_null(strstr(t, "host-bound: up to 30.0% of replies late, "

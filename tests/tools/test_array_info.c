@@ -51,12 +51,14 @@ static void test_info_defaults_and_escapes(void **state)
 	(void)state;
 	t_info(&c, buf, sizeof(buf));
 	/* time_scale 0 stands for the scale (tiers/array.h). */
-	assert_non_null(strstr(buf, "{profile=\"/tmp/my \\\"odd\\\"\\\\p.ini\","
-				    "scale=\"0.5\",time_scale=\"0.5\",seed=\"0\""));
+	assert_non_null(strstr(buf,
+			       "{profile=\"/tmp/my \\\"odd\\\"\\\\p.ini\","
+			       "scale=\"0.5\",time_scale=\"0.5\",seed=\"0\""));
 	struct array_conf n = {.profile = "null", .scale = 1};
 	t_info(&n, buf, sizeof(buf));
-	assert_non_null(strstr(buf, "arraysim_info{profile=\"null\",scale=\"1\","
-				    "time_scale=\"1\",seed=\"0\""));
+	assert_non_null(strstr(buf,
+			       "arraysim_info{profile=\"null\",scale=\"1\","
+			       "time_scale=\"1\",seed=\"0\""));
 }
 
 int main(void)

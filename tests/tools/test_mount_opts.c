@@ -59,19 +59,18 @@ static void test_time_scale_defaults_to_scale(void **state)
 	double sc, ts;
 
 	(void)state;
-	assert_int_equal(t_mount(&o, &sc, &ts, "--profile", "hybrid", NULL),
-			 0);
+	assert_int_equal(t_mount(&o, &sc, &ts, "--profile", "hybrid", NULL), 0);
 	assert_true(sc == 1.0 && ts == 1.0);
-	assert_int_equal(t_mount(&o, &sc, &ts, "--profile", "hybrid",
-				 "--scale", "4", NULL),
-			 0);
+	assert_int_equal(
+	    t_mount(&o, &sc, &ts, "--profile", "hybrid", "--scale", "4", NULL),
+	    0);
 	assert_true(sc == 4.0 && ts == 4.0);
 	assert_int_equal(t_mount(&o, &sc, &ts, "--profile", "hybrid",
 				 "--time-scale", "10", NULL),
 			 0);
 	assert_true(sc == 1.0 && ts == 10.0);
-	assert_int_equal(t_mount(&o, &sc, &ts, "--profile", "hybrid",
-				 "--scale", "0.5", "--time-scale", "30", NULL),
+	assert_int_equal(t_mount(&o, &sc, &ts, "--profile", "hybrid", "--scale",
+				 "0.5", "--time-scale", "30", NULL),
 			 0);
 	assert_true(sc == 0.5 && ts == 30.0);
 	assert_int_equal(t_nerr, 0);
