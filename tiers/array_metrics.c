@@ -5,6 +5,10 @@
 
 #include "common/metrics.h"
 
+#ifndef ARRAYSIM_VERSION
+#define ARRAYSIM_VERSION "unknown"
+#endif
+
 static const char *const op_names[ENGINE_OP_COUNT] = {"read", "write"};
 
 /* Counter @name{tier,op}: @bytes, or operations, of each present tier. */
@@ -211,4 +215,36 @@ void array_metrics_write(FILE *out, const struct array_snapshot *s)
 	drive_states(out, s);
 	queues(out, s);
 	host_bound(out, s);
+}
+
+/* A label value as the exposition format wants it: \\, \" and \n
+ * escaped. A profile file's path is the user's, with any bytes. */
+static void label_value(FILE *out, const char *v)
+{
+	for (; v && *v; v++) {
+		if (*v == '\\' || *v == '"')
+			fputc('\\', out);
+		if (*v == '\n')
+			fputs("\\n", out);
+		else
+			fputc(*v, out);
+	}
+}
+
+void array_metrics_info(FILE *out, const struct array_conf *c)
+{
+	double ts = c->time_scale > 0.0 ? c->time_scale : c->scale;
+
+	metrics_header(out, "arraysim_info", "gauge",
+		       "What is emulated: the profile, its rate and fault "
+		       "time scales, the model's seed, and this arraysim's "
+		       "version. Always 1.");
+	fputs("arraysim_info{profile=\"", out);
+	label_value(out, c->profile ? c->profile : "null");
+	fprintf(out,
+		"\",scale=\"%g\",time_scale=\"%g\",seed=\"%llu\","
+		"version=\"",
+		c->scale, ts, (unsigned long long)c->seed);
+	label_value(out, ARRAYSIM_VERSION);
+	fputs("\"} 1\n", out);
 }

@@ -20,6 +20,9 @@
  *   arraysim_late_share                        gauge    late share, 10 s
  *   arraysim_worst_lateness_seconds            gauge    worst, last 1 s
  *
+ * And, for every profile, the null one too (array_metrics_info):
+ *   arraysim_info{profile,scale,time_scale,seed,version}  gauge  1
+ *
  * tier: flash, cache, backing; op: read, write; state: ok, slow,
  * rebuilding, failed; kind: link, controller, drive.
  */
@@ -31,5 +34,9 @@
 #include "tiers/array_snapshot.h"
 
 void array_metrics_write(FILE *out, const struct array_snapshot *s);
+/* What is emulated: the arraysim_info series of @c as array_open took it
+ * (time_scale 0 is written as the scale it stands for) and this build's
+ * version (ARRAYSIM_VERSION). */
+void array_metrics_info(FILE *out, const struct array_conf *c);
 
 #endif

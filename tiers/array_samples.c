@@ -64,9 +64,12 @@ static void host_members(FILE *out, const struct array_snapshot *s,
 	uint64_t n = delta(s->host.completed, &prev->completed);
 	uint64_t late = delta(s->host.late, &prev->late);
 
-	fprintf(out, ",\"host_late_share\":%.4f,\"host_worst_late_ms\":%.3f",
+	fprintf(out,
+		",\"host_late_share\":%.4f,\"host_worst_late_ms\":%.3f,"
+		"\"host_replies\":%llu,\"host_late\":%llu",
 		n ? (double)late / (double)n : 0.0,
-		(double)s->host.worst_1s_ns / 1e6);
+		(double)s->host.worst_1s_ns / 1e6, (unsigned long long)n,
+		(unsigned long long)late);
 }
 
 void array_sample_write(FILE *out, const struct array_snapshot *s,

@@ -16,6 +16,8 @@
  *                       (tiers/completer.h), 0 when none
  *   "host_worst_late_ms"  the most a reply of the last second went out
  *                       after its modelled time
+ *   "host_replies", "host_late"  the interval's timed replies, and of
+ *                       them those sent late: a run's share is the sums'
  *
  * <tier> is flash, cache or backing, for the tiers the profile has.
  */

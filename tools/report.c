@@ -127,6 +127,15 @@ static int report_run(const char *dir, const struct report_opts *o)
 			printf("%s: %zu of the stalls with no fault active: "
 			       "hangs to explain (see its Stalls table)\n",
 			       path, hangs);
+		struct rhost h;
+		rrun_host(&r, &h);
+		if (h.seconds_over)
+			printf(
+			    "%s: host-bound: %.1f%% of the replies late "
+			    "(worst %.3f ms), %u s past %.0f%%: there the "
+			    "figures are the host's, not the model's\n",
+			    path, h.replies > 0 ? 100 * h.late / h.replies : 0,
+			    h.worst_ms, h.seconds_over, REPORT_LATE_WARN * 100);
 	}
 	rrun_free(&r);
 	rfile_free(&f);

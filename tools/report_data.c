@@ -26,6 +26,8 @@ const char *const rsample_field_names[RS_NFIELDS] = {
     "tier_backing_mbps",   "tier_backing_p50_us",
     "tier_backing_p99_us", "cache_hit_ratio",
     "rebuild_ratio",	   "drives_rebuilding",
+    "host_late_share",	   "host_worst_late_ms",
+    "host_replies",	   "host_late",
 };
 
 /* A line longer than this is not one of ours: refused, counted. */
@@ -108,6 +110,14 @@ int revent_parse(const char *line, size_t len, struct revent *e)
 		e->in_s = NAN;
 	if (!rj_num(&o, "lasts_s", &e->lasts_s))
 		e->lasts_s = NAN;
+	rj_str(&o, "profile", e->profile, sizeof(e->profile));
+	rj_str(&o, "version", e->version, sizeof(e->version));
+	if (!rj_num(&o, "scale", &e->scale))
+		e->scale = NAN;
+	if (!rj_num(&o, "time_scale", &e->time_scale))
+		e->time_scale = NAN;
+	e->has_seed = rj_num(&o, "seed", &d) && d >= 0;
+	e->seed = u64_of(&o, "seed");
 	e->commits_lost = rj_num(&o, "commits_lost", &d) && d >= 0
 			      ? (int64_t)(d < 9e18 ? d : 9e18)
 			      : -1;

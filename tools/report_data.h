@@ -55,6 +55,12 @@ enum rs_field {
 	RS_CACHE_HIT_RATIO,
 	RS_REBUILD_RATIO,
 	RS_DRIVES_REBUILDING,
+	/* Host-bound (tiers/completer.h): the interval's replies sent
+	 * later than modelled, their share and the worst lateness. */
+	RS_HOST_LATE_SHARE,
+	RS_HOST_WORST_LATE_MS,
+	RS_HOST_REPLIES,
+	RS_HOST_LATE,
 	RS_NFIELDS
 };
 extern const char *const rsample_field_names[RS_NFIELDS];
@@ -78,6 +84,13 @@ struct revent {
 	uint64_t offset, length;
 	int64_t commits_lost; /* -1: not given */
 	double in_s, lasts_s; /* stall: from t, s (faults/array_fault.c); NAN */
+	/* mount: what is emulated; "" / NAN / has_seed false when the event
+	 * does not say (an older daemon). */
+	char profile[REV_TEXT];
+	char version[32];
+	double scale, time_scale;
+	bool has_seed;
+	uint64_t seed;
 };
 
 /* A degraded period: a fault from its inject to its clear, or to its
@@ -105,6 +118,18 @@ struct rstall {
 	bool from_events;  /* the array model said so (a stall event) */
 	bool no_fault;	   /* no fault was active in it: a hang to explain */
 };
+
+/* How far the host kept pace with the model over a run (samples of a
+ * timed profile). */
+struct rhost {
+	bool known;	       /* some sample has the figures */
+	double replies, late;  /* summed over the run's samples */
+	double worst_ms;       /* the most a reply went out late */
+	unsigned seconds_over; /* samples whose late share passed the mark */
+};
+
+/* The late share past which a second is host-bound: shaded, warned. */
+#define REPORT_LATE_WARN 0.05
 
 /* A rebuild: consecutive samples with a drive's data being rebuilt. */
 struct rspan {
@@ -165,6 +190,13 @@ void rrun_free(struct rrun *r);
 int rrun_periods(struct rrun *r);
 int rrun_stalls(struct rrun *r, double fraction);
 int rrun_rebuilds(struct rrun *r);
+/* @r's host-bound figures. Samples without host_replies (older ones)
+ * count their share of their read and write operations. */
+void rrun_host(const struct rrun *r, struct rhost *out);
+/* Whether sample @s is host-bound: late share past REPORT_LATE_WARN. */
+bool rsample_host_bound(const struct rsample *s);
+/* The run's mount event, NULL if it has none. */
+const struct revent *rrun_mount(const struct rrun *r);
 /* Whether event @e is a fault acting (counted as a hit of its id): an
  * operation it failed, delayed or tore (fault_hit), or an effect the array
  * model gave it (stall, shutdown, rebuild). A thin rule's refusal

@@ -347,3 +347,35 @@ int rrun_rebuilds(struct rrun *r)
 	}
 	return 0;
 }
+
+bool rsample_host_bound(const struct rsample *s)
+{
+	return s->v[RS_HOST_LATE_SHARE] > REPORT_LATE_WARN; /* NAN: no */
+}
+
+void rrun_host(const struct rrun *r, struct rhost *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; i < r->ns; i++) {
+		const struct rsample *s = &r->s[i];
+		double share = s->v[RS_HOST_LATE_SHARE], n;
+		if (isnan(share))
+			continue;
+		out->known = true;
+		n = s->v[RS_HOST_REPLIES];
+		if (isnan(n)) /* an older sample: its operations stand in */
+			n = (s->v[RS_READ_IOPS] + s->v[RS_WRITE_IOPS]) *
+			    (s->interval_s > 0 ? s->interval_s : 1);
+		out->replies += n;
+		out->late +=
+		    isnan(s->v[RS_HOST_LATE]) ? share * n : s->v[RS_HOST_LATE];
+		if (s->v[RS_HOST_WORST_LATE_MS] > out->worst_ms)
+			out->worst_ms = s->v[RS_HOST_WORST_LATE_MS];
+		out->seconds_over += rsample_host_bound(s);
+	}
+}
+
+const struct revent *rrun_mount(const struct rrun *r)
+{
+	return r->ne && !strcmp(r->e[0].event, "mount") ? &r->e[0] : NULL;
+}

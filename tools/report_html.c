@@ -93,6 +93,64 @@ static void fmt_wall(double wall, char *buf, size_t len)
 		snprintf(buf, len, "unknown");
 }
 
+/* What the run emulated, from its mount event. */
+static void emulated_row(FILE *out, const struct rrun *r)
+{
+	const struct revent *m = rrun_mount(r);
+	fprintf(out, "<tr><th>emulated</th><td class=\"emulated\">");
+	if (!m || !m->profile[0]) {
+		fprintf(out, "not said (the mount event predates it)");
+		if (m && m->has_seed)
+			fprintf(out, "; seed %llu",
+				(unsigned long long)m->seed);
+		fprintf(out, "</td></tr>\n");
+		return;
+	}
+	fprintf(out, "profile ");
+	report_html_text(out, m->profile);
+	if (!isnan(m->scale))
+		fprintf(out, ", scale %g", m->scale);
+	if (!isnan(m->time_scale))
+		fprintf(out, ", time scale %g", m->time_scale);
+	if (m->has_seed)
+		fprintf(out, ", seed %llu", (unsigned long long)m->seed);
+	if (m->version[0]) {
+		fprintf(out, " (arraysim ");
+		report_html_text(out, m->version);
+		fprintf(out, ")");
+	}
+	fprintf(out, "</td></tr>\n");
+}
+
+/* Whether the figures are the model's or the host's (tiers/completer.h):
+ * said in words, so a 96% late run never reads like a 0.7% one. */
+static void host_row(FILE *out, const struct rrun *r)
+{
+	struct rhost h;
+	rrun_host(r, &h);
+	fprintf(out, "<tr><th>host-bound</th><td class=\"host-bound\">");
+	if (!h.known)
+		fprintf(out, "not measured (the null profile, or older "
+			     "samples)");
+	else if (h.late < 0.5)
+		fprintf(out,
+			"no: the host kept pace (0 of %.0f replies "
+			"late)",
+			h.replies);
+	else
+		fprintf(out,
+			"%s%.1f%% of %.0f replies late (%.0f), worst %.3f ms; "
+			"%u s past %.0f%% (shaded)%s",
+			h.seconds_over ? "<b>HOST-BOUND</b>: " : "",
+			h.replies > 0 ? 100.0 * h.late / h.replies : 0.0,
+			h.replies, h.late, h.worst_ms, h.seconds_over,
+			REPORT_LATE_WARN * 100,
+			h.seconds_over ? ": there the host, not the model, "
+					 "set the figures"
+				       : "");
+	fprintf(out, "</td></tr>\n");
+}
+
 static void run_rows(FILE *out, const struct report_page *p)
 {
 	const struct rrun *r = p->run;
@@ -118,6 +176,8 @@ static void run_rows(FILE *out, const struct report_page *p)
 		"<tr><th>unreadable lines skipped</th><td>%zu</td></tr>\n",
 		r->index, r->nruns, when, r->length, r->ns, errors, checksum,
 		p->file->bad_lines);
+	emulated_row(out, r);
+	host_row(out, r);
 	fprintf(out, "</table>\n");
 }
 
@@ -295,6 +355,7 @@ static void key(FILE *out)
 	    {REPORT_COLOUR_DEGRADED, "a fault active (degraded)"},
 	    {REPORT_COLOUR_STALL, "stall"},
 	    {REPORT_COLOUR_REBUILD, "rebuild (band on top)"},
+	    {REPORT_COLOUR_HOST_BOUND, "host-bound: over 5% of replies late"},
 	};
 	fprintf(out, "<p class=\"note\">");
 	for (size_t i = 0; i < sizeof(k) / sizeof(*k); i++)

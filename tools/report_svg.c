@@ -176,6 +176,39 @@ static void shading(FILE *out, const struct rrun *r, const struct axes *a)
 	}
 }
 
+/* Host-bound seconds (late share past REPORT_LATE_WARN), consecutive
+ * ones merged, shaded see-through over the plot: what the chart shows
+ * there is the host's pace, not the model's. */
+static void host_bands(FILE *out, const struct rrun *r, const struct axes *a)
+{
+	for (size_t i = 0; i < r->ns; i++) {
+		if (!rsample_host_bound(&r->s[i]))
+			continue;
+		const struct rsample *s = &r->s[i];
+		double t0 = s->t - (s->interval_s > 0 ? s->interval_s : 1);
+		double worst = 0, share = 0;
+		size_t j = i;
+		for (; j < r->ns && rsample_host_bound(&r->s[j]); j++) {
+			if (r->s[j].v[RS_HOST_WORST_LATE_MS] > worst)
+				worst = r->s[j].v[RS_HOST_WORST_LATE_MS];
+			if (r->s[j].v[RS_HOST_LATE_SHARE] > share)
+				share = r->s[j].v[RS_HOST_LATE_SHARE];
+		}
+		double x0 = x_of(a, t0 > 0 ? t0 : 0),
+		       w = x_of(a, r->s[j - 1].t) - x0;
+		fprintf(out,
+			"<rect class=\"host-bound\" data-t0=\"%.3f\" "
+			"data-t1=\"%.3f\" x=\"%.1f\" y=\"%.1f\" "
+			"width=\"%.1f\" height=\"%.1f\" fill=\"%s\" "
+			"fill-opacity=\"0.18\" shape-rendering=\"crispEdges\">"
+			"<title>host-bound: up to %.1f%% of replies late, "
+			"worst %.3f ms</title></rect>\n",
+			t0 > 0 ? t0 : 0, r->s[j - 1].t, x0, TOP, w > 2 ? w : 2,
+			PH, REPORT_COLOUR_HOST_BOUND, share * 100, worst);
+		i = j - 1;
+	}
+}
+
 /* Rebuilds as a band along the top of the plot, so that the degraded
  * shading under it still shows. */
 static void rebuild_bands(FILE *out, const struct rrun *r, const struct axes *a)
@@ -418,6 +451,7 @@ void report_svg_chart(FILE *out, const struct rrun *r,
 		"fill=\"#ffffff\" stroke=\"#cccccc\"/>\n",
 		W, H, W, H, a.t1, LEFT, PW, LEFT, c->title, LEFT, TOP, PW, PH);
 	shading(out, r, &a);
+	host_bands(out, r, &a);
 	rebuild_bands(out, r, &a);
 	y_grid(out, &a, c->unit);
 	x_grid(out, &a);

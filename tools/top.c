@@ -20,6 +20,7 @@
 #include "tools/commands.h"
 #include "tools/options.h"
 #include "tools/report_json.h"
+#include "tools/top.h"
 
 struct top_opts {
 	uint64_t count;	      /* refreshes, 0 = until interrupted */
@@ -35,13 +36,6 @@ static const struct opt_def top_defs[] = {
     {0},
 };
 #undef O
-
-/* A sample's number under @key; 0 when absent (no sample yet). */
-static double num(const struct rj_obj *o, const char *key)
-{
-	double v = 0;
-	return rj_num(o, key, &v) ? v : 0;
-}
 
 /* The last complete line of @path into @buf; false if none. */
 static bool last_line(const char *path, char *buf, size_t len)
@@ -64,79 +58,28 @@ static bool last_line(const char *path, char *buf, size_t len)
 	return buf[0] == '{';
 }
 
-/* The tiers the sample has (timed profiles): drive operations, their
- * MB/s and times, and queue depth, under the table of host I/O. */
-static void show_tiers(FILE *out, const struct rj_obj *line)
+/* The last "mount" event of @path (events.jsonl) into @buf and @o: what
+ * the mounted run emulates. @o->n stays 0 if there is none. */
+static void last_mount(const char *path, char *buf, size_t len,
+		       struct rj_obj *o)
 {
-	static const char *const tiers[] = {"flash", "cache", "backing"};
-	for (int i = 0; i < 3; i++) {
-		char k[5][40];
-		snprintf(k[0], 40, "tier_%s_iops", tiers[i]);
-		double v;
-		if (!rj_num(line, k[0], &v))
-			continue;
-		snprintf(k[1], 40, "tier_%s_mbps", tiers[i]);
-		snprintf(k[2], 40, "tier_%s_p50_us", tiers[i]);
-		snprintf(k[3], 40, "tier_%s_p99_us", tiers[i]);
-		snprintf(k[4], 40, "tier_%s_qd", tiers[i]);
-		fprintf(out, "%-8s %10.0f %10.2f %12.1f %12.1f  QD %.2f\n",
-			tiers[i], v, num(line, k[1]), num(line, k[2]),
-			num(line, k[3]), num(line, k[4]));
-	}
+	char line[4096];
+	FILE *f = fopen(path, "r");
+
+	o->n = 0;
+	buf[0] = '\0';
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, "\"event\":\"mount\""))
+			snprintf(buf, len, "%s", line);
+	fclose(f);
+	if (buf[0] && rj_parse(buf, strlen(buf), o))
+		o->n = 0;
 }
 
-/* The array model's state: cache hit ratio, rebuild, what is out. */
-static void show_array(FILE *out, const struct rj_obj *line)
-{
-	double v;
-	if (!rj_num(line, "array_up", &v))
-		return; /* the null profile: no model */
-	if (rj_num(line, "cache_hit_ratio", &v))
-		fprintf(out, "cache hit ratio %.3f\n", v);
-	else if (rj_has_prefix(line, "tier_cache"))
-		fprintf(out, "cache hit ratio -  (no reads this second)\n");
-	fprintf(out,
-		"rebuild %.1f%% done, %.3f GB left  drives failed %.0f "
-		"rebuilding %.0f slow %.0f\n",
-		num(line, "rebuild_ratio") * 100,
-		num(line, "rebuild_left_bytes") / 1e9,
-		num(line, "drives_failed"), num(line, "drives_rebuilding"),
-		num(line, "drives_slow"));
-	fprintf(out, "controllers down %.0f  paths down %.0f  array %s\n",
-		num(line, "ctls_down"), num(line, "paths_down"),
-		num(line, "array_up") ? "up" : "DOWN");
-}
-
-static void show(FILE *out, const char *mnt, const struct rj_obj *line,
-		 const char *faults)
-{
-	char power[16] = "";
-	rj_str(line, "power", power, sizeof(power));
-	fprintf(out, "arraysim %s  t=%.0fs  power %s\n", mnt, num(line, "t"),
-		power);
-	fprintf(out, "         %10s %10s %12s %12s\n", "IOPS", "MB/s", "p50 us",
-		"p99 us");
-	static const char *const ops[] = {"read", "write"};
-	for (int i = 0; i < 2; i++) {
-		char k[4][32];
-		snprintf(k[0], 32, "%s_iops", ops[i]);
-		snprintf(k[1], 32, "%s_mbps", ops[i]);
-		snprintf(k[2], 32, "%s_p50_us", ops[i]);
-		snprintf(k[3], 32, "%s_p99_us", ops[i]);
-		fprintf(out, "%-8s %10.0f %10.2f %12.1f %12.1f\n", ops[i],
-			num(line, k[0]), num(line, k[1]), num(line, k[2]),
-			num(line, k[3]));
-	}
-	show_tiers(out, line);
-	fprintf(out, "dedupe ratio %.3f  unique blocks %.0f  errors/s %.0f\n",
-		num(line, "dedupe_ratio"), num(line, "unique_blocks"),
-		num(line, "errors"));
-	show_array(out, line);
-	fprintf(out, "faults active %.0f\n%s", num(line, "faults_active"),
-		faults);
-}
-
-static int refresh(const char *mnt, const char *samples, bool tty)
+static int refresh(const char *mnt, const char *samples,
+		   const struct rj_obj *mount, bool tty)
 {
 	char line[4096], faults[4096] = "", err[512];
 	struct rj_obj sample = {.n = 0}; /* none yet: every figure 0 */
@@ -153,7 +96,7 @@ static int refresh(const char *mnt, const char *samples, bool tty)
 	fclose(f);
 	if (tty)
 		fputs("\033[H\033[2J", stdout);
-	show(stdout, mnt, &sample, faults);
+	top_show(stdout, mnt, &sample, mount, faults);
 	if (!tty)
 		fputs("--\n", stdout);
 	fflush(stdout);
@@ -179,6 +122,11 @@ int cmd_top(int argc, char **argv)
 		return 2;
 	}
 	snprintf(samples, sizeof(samples), "%s/samples.jsonl", store);
+	static char mount_line[4096];
+	static struct rj_obj mount;
+	char events[PATH_MAX + 16];
+	snprintf(events, sizeof(events), "%s/events.jsonl", store);
+	last_mount(events, mount_line, sizeof(mount_line), &mount);
 	bool tty = isatty(STDOUT_FILENO);
 	for (uint64_t i = 0; !o.count || i < o.count; i++) {
 		if (i) {
@@ -187,7 +135,7 @@ int cmd_top(int argc, char **argv)
 			    (long)(o.interval_ns % NS_PER_SEC)};
 			nanosleep(&ts, NULL);
 		}
-		r = refresh(pos[0], samples, tty);
+		r = refresh(pos[0], samples, &mount, tty);
 		if (r)
 			return r;
 	}
