@@ -1,6 +1,6 @@
 /* The active faults of a mounted array, and the decisions they make.
  *
- * The front end (fs/ops.c) asks faults_check() at the start of every
+ * The front end (fs/ops_*.c, through fs/fault_gate.c) asks faults_check() at the start of every
  * operation it can fail; an answer is an error to return instead of doing
  * the operation, a latency to add to its reply, or a torn write. The data
  * path asks faults_thin_limit() before it allocates a new unique block.

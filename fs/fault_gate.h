@@ -1,4 +1,4 @@
-/* Where the front end meets faults/: the questions fs/ops.c asks before an
+/* Where the front end meets faults/: the questions fs/ops_*.c ask before an
  * operation runs, the control commands that inject and clear faults, and
  * the hooks through which fault kinds act on the store and its array.
  *
