@@ -269,7 +269,7 @@ int rrun_select(const struct rfile *f, unsigned index, struct rrun *r)
 	r->nruns = n;
 	size_t lo, hi;
 	event_bounds(f, index, &lo, &hi);
-	r->e = f->e + lo;
+	r->e = f->e ? f->e + lo : NULL; /* no events: no array to offset */
 	r->ne = hi - lo;
 	double from = r->ne && is_mount(&r->e[0]) ? r->e[0].wall : 0;
 	double to = hi < f->ne ? f->e[hi].wall : 0;
