@@ -117,7 +117,7 @@ int array_open(const struct array_conf *conf, struct array **out)
  * the model, set the pace, and how the flash cache fared. */
 static void array_log_summary(struct array *a)
 {
-	struct completer_lateness l;
+	struct late_totals l;
 	struct cache_stats st = {0};
 
 	if (array_host_bound(a, &l))
@@ -178,13 +178,13 @@ bool array_wants_blocks(const struct array *a)
 	return a->cache != NULL;
 }
 
-int array_host_bound(struct array *a, struct completer_lateness *out)
+int array_host_bound(struct array *a, struct late_totals *out)
 {
 	return a->ops->host_bound(a, out);
 }
 
 int array_host_window(struct array *a, uint64_t span_ns,
-		      struct completer_window *out)
+		      struct late_window *out)
 {
 	if (!a->completer)
 		return -ENOENT;

@@ -56,16 +56,16 @@ bool array_timed(const struct array *a);
  * their modelled time, or held while the array is shut down). The host's
  * queue depth at the array. */
 unsigned array_in_flight(struct array *a);
-struct completer_lateness;
+struct late_totals;
 /* How many timed requests the host replied to late (tiers/completer.h):
  * the run's honest limit, also logged at unmount. 0, or -ENOENT (null
  * model). */
-int array_host_bound(struct array *a, struct completer_lateness *out);
-struct completer_window;
+int array_host_bound(struct array *a, struct late_totals *out);
+struct late_window;
 /* The same over the last @span_ns (completer_window: per 100 ms steps,
  * up to 12.8 s), with the worst lateness. 0, or -ENOENT (null model). */
 int array_host_window(struct array *a, uint64_t span_ns,
-		      struct completer_window *out);
+		      struct late_window *out);
 struct cache_stats;
 /* A hybrid's flash residency counters. 0, or -ENOENT (no flash cache). */
 int array_cache_stats(const struct array *a, struct cache_stats *st);

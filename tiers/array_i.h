@@ -49,7 +49,7 @@ struct array_ops {
 	void (*drain)(struct array *a);
 	/* array_in_flight(), array_host_bound(). */
 	unsigned (*in_flight)(struct array *a);
-	int (*host_bound)(struct array *a, struct completer_lateness *out);
+	int (*host_bound)(struct array *a, struct late_totals *out);
 	/* array_submit(): complete @io, now or at its modelled time. */
 	void (*submit)(struct array *a, struct array_io *io);
 	/* array_fault(), after *@eff is zeroed and *@now_ns is now. */

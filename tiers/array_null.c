@@ -16,7 +16,7 @@ static unsigned null_in_flight(struct array *a)
 	return 0; /* each request completed before array_submit returned */
 }
 
-static int null_host_bound(struct array *a, struct completer_lateness *out)
+static int null_host_bound(struct array *a, struct late_totals *out)
 {
 	return -ENOENT;
 }

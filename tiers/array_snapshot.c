@@ -118,8 +118,8 @@ static void fill(void *ctx, const struct model *m, const struct cache *c)
 /* The host-bound figures (the completer's own lock, not the array's). */
 static void host_fill(struct array *a, struct array_snap_host *h)
 {
-	struct completer_lateness l;
-	struct completer_window w;
+	struct late_totals l;
+	struct late_window w;
 
 	if (array_host_bound(a, &l))
 		return;

@@ -42,7 +42,7 @@ struct group {
 struct stats_base {
 	uint64_t reset_ns;
 	bool late_valid, cache_valid;
-	struct completer_lateness late;
+	struct late_totals late;
 	struct cache_stats cache;
 	unsigned n;
 	struct engine_resource_stats *st; /* [n] */
@@ -230,7 +230,7 @@ static void print_cache(struct printer *pr, struct array *a)
 
 static void print_host_bound(struct printer *pr, struct array *a)
 {
-	struct completer_lateness l;
+	struct late_totals l;
 	if (array_host_bound(a, &l))
 		return;
 	if (pr->base && pr->base->late_valid) {

@@ -115,7 +115,7 @@ static unsigned timed_in_flight(struct array *a)
 	return held + completer_pending(a->completer);
 }
 
-static int timed_host_bound(struct array *a, struct completer_lateness *out)
+static int timed_host_bound(struct array *a, struct late_totals *out)
 {
 	completer_lateness(a->completer, out);
 	return 0;

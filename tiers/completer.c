@@ -22,10 +22,8 @@
  * prints it; a bare timerfd loop on the same host is the floor).
  * Callbacks run without the lock, so io->complete may submit again.
  *
- * Lateness is also kept per 100 ms step in a ring of 128 (12.8 s): the
- * samples' per-second late share and worst lateness, and the warning
- * when the late share of the last 10 s passes 5% (log_warn once per
- * episode, with the share and the worst; log_info when it is over).
+ * Every reply is counted, under the lock, by the late meter
+ * (tiers/late_meter.h): the late share and the host-bound warning.
  */
 #include "tiers/completer.h"
 
@@ -42,17 +40,9 @@
 #include "common/log.h"
 #include "common/clock.h"
 #include "tiers/array_io.h"
+#include "tiers/late_meter.h"
 
 #define COMPLETER_BATCH 64 /* completions per unlock */
-#define RING (COMPLETER_SPAN_NS / COMPLETER_STEP_NS)
-#define WARN_SPAN_NS 10000000000ull /* the warning's window */
-#define WARN_SHARE 0.05
-#define WARN_MIN 20 /* replies in the window, for a share to mean much */
-
-struct late_step {
-	uint64_t idx; /* now / COMPLETER_STEP_NS; 0: never used */
-	uint64_t completed, late, worst_ns;
-};
 
 struct completer_entry {
 	uint64_t deadline_ns;
@@ -66,12 +56,8 @@ struct completer {
 	uint64_t armed_ns; /* timerfd expiry, UINT64_MAX when disarmed */
 	bool stopping;
 	int timer_fd;
-	int stop_fd; /* eventfd: written once by completer_free */
-	struct completer_lateness late; /* under lock */
-	struct late_step ring[RING];	/* under lock */
-	uint64_t step_idx;		/* the step under way */
-	bool warned;			/* in a host-bound episode */
-	uint64_t episodes;
+	int stop_fd;		 /* eventfd: written once by completer_free */
+	struct late_meter meter; /* under lock */
 	pthread_t thread;
 };
 
@@ -150,96 +136,6 @@ static void timer_arm_locked(struct completer *c, uint64_t deadline_ns)
 	c->armed_ns = deadline_ns;
 }
 
-/* Count the top request, due at @deadline_ns and completed at @now_ns:
- * late when it goes out more than a tenth of its modelled latency (from
- * io->submit_ns) after its deadline, i.e. the host, not the model, set
- * its pace. Under the lock. */
-/* The steps of the last @span_ns before step @idx's end (locked). */
-static void window_sum(const struct completer *c, uint64_t idx,
-		       uint64_t span_ns, struct completer_window *out)
-{
-	uint64_t n = (span_ns + COMPLETER_STEP_NS - 1) / COMPLETER_STEP_NS;
-
-	*out = (struct completer_window){0};
-	if (n > RING)
-		n = RING;
-	for (uint64_t k = 0; k < n && k <= idx; k++) {
-		const struct late_step *s = &c->ring[(idx - k) % RING];
-
-		if (s->idx != idx - k)
-			continue;
-		out->completed += s->completed;
-		out->late += s->late;
-		if (s->worst_ns > out->worst_ns)
-			out->worst_ns = s->worst_ns;
-	}
-}
-
-/* A step is over: is the host-bound episode starting or over? Once per
- * step, over the 10 s before it (locked). */
-static void warn_check(struct completer *c, uint64_t done_idx)
-{
-	struct completer_window w;
-	double share;
-
-	window_sum(c, done_idx, WARN_SPAN_NS, &w);
-	share = w.completed ? (double)w.late / (double)w.completed : 0;
-	if (!c->warned && w.completed >= WARN_MIN && share > WARN_SHARE) {
-		c->warned = true;
-		c->episodes++;
-		log_warn("array",
-			 "host-bound: %.1f%% of %llu replies in the last 10 s "
-			 "went out late (worst %.3f s late): the host, not "
-			 "the model, sets the pace and the figures; try a "
-			 "lower --scale",
-			 share * 100, (unsigned long long)w.completed,
-			 (double)w.worst_ns / 1e9);
-	} else if (c->warned && share <= WARN_SHARE) {
-		c->warned = false;
-		log_info("array",
-			 "host-bound no more: %.1f%% of %llu replies late "
-			 "in the last 10 s",
-			 share * 100, (unsigned long long)w.completed);
-	}
-}
-
-/* The ring's step for @now_ns, started afresh when it is a new one. */
-static struct late_step *step_at(struct completer *c, uint64_t now_ns)
-{
-	uint64_t idx = now_ns / COMPLETER_STEP_NS;
-	struct late_step *s = &c->ring[idx % RING];
-
-	if (idx != c->step_idx) {
-		if (c->step_idx && idx > c->step_idx)
-			warn_check(c, idx - 1);
-		c->step_idx = idx;
-	}
-	if (s->idx != idx)
-		*s = (struct late_step){.idx = idx};
-	return s;
-}
-
-static void lateness_count(struct completer *c, uint64_t deadline_ns,
-			   uint64_t now_ns)
-{
-	const struct array_io *io = c->heap[0].io;
-	uint64_t modelled =
-	    deadline_ns > io->submit_ns ? deadline_ns - io->submit_ns : 0;
-	struct late_step *s = step_at(c, now_ns);
-
-	c->late.completed++;
-	s->completed++;
-	if (now_ns > deadline_ns && now_ns - deadline_ns > c->late.worst_ns)
-		c->late.worst_ns = now_ns - deadline_ns;
-	if (now_ns > deadline_ns && now_ns - deadline_ns > s->worst_ns)
-		s->worst_ns = now_ns - deadline_ns;
-	if (now_ns > deadline_ns && now_ns - deadline_ns > modelled / 10) {
-		c->late.late++;
-		c->late.late_ns += now_ns - deadline_ns;
-		s->late++;
-	}
-}
-
 static void *completer_main(void *arg)
 {
 	struct completer *c = arg;
@@ -258,7 +154,8 @@ static void *completer_main(void *arg)
 
 		while (n < COMPLETER_BATCH && c->n &&
 		       (c->stopping || c->heap[0].deadline_ns <= now_ns)) {
-			lateness_count(c, c->heap[0].deadline_ns, now_ns);
+			late_meter_count(&c->meter, c->heap[0].deadline_ns,
+					 c->heap[0].io->submit_ns, now_ns);
 			due[n++] = heap_pop(c);
 		}
 		if (n) {
@@ -347,29 +244,19 @@ int completer_submit(struct completer *c, uint64_t deadline_ns,
 	return rc;
 }
 
-void completer_lateness(struct completer *c, struct completer_lateness *out)
+void completer_lateness(struct completer *c, struct late_totals *out)
 {
 	pthread_mutex_lock(&c->lock);
-	*out = c->late;
+	*out = c->meter.totals;
 	pthread_mutex_unlock(&c->lock);
 }
 
 void completer_window(struct completer *c, uint64_t span_ns,
-		      struct completer_window *out)
+		      struct late_window *out)
 {
 	pthread_mutex_lock(&c->lock);
-	window_sum(c, clock_mono_ns() / COMPLETER_STEP_NS, span_ns, out);
+	late_meter_window(&c->meter, clock_mono_ns(), span_ns, out);
 	pthread_mutex_unlock(&c->lock);
-}
-
-uint64_t completer_episodes(struct completer *c)
-{
-	uint64_t n;
-
-	pthread_mutex_lock(&c->lock);
-	n = c->episodes;
-	pthread_mutex_unlock(&c->lock);
-	return n;
 }
 
 unsigned completer_pending(struct completer *c)

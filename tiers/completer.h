@@ -11,6 +11,8 @@
 
 #include <stdint.h>
 
+#include "tiers/late_meter.h"
+
 struct array_io;
 struct completer;
 
@@ -21,31 +23,12 @@ int completer_new(struct completer **out);
  * once in the caller. 0, or -ENOMEM: @io was not queued (caller's). */
 int completer_submit(struct completer *c, uint64_t deadline_ns,
 		     struct array_io *io);
-/* How well the host kept the deadlines: requests completed on time or
- * late, and those late by more than a tenth of their modelled latency
- * (deadline - io->submit_ns), with their lateness summed. */
-struct completer_lateness {
-	uint64_t completed;
-	uint64_t late;
-	uint64_t late_ns;
-	uint64_t worst_ns; /* the most any reply went out after its time */
-};
-void completer_lateness(struct completer *c, struct completer_lateness *out);
-/* The same over the last @span_ns before now, in steps of
- * COMPLETER_STEP_NS (up to COMPLETER_SPAN_NS; the step now under way
- * included): per second in the samples, per 10 s for the warning. */
-#define COMPLETER_STEP_NS 100000000ull		    /* 100 ms */
-#define COMPLETER_SPAN_NS (128 * COMPLETER_STEP_NS) /* 12.8 s */
-struct completer_window {
-	uint64_t completed, late;
-	uint64_t worst_ns; /* the most a reply in it went out late */
-};
+/* How well the host kept the deadlines (tiers/late_meter.h): since the
+ * start, and over the last @span_ns before now (up to LATE_SPAN_NS, the
+ * step under way included): per second in the samples. */
+void completer_lateness(struct completer *c, struct late_totals *out);
 void completer_window(struct completer *c, uint64_t span_ns,
-		      struct completer_window *out);
-/* Host-bound episodes so far: the late share of the last 10 s passing
- * 5% (of at least 20 replies), each warned about once in the log with the
- * share and the worst lateness, over when it falls back to 5%. */
-uint64_t completer_episodes(struct completer *c);
+		      struct late_window *out);
 /* Requests queued and not yet completed. */
 unsigned completer_pending(struct completer *c);
 /* Stop: complete everything still queued at once, join the thread, free.

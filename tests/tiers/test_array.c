@@ -109,7 +109,7 @@ static uint64_t t_submit_wait(struct array *a, struct t_wait *w)
 
 static void test_timed_completes_later(void **state)
 {
-	struct completer_lateness late;
+	struct late_totals late;
 	struct t_wait w = {.lock = PTHREAD_MUTEX_INITIALIZER,
 			   .cond = PTHREAD_COND_INITIALIZER};
 	struct array *a;
