@@ -57,12 +57,12 @@ bool array_timed(const struct array *a);
  * queue depth at the array. */
 unsigned array_in_flight(struct array *a);
 struct late_totals;
-/* How many timed requests the host replied to late (tiers/completer.h):
+/* How many timed requests the host replied to late (tiers/late_meter.h):
  * the run's honest limit, also logged at unmount. 0, or -ENOENT (null
  * model). */
 int array_host_bound(struct array *a, struct late_totals *out);
 struct late_window;
-/* The same over the last @span_ns (completer_window: per 100 ms steps,
+/* The same over the last @span_ns (in the late meter's 100 ms steps,
  * up to 12.8 s), with the worst lateness. 0, or -ENOENT (null model). */
 int array_host_window(struct array *a, uint64_t span_ns,
 		      struct late_window *out);
