@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "common/clock.h"
+#include "common/jsonl.h"
 #include "common/units.h"
 
 static const char *const stats_op_names[STATS_OP_COUNT] = {
@@ -260,7 +261,12 @@ static void stats_print_json(FILE *out, const struct stats *s,
 {
 	const struct dedupe_stats *d = &s->dedupe;
 
-	fprintf(out, "{\"seed\":%" PRIu64 ",\"dedupe_verify\":%s", g->seed,
+	fputs("{\"profile\":", out);
+	jsonl_escape(out, g->profile ? g->profile : "null");
+	fprintf(out,
+		",\"scale\":%g,\"time_scale\":%g,\"version\":\"%s\","
+		"\"seed\":%" PRIu64 ",\"dedupe_verify\":%s",
+		g->scale, g->time_scale, ARRAYSIM_VERSION, g->seed,
 		g->dedupe_verify ? "true" : "false");
 	stats_json_counters(out, d, COUNTER_CAPACITY);
 	fprintf(out, ",\"logical_bytes_held\":%" PRIu64, g->logical_bytes_held);
@@ -307,6 +313,11 @@ static void stats_print_text(FILE *out, const struct stats *s,
 	bool any_op = false;
 
 	fprintf(out, "array\n");
+	fprintf(out, "  %-22s %12s\n", "profile",
+		g->profile ? g->profile : "null");
+	fprintf(out, "  %-22s %12g\n", "scale", g->scale);
+	fprintf(out, "  %-22s %12g\n", "time_scale", g->time_scale);
+	fprintf(out, "  %-22s %12s\n", "version", ARRAYSIM_VERSION);
 	fprintf(out, "  %-22s %12" PRIu64 "\n", "seed", g->seed);
 	fprintf(out, "  %-22s %12s\n", "dedupe_verify",
 		g->dedupe_verify ? "on" : "off");

@@ -126,6 +126,10 @@ struct stats_gauges {
 	uint64_t meta_bytes_on_disk;  /* the metadata store, likewise */
 	uint64_t seed;		      /* the --seed of this mount */
 	int dedupe_verify;	      /* 1: verify-on-match, 0: trust SHA-1 */
+	/* What is emulated: the profile (name or file), its rate and fault
+	 * time scales; the version is this build's. */
+	const char *profile;
+	double scale, time_scale;
 };
 
 /* Print everything `arraysim stats` shows: human-readable text, or one

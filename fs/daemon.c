@@ -34,6 +34,7 @@
 #include "fs/metrics_http.h"
 #include "fs/scenario_run.h"
 #include "fs/ops.h"
+#include "tiers/array.h"
 #include "tiers/array_samples.h"
 #include "tiers/array_stats.h"
 
@@ -133,8 +134,13 @@ static void syncer_stop(struct daemon *d)
 static void print_status(struct daemon *d, FILE *out)
 {
 	fprintf(out, "store %s\n", d->fs.store);
+	const struct array_conf *ac = array_conf_get(d->fs.array);
+
 	fprintf(out, "seed %llu\n", (unsigned long long)d->fs.cfg.seed);
-	fprintf(out, "profile null\n");
+	fprintf(out, "profile %s\n", ac->profile);
+	fprintf(out, "scale %g\n", ac->scale);
+	fprintf(out, "time_scale %g\n", ac->time_scale);
+	fprintf(out, "version %s\n", ARRAYSIM_VERSION);
 	fprintf(out, "faults %u\n", faults_count(d->fs.faults));
 	fprintf(out, "events %s/events.jsonl\n", d->fs.store);
 }

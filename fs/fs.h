@@ -36,6 +36,7 @@ struct fs_config {
 	bool power_loss;	   /* keep the synced state for power loss */
 	const char *profile;	   /* array profile: name or file; NULL null */
 	double scale;		   /* --scale: every rate times this; 0 = 1 */
+	double time_scale;	   /* --time-scale: fault durations; 0 = scale */
 };
 
 struct fs {

@@ -33,6 +33,7 @@ static struct store_config store_config_of(struct fs *fs)
 	    .power_loss = c->power_loss,
 	    .profile = c->profile,
 	    .scale = c->scale,
+	    .time_scale = c->time_scale,
 	    .stats = &fs->stats,
 	    .hooks = {.ctx = fs,
 		      .held = hook_held,

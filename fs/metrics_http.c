@@ -107,6 +107,7 @@ static enum MHD_Result serve(void *cls, struct MHD_Connection *c,
 	fill_state(m->fs, &as, &st);
 	metrics_write(out, &m->fs->stats, &st);
 	array_metrics_write(out, &as);
+	array_metrics_info(out, array_conf_get(m->fs->array));
 	array_snapshot_free(&as);
 	fclose(out);
 	return reply(c, MHD_HTTP_OK, "text/plain; version=0.0.4", body, len);

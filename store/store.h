@@ -47,6 +47,7 @@ struct store_config {
 	bool power_loss;	   /* keep the synced state for power loss */
 	const char *profile;	   /* array profile: name or file; NULL null */
 	double scale;		   /* --scale: every rate times this; 0 = 1 */
+	double time_scale;	   /* --time-scale: fault durations; 0 = scale */
 	/* Where the store's counters go (the dedupe ones, checksum errors,
 	 * lost and repaired reads); NULL: counters of its own. */
 	struct stats *stats;

@@ -77,8 +77,11 @@ static int open_parts(struct store *st, char *err, size_t errlen)
 	if (r)
 		goto out_close_ms;
 	st->dev = backing_dev(st->backing);
-	r = array_new(cfg->profile ? cfg->profile : "null",
-		      cfg->scale > 0 ? cfg->scale : 1.0, cfg->seed, &st->array);
+	struct array_conf ac = {.profile = cfg->profile ? cfg->profile : "null",
+				.scale = cfg->scale > 0 ? cfg->scale : 1.0,
+				.time_scale = cfg->time_scale,
+				.seed = cfg->seed};
+	r = array_open(&ac, &st->array);
 	if (r) {
 		snprintf(err, errlen, "array model: %s", strerror(-r));
 		goto out_close_backing;
@@ -206,6 +209,10 @@ void store_gauges(struct store *st, struct stats_gauges *g)
 	g->store_bytes_on_disk = backing_bytes_on_disk(st->backing);
 	snprintf(path, sizeof(path), "%s/meta/data.mdb", st->dir);
 	g->meta_bytes_on_disk = du_bytes(path);
+	const struct array_conf *ac = array_conf_get(st->array);
 	g->seed = st->cfg.seed;
 	g->dedupe_verify = st->cfg.verify;
+	g->profile = ac->profile;
+	g->scale = ac->scale;
+	g->time_scale = ac->time_scale;
 }

@@ -100,9 +100,14 @@ int array_open(const struct array_conf *conf, struct array **out)
 		return -ENOMEM;
 	a->ops = &array_null_ops;
 	a->seed = seed;
+	a->profile_name = strdup(profile);
+	a->conf = (struct array_conf){.profile = a->profile_name,
+				      .scale = scale,
+				      .time_scale = time_scale,
+				      .seed = seed};
 	a->held_tail = &a->held;
 	pthread_mutex_init(&a->lock, NULL);
-	rc = completer_new(&a->arrivals);
+	rc = a->profile_name ? completer_new(&a->arrivals) : -ENOMEM;
 	if (!rc)
 		rc = array_load(a, profile, scale, time_scale);
 	if (rc) {
@@ -148,9 +153,15 @@ void array_free(struct array *a)
 	cache_free(a->cache);
 	model_free(a->model);
 	free(a->profile);
+	free(a->profile_name);
 	free(a->stats_base);
 	pthread_mutex_destroy(&a->lock);
 	free(a);
+}
+
+const struct array_conf *array_conf_get(const struct array *a)
+{
+	return &a->conf;
 }
 
 bool array_timed(const struct array *a)

@@ -48,6 +48,9 @@ struct array_conf {
 int array_open(const struct array_conf *conf, struct array **out);
 /* Complete what is queued at once, free. NULL is a no-op. */
 void array_free(struct array *a);
+/* What @a emulates, as opened (time_scale resolved, never 0): for what
+ * names it to the user. Valid until array_free. */
+const struct array_conf *array_conf_get(const struct array *a);
 /* Whether the model tracks residency and wants io->pblks filled. */
 bool array_wants_blocks(const struct array *a);
 /* Whether requests are timed (false: the null model). */

@@ -15,6 +15,10 @@ struct array_ops;
 struct array {
 	const struct array_ops *ops; /* null or timed */
 	uint64_t seed;
+	/* What is emulated, as opened: time_scale resolved, profile owned
+	 * (profile_name), for what names it (status, stats, metrics). */
+	struct array_conf conf;
+	char *profile_name;
 	struct profile *profile; /* NULL: the null model */
 	struct model *model;
 	struct completer *completer;

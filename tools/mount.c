@@ -13,60 +13,8 @@
 #include "fs/metrics_http.h"
 #include "tiers/profile.h"
 #include "tools/commands.h"
+#include "tools/mount_opts.h"
 #include "tools/options.h"
-
-struct mount_opts {
-	const char *store;
-	uint64_t seed;
-	bool verify;
-	bool kernel_cache;
-	bool foreground;
-	const char *fuse_opts;
-	uint64_t sync_interval_ns;
-	uint64_t meta_max;
-	uint64_t meta_cache;
-	const char *profile;
-	const char *scale;
-	const char *metrics;
-	bool power_loss;
-};
-
-#define O(f) offsetof(struct mount_opts, f)
-static const struct opt_def mount_defs[] = {
-    {"store", 0, OPT_STRING, O(store), "DIR",
-     "store directory (must exist; empty: a new store is made). "
-     "Default: ~/.local/share/arraysim/store"},
-    {"profile", 0, OPT_STRING, O(profile), "NAME|FILE",
-     "array profile: a built-in (arraysim profiles) or an .ini file "
-     "(default null: no timing)"},
-    {"scale", 0, OPT_STRING, O(scale), "F",
-     "multiply every rate of the profile by F, 0 < F <= 1000 (default 1)"},
-    {"seed", 0, OPT_U64, O(seed), "N",
-     "seed of every random choice the model makes (default 0)"},
-    {"dedupe-verify", 0, OPT_BOOL, O(verify), "on|off",
-     "compare bytes before taking a dedupe reference (default on)"},
-    {"kernel-cache", 0, OPT_FLAG, O(kernel_cache), NULL,
-     "let the kernel cache file data (timing no longer sees every I/O)"},
-    {"sync-interval", 0, OPT_DURATION, O(sync_interval_ns), "TIME",
-     "background sync period, 0 for none (default 5s)"},
-    {"meta-max", 0, OPT_SIZE, O(meta_max), "SIZE",
-     "largest the metadata store may grow (default 64G)"},
-    {"meta-cache", 0, OPT_SIZE, O(meta_cache), "SIZE",
-     "metadata kept mapped in the daemon, checked every 256 commits "
-     "and at each sync; 0 for no bound (default 256M)"},
-    {"power-loss", 0, OPT_FLAG, O(power_loss), NULL,
-     "keep the state of the last sync, so that `fault inject "
-     "power-loss` can return to it (costs write speed)"},
-    {"metrics", 0, OPT_STRING, O(metrics), "[ADDR:]PORT",
-     "serve Prometheus metrics at http://ADDR:PORT/metrics (ADDR "
-     "default 127.0.0.1)"},
-    {"foreground", 'f', OPT_FLAG, O(foreground), NULL,
-     "stay in the foreground, log to stderr"},
-    {"options", 'o', OPT_STRING, O(fuse_opts), "OPTS",
-     "FUSE mount options, e.g. allow_other"},
-    {0},
-};
-#undef O
 
 static const char synopsis[] = "[OPTIONS] MOUNTPOINT";
 
@@ -113,22 +61,19 @@ static int resolve_dir(const char *what, const char *path, char *out)
 	return 0;
 }
 
-/* Load and check --profile and --scale before anything is mounted, so
- * that a bad profile is one line and no mount. A profile file's path is
- * made absolute in @path: the daemon loads it again after leaving the
- * current directory. */
-static int check_profile(const struct mount_opts *o, double *scale, char *path)
+/* Load and check --profile, --scale and --time-scale before anything is
+ * mounted, so that a bad profile is one line and no mount. A profile
+ * file's path is made absolute in @path: the daemon loads it again after
+ * leaving the current directory. */
+static int check_profile(const struct mount_opts *o, double *scale,
+			 double *time_scale, char *path)
 {
 	char err[PROFILE_ERR_LEN];
 	struct profile *p;
 	int rc;
 
-	*scale = 1.0;
-	if (o->scale && profile_parse_scale(o->scale, scale)) {
-		tool_error("mount: --scale: '%s' is not a factor in (0, 1000]",
-			   o->scale);
+	if (mount_opts_check_scale(o, scale, time_scale))
 		return -1;
-	}
 	p = malloc(sizeof(*p));
 	if (!p) {
 		tool_error("mount: out of memory");
@@ -152,14 +97,13 @@ static int check_profile(const struct mount_opts *o, double *scale, char *path)
 
 int cmd_mount(int argc, char **argv)
 {
-	struct mount_opts o = {.verify = true,
-			       .profile = "null",
-			       .sync_interval_ns = 5000000000ull,
-			       .meta_cache = 256ull << 20};
+	struct mount_opts o;
 	const char *pos[1];
 	int npos;
-	int r = opts_parse("mount", synopsis, mount_defs, &o, argc, argv, pos,
-			   1, &npos);
+
+	mount_opts_init(&o);
+	int r = opts_parse("mount", synopsis, mount_opt_defs, &o, argc, argv,
+			   pos, 1, &npos);
 	if (r)
 		return r > 0 ? 0 : 2;
 	if (npos != 1) {
@@ -169,8 +113,8 @@ int cmd_mount(int argc, char **argv)
 		return 2;
 	}
 	char profile[PATH_MAX];
-	double scale;
-	if (check_profile(&o, &scale, profile))
+	double scale, time_scale;
+	if (check_profile(&o, &scale, &time_scale, profile))
 		return 2;
 	struct sockaddr_in maddr;
 	char merr[256];
@@ -201,7 +145,8 @@ int cmd_mount(int argc, char **argv)
 		    .meta_cache_bytes = o.meta_cache,
 		    .power_loss = o.power_loss,
 		    .profile = profile,
-		    .scale = scale},
+		    .scale = scale,
+		    .time_scale = time_scale},
 	    .mountpoint = mnt,
 	    .foreground = o.foreground,
 	    .fuse_opts = o.fuse_opts,
