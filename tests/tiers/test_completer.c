@@ -149,21 +149,31 @@ static void test_past_deadline_and_order(void **state)
 {
 	static struct t_io ios[3];
 	struct completer *c;
-	uint64_t now_ns = clock_mono_ns();
+	uint64_t now_ns = clock_mono_ns(), queued_ns;
 
 	assert_int_equal(completer_new(&c), 0);
 	/* Submitted late-first: the earlier deadline re-arms the timer. */
-	t_init(&ios[0], now_ns + 30 * MS);
-	t_init(&ios[1], now_ns + 10 * MS);
+	t_init(&ios[0], now_ns + 200 * MS);
+	t_init(&ios[1], now_ns + 100 * MS);
 	t_init(&ios[2], 0); /* long past: at once */
 	for (unsigned i = 0; i < 3; i++)
 		assert_int_equal(
 		    completer_submit(c, ios[i].deadline_ns, &ios[i].io), 0);
+	queued_ns = clock_mono_ns();
 	t_wait_all(ios, 3, 5000 * MS);
-	assert_true(ios[2].done_ns < ios[1].done_ns);
-	assert_true(ios[1].done_ns < ios[0].done_ns);
-	assert_true(ios[1].done_ns >= now_ns + 10 * MS);
-	assert_true(ios[0].done_ns >= now_ns + 30 * MS);
+	/* Never early, whatever the host did meanwhile. */
+	assert_true(ios[1].done_ns >= now_ns + 100 * MS);
+	assert_true(ios[0].done_ns >= now_ns + 200 * MS);
+	/* In deadline order when all three were queued together, i.e. the
+	 * submitting thread was not held off past the first deadline (a
+	 * loaded 2-core host under a sanitizer can do that). */
+	if (queued_ns < now_ns + 100 * MS) {
+		assert_true(ios[2].done_ns < ios[1].done_ns);
+		assert_true(ios[1].done_ns < ios[0].done_ns);
+	} else {
+		print_message("# order not checked: queuing took %.1f ms\n",
+			      (double)(queued_ns - now_ns) / MS);
+	}
 	completer_free(c);
 	completer_free(NULL);
 }

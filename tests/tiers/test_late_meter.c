@@ -108,7 +108,6 @@ static void test_late_share_warns_once(void **state)
 	assert_int_equal(m.episodes, 2);
 	log_set_stream(NULL);
 	fclose(logf);
-	print_message("%s", text);
 	assert_non_null(strstr(text, "host-bound: 100.0% of 100 replies in "
 				     "the last 10 s went out late (worst "
 				     "0.050 s late)"));
