@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "common/clock.h"
 #include "common/log.h"
@@ -39,8 +40,34 @@ struct mark {
 	struct fault_array f;
 	enum fault_array_mark what;
 	const char *event;
-	unsigned pct; /* rebuild_progress */
+	unsigned pct;		/* rebuild_progress */
+	bool until_drives_done; /* rebuild_end: when the drives finish */
 };
+
+#define MARK_SLACK_NS 1000000ull /* a timer this close is on time */
+#define MARK_STEP_NS 10000000ull /* re-ask a rebuild's end at most this often  \
+				  */
+
+/* A rebuild's end mark fires at the planned end; the drives may finish
+ * later under load. Re-arm @k at their end (or, while chunks remain, at
+ * the soonest they can end). true: re-armed, not due yet. */
+static bool rebuild_later(struct mark *k)
+{
+	const struct fault_hooks *h = k->env.hooks;
+	uint64_t end_ns = 0;
+	int r = h->rebuild_end
+		    ? h->rebuild_end(k->env.ctx, &k->f, k->key_ns, &end_ns)
+		    : -ENOSYS;
+
+	if (r == 0 && end_ns <= k->due_ns + MARK_SLACK_NS)
+		return false;
+	if (r != 0 && r != -EAGAIN)
+		return false;
+	k->due_ns = end_ns > k->due_ns + MARK_STEP_NS
+			? end_ns
+			: k->due_ns + MARK_STEP_NS;
+	return h->timer(k->env.ctx, k->due_ns, &k->timer) == 0;
+}
 
 static void mark_fire(struct fault_timer *t)
 {
@@ -48,16 +75,19 @@ static void mark_fire(struct fault_timer *t)
 	const struct fault_env *env = &k->env;
 
 	/* Early only when the mount ends (the timers are flushed). */
-	if (clock_mono_ns() + 1000000 >= k->due_ns &&
-	    env->hooks->array_current(env->ctx, &k->f, k->what, k->key_ns)) {
-		if (k->pct)
-			events_emit(env->events, k->event,
-				    "\"id\":%llu,\"pct\":%u",
-				    (unsigned long long)k->id, k->pct);
-		else
-			events_emit(env->events, k->event, "\"id\":%llu",
-				    (unsigned long long)k->id);
+	if (clock_mono_ns() + MARK_SLACK_NS < k->due_ns ||
+	    !env->hooks->array_current(env->ctx, &k->f, k->what, k->key_ns)) {
+		free(k);
+		return;
 	}
+	if (k->until_drives_done && rebuild_later(k))
+		return;
+	if (k->pct)
+		events_emit(env->events, k->event, "\"id\":%llu,\"pct\":%u",
+			    (unsigned long long)k->id, k->pct);
+	else
+		events_emit(env->events, k->event, "\"id\":%llu",
+			    (unsigned long long)k->id);
 	free(k);
 }
 
@@ -77,7 +107,8 @@ static void mark_at(const struct fault_env *env, uint64_t id,
 			   .f = *f,
 			   .what = what,
 			   .event = event,
-			   .pct = pct};
+			   .pct = pct,
+			   .until_drives_done = !strcmp(event, "rebuild_end")};
 	k->timer.fire = mark_fire;
 	if (env->hooks->timer(env->ctx, due_ns, &k->timer))
 		free(k);

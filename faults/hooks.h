@@ -85,6 +85,12 @@ struct fault_hooks {
 	/* Does transition @mark of @f keyed by @key_ns still stand? */
 	bool (*array_current)(void *ctx, const struct fault_array *f,
 			      enum fault_array_mark mark, uint64_t key_ns);
+	/* When the rebuild drive fault @f started (noticed at @fail_ns)
+	 * ends on its drives, which under load is later than planned: 0 and
+	 * *@end_ns once known; -EAGAIN while chunks remain, *@end_ns the
+	 * soonest it can end; -ENOENT: no such rebuild any more. */
+	int (*rebuild_end)(void *ctx, const struct fault_array *f,
+			   uint64_t fail_ns, uint64_t *end_ns);
 	/* Loss event @loss: find, keep and report the blocks it lost. */
 	int (*loss_report)(void *ctx, unsigned loss, FILE *out, char *err,
 			   size_t errlen);

@@ -257,6 +257,15 @@ static bool hook_array_current(void *ctx, const struct fault_array *f,
 	return array_fault_current(fs->array, &m, marks[mark], key_ns);
 }
 
+static int hook_rebuild_end(void *ctx, const struct fault_array *f,
+			    uint64_t fail_ns, uint64_t *end_ns)
+{
+	struct fs *fs = ctx;
+	struct model_fault m = model_fault_of(f);
+
+	return array_rebuild_end(fs->array, &m, fail_ns, end_ns);
+}
+
 static int hook_loss_report(void *ctx, unsigned loss, FILE *out, char *err,
 			    size_t errlen)
 {
@@ -303,6 +312,7 @@ static const struct fault_hooks gate_hooks = {
     .thin_changed = hook_thin_changed,
     .array_set = hook_array_set,
     .array_current = hook_array_current,
+    .rebuild_end = hook_rebuild_end,
     .loss_report = hook_loss_report,
     .timer = hook_timer,
 };
