@@ -204,20 +204,27 @@ static void test_rule_limit(void **state)
 	faults_free(f);
 }
 
+/* A registry logging to a new file made from the template @path. */
+static struct faults *logged_faults(char *path, struct events **ev)
+{
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(events_open(path, ev), 0);
+	struct faults *f;
+	assert_int_equal(faults_new(1, &f), 0);
+	faults_set_events(f, *ev);
+	return f;
+}
+
 /* A used-up count=N rule says so in the event log, once, at its last hit:
  * without it a report shaded it as active until its clear. */
 static void test_used_up_rule_logs_rule_done(void **state)
 {
 	(void)state;
 	char path[] = "/tmp/test_faults_events.XXXXXX", line[512];
-	int fd = mkstemp(path);
-	assert_true(fd >= 0);
-	close(fd);
 	struct events *ev;
-	assert_int_equal(events_open(path, &ev), 0);
-	struct faults *f;
-	assert_int_equal(faults_new(1, &f), 0);
-	faults_set_events(f, ev);
+	struct faults *f = logged_faults(path, &ev);
 	uint64_t id = add(f, "error op=write errno=EIO count=2");
 	add(f, "error op=read errno=EIO"); /* no count: never used up */
 	for (int i = 0; i < 4; i++) {
@@ -275,14 +282,8 @@ static void test_hot_rule_logs_a_line_a_second(void **state)
 {
 	(void)state;
 	char path[] = "/tmp/test_faults_hot.XXXXXX";
-	int fd = mkstemp(path);
-	assert_true(fd >= 0);
-	close(fd);
 	struct events *ev;
-	assert_int_equal(events_open(path, &ev), 0);
-	struct faults *f;
-	assert_int_equal(faults_new(1, &f), 0);
-	faults_set_events(f, ev);
+	struct faults *f = logged_faults(path, &ev);
 	uint64_t lat = add(f, "latency latency=1us op=read");
 	uint64_t err = add(f, "error op=read errno=EIO");
 	uint64_t n = 0, first = 0, t0 = clock_mono_ns(), t;
