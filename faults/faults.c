@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/clock.h"
 #include "common/prng.h"
 #include "faults/events.h"
 
@@ -18,6 +19,11 @@ struct active_rule {
 	uint64_t id;
 	uint64_t fired;
 	uint64_t rng; /* prng_next state */
+	/* Hits the log has accounted for (the first one's fault_hit, then
+	 * fault_hits), and when it last did: the rest are logged at most
+	 * once a second, so a hot rule cannot fill the disk. */
+	uint64_t logged;
+	uint64_t logged_ns;
 };
 
 struct faults {
@@ -28,7 +34,7 @@ struct faults {
 	struct active_rule rules[FAULTS_MAX_RULES];
 	_Atomic unsigned op_rules;   /* rules faults_check must see */
 	_Atomic uint64_t thin_plus1; /* thin limit in blocks + 1; 0: none */
-	struct events *events;	     /* rule_done goes here; NULL: nowhere */
+	struct events *events;	     /* rule_done, fault_hits; NULL: nowhere */
 };
 
 static bool is_op_rule(const struct fault_rule *r)
@@ -97,8 +103,33 @@ int faults_add(struct faults *f, const struct fault_rule *r, uint64_t *id)
 	return rc;
 }
 
+/* Log the hits of @a not logged yet as one "fault_hits" event: with the
+ * first hit's fault_hit, the hits of a rule's events sum to its fired. */
+static void flush_hits(const struct faults *f, struct active_rule *a,
+		       uint64_t now_ns)
+{
+	if (a->fired > a->logged)
+		events_emit(f->events, "fault_hits",
+			    "\"id\":%llu,\"hits\":%llu,\"total\":%llu",
+			    (unsigned long long)a->id,
+			    (unsigned long long)(a->fired - a->logged),
+			    (unsigned long long)a->fired);
+	a->logged = a->fired;
+	a->logged_ns = now_ns;
+}
+
+void faults_flush(struct faults *f)
+{
+	uint64_t now = clock_mono_ns();
+	pthread_mutex_lock(&f->lock);
+	for (unsigned i = 0; i < f->n; i++)
+		flush_hits(f, &f->rules[i], now);
+	pthread_mutex_unlock(&f->lock);
+}
+
 static void remove_at(struct faults *f, unsigned i)
 {
+	flush_hits(f, &f->rules[i], clock_mono_ns());
 	memmove(&f->rules[i], &f->rules[i + 1],
 		(f->n - i - 1) * sizeof(f->rules[0]));
 	f->n--;
@@ -189,13 +220,30 @@ static bool rule_fires(struct active_rule *a, unsigned op, const char *path)
  * hit on it matches nothing, though it stays listed until cleared. The
  * event is stamped now, at its last hit, so that a report ends the rule's
  * period there and not at its clear. */
-static void note_done(const struct faults *f, const struct active_rule *a)
+static void note_done(const struct faults *f, struct active_rule *a)
 {
-	if (a->r.count && a->fired == a->r.count)
-		events_emit(f->events, "rule_done",
-			    "\"id\":%llu,\"hits\":%llu,\"why\":\"count\"",
-			    (unsigned long long)a->id,
-			    (unsigned long long)a->fired);
+	if (!a->r.count || a->fired != a->r.count)
+		return;
+	flush_hits(f, a, a->logged_ns);
+	events_emit(f->events, "rule_done",
+		    "\"id\":%llu,\"hits\":%llu,\"why\":\"count\"",
+		    (unsigned long long)a->id, (unsigned long long)a->fired);
+}
+
+/* Account for one more hit of @a in the log: the rule's first hit is
+ * logged by the caller, in full (hit->log_first), when @a decided the
+ * operation; every other one joins the count flushed once a second. */
+static void log_fired(const struct faults *f, struct active_rule *a,
+		      struct fault_hit *hit, bool decided)
+{
+	uint64_t now = clock_mono_ns();
+	if (a->fired == 1 && decided) {
+		hit->log_first = true;
+		a->logged = 1;
+		a->logged_ns = now;
+	} else if (now - a->logged_ns >= NS_PER_SEC) {
+		flush_hits(f, a, now);
+	}
 }
 
 static void apply(const struct active_rule *a, struct fault_hit *hit)
@@ -228,7 +276,9 @@ void faults_check(struct faults *f, unsigned op, fault_path_fn path_fn,
 		p = path;
 	for (unsigned i = 0; i < f->n; i++)
 		if (rule_fires(&f->rules[i], op, p)) {
+			bool decided = !hit->rule_id;
 			apply(&f->rules[i], hit);
+			log_fired(f, &f->rules[i], hit, decided);
 			note_done(f, &f->rules[i]);
 		}
 	pthread_mutex_unlock(&f->lock);

@@ -1,12 +1,12 @@
 /* The active faults of a mounted array, and the decisions they make.
  *
- * The front end (fs/ops_*.c, through fs/fault_gate.c) asks faults_check() at the start of every
- * operation it can fail; an answer is an error to return instead of doing
- * the operation, a latency to add to its reply, or a torn write. The data
- * path asks faults_thin_limit() before it allocates a new unique block.
- * Each rule's kind (faults/kind.h) says what it does to an operation
- * (on_io) or to allocation (on_alloc). Kinds that act at once (bit rot,
- * power loss, cache device) never enter the registry.
+ * The front end (fs/ops_*.c, through fs/fault_gate.c) asks faults_check() at
+ * the start of every operation it can fail; an answer is an error to return
+ * instead of doing the operation, a latency to add to its reply, or a torn
+ * write. The data path asks faults_thin_limit() before it allocates a new
+ * unique block. Each rule's kind (faults/kind.h) says what it does to an
+ * operation (on_io) or to allocation (on_alloc). Kinds that act at once (bit
+ * rot, power loss, cache device) never enter the registry.
  *
  * Decisions are deterministic: each rule draws from its own stream
  * (common/prng.h) seeded from the mount's --seed and the rule's id, so
@@ -33,6 +33,7 @@ struct fault_hit {
 	bool torn;	   /* write: only a prefix persists */
 	size_t keep;	   /* write: the bytes that persist (all, or torn) */
 	uint64_t rule_id;  /* the rule that fired (the first, if several) */
+	bool log_first;	   /* its first hit: the caller logs a fault_hit */
 };
 
 /* How much of a torn write of @len bytes persists: half of it, down to a
@@ -46,9 +47,18 @@ typedef bool (*fault_path_fn)(void *ctx, char *buf, size_t len);
 int faults_new(uint64_t seed, struct faults **out);
 struct events;
 /* Where the registry logs what it alone sees: "rule_done" (id, hits) when
- * a count=N rule fires its last time, stamped at that hit. NULL: nowhere
- * (the default). fault_inject() sets its env's log. */
+ * a count=N rule fires its last time, stamped at that hit, and the hits
+ * of each rule. A rule's first hit is the caller's to log in full
+ * (fault_hit, when hit->log_first); the others are counted and logged as
+ * one "fault_hits" (id, hits since the last, total) at most once a
+ * second, and at the rule's last hit, clear and faults_flush(): a hot
+ * rule writes a line a second, not a line a hit, and the hits of a
+ * rule's events sum to its fired= exactly. NULL: nowhere (the default).
+ * fault_inject() sets its env's log. */
 void faults_set_events(struct faults *f, struct events *ev);
+/* Log every rule's hits not logged yet (the unmount does, before its
+ * event). */
+void faults_flush(struct faults *f);
 void faults_free(struct faults *f);
 
 /* Activate @r; *id is its number (>= 1, never reused in this mount).

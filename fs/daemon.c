@@ -410,9 +410,13 @@ static int run(const struct daemon_opts *o, int *wfd)
 	 * reach the terminal again. */
 	if (terminal_stderr >= 0)
 		dup2(terminal_stderr, STDERR_FILENO);
-	log_info("mount", "store %s on %s, seed %llu, dedupe verify %s",
-		 d->fs.store, o->mountpoint, (unsigned long long)o->cfg.seed,
-		 o->cfg.verify ? "on" : "off");
+	const struct array_conf *ac = array_conf_get(d->fs.array);
+	log_info("mount",
+		 "store %s on %s, profile %s, scale %g, time scale %g, seed "
+		 "%llu, arraysim %s, dedupe verify %s",
+		 d->fs.store, o->mountpoint, ac->profile, ac->scale,
+		 ac->time_scale, (unsigned long long)o->cfg.seed,
+		 ARRAYSIM_VERSION, o->cfg.verify ? "on" : "off");
 	int code = 2;
 	r = start_session(d, o, err, sizeof(err));
 	if (!r)

@@ -59,6 +59,8 @@ void fault_gate_close(struct fs *fs)
 {
 	completer_free(fs->fault_timers);
 	fs->fault_timers = NULL;
+	if (fs->faults) /* hits not logged yet: before the run ends */
+		faults_flush(fs->faults);
 	if (fs->events)
 		events_emit(fs->events, "unmount", "%s", "");
 	events_close(fs->events);
@@ -108,7 +110,8 @@ static void decide(struct fs *fs, unsigned op, struct where *w,
 		   struct fault_hit *hit)
 {
 	faults_check(fs->faults, op, path_of, w, hit);
-	if (hit->rule_id)
+	/* The rest are counted in fault_hits events by the registry. */
+	if (hit->log_first)
 		log_hit(fs, op, w, hit);
 }
 

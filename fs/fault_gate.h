@@ -3,7 +3,8 @@
  * the hooks through which fault kinds act on the store and its array.
  *
  *   op_write ──> fault_gate_io ──> faults_check ──> error | latency | torn
- *   op_mkdir ──> fault_gate_meta ─┘                 (event log: every hit)
+ *   op_mkdir ──> fault_gate_meta ─┘        (event log: a rule's first hit,
+ *                                            then its hits once a second)
  *   ctl "fault inject ..." ──> fault_gate_inject ──> fault_inject (faults/)
  *                                   ──> kind ──> hooks filled here ──> store,
  *                                                array model

@@ -105,6 +105,8 @@ int revent_parse(const char *line, size_t len, struct revent *e)
 	rj_str(&o, "path", e->path, sizeof(e->path));
 	e->offset = u64_of(&o, "offset");
 	e->length = u64_of(&o, "length");
+	if (!strcmp(e->event, "fault_hits"))
+		e->hits = u64_of(&o, "hits");
 	double d;
 	if (!rj_num(&o, "in_s", &e->in_s))
 		e->in_s = NAN;

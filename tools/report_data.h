@@ -84,6 +84,7 @@ struct revent {
 	uint64_t offset, length;
 	int64_t commits_lost; /* -1: not given */
 	double in_s, lasts_s; /* stall: from t, s (faults/array_fault.c); NAN */
+	uint64_t hits;	      /* fault_hits: the hits it stands for; else 0 */
 	/* mount: what is emulated; "" / NAN / has_seed false when the event
 	 * does not say (an older daemon). */
 	char profile[REV_TEXT];
@@ -102,7 +103,7 @@ struct rperiod {
 	double start, end; /* run time, s */
 	bool cleared;	   /* false: still active at the end of the run */
 	bool used_up;	   /* ended at its rule_done, not at a clear */
-	uint64_t hits;	   /* the times it acted: see report_hit_event() */
+	uint64_t hits;	   /* the times it acted: report_event_hits() */
 };
 
 /* A stall: a span in which I/O waited, from the events' own times (a
@@ -197,11 +198,13 @@ void rrun_host(const struct rrun *r, struct rhost *out);
 bool rsample_host_bound(const struct rsample *s);
 /* The run's mount event, NULL if it has none. */
 const struct revent *rrun_mount(const struct rrun *r);
-/* Whether event @e is a fault acting (counted as a hit of its id): an
- * operation it failed, delayed or tore (fault_hit), or an effect the array
- * model gave it (stall, shutdown, rebuild). A thin rule's refusal
- * (thin_full, logged without an id) counts for the open thin rule. */
-bool report_hit_event(const struct revent *e);
+/* How many hits of its id event @e stands for (0: it is not a fault
+ * acting): an operation a rule failed, delayed or tore (fault_hit, its
+ * first; then fault_hits, the count of those since, at most once a
+ * second: faults/faults.h), or an effect the array model gave it (stall,
+ * shutdown, rebuild). A thin rule's refusal (thin_full, logged without an
+ * id) counts for the open thin rule. */
+uint64_t report_event_hits(const struct revent *e);
 /* ISO 8601 UTC "2026-11-30T07:15:01.000123Z" to seconds since the epoch;
  * 0 if it is not one. */
 double report_parse_ts(const char *ts);

@@ -17,8 +17,9 @@ static struct rperiod *open_period(struct rrun *r, uint64_t id)
 }
 
 /* The period a hit of @e's id belongs to: the open one, or a used-up one
- * if the hit is its last (its fault_hit is logged just after the
- * rule_done, within a millisecond: nothing else can hit after it). */
+ * if the hit is its last (a count=1 rule's only fault_hit is logged just
+ * after its rule_done, within a millisecond: nothing else can hit after
+ * it; a later hit's fault_hits is flushed before the rule_done). */
 static struct rperiod *hit_period(struct rrun *r, const struct revent *e)
 {
 	for (size_t i = r->nperiods; i-- > 0;) {
@@ -62,14 +63,18 @@ static int add_period(struct rrun *r, const struct revent *e)
 	return 0;
 }
 
-bool report_hit_event(const struct revent *e)
+uint64_t report_event_hits(const struct revent *e)
 {
 	static const char *const acts[] = {"fault_hit", "stall", "shutdown",
 					   "rebuild"};
+	if (!e->id)
+		return 0;
+	if (!strcmp(e->event, "fault_hits"))
+		return e->hits;
 	for (size_t i = 0; i < sizeof(acts) / sizeof(acts[0]); i++)
 		if (!strcmp(e->event, acts[i]))
-			return e->id != 0;
-	return false;
+			return 1;
+	return 0;
 }
 
 /* The open thin rule: fs/fault_gate.c logs its refusals (thin_full)
@@ -113,8 +118,8 @@ int rrun_periods(struct rrun *r)
 			used_up(r, e);
 		else if (!strcmp(e->event, "unmount"))
 			close_ids(r, 0, e->t, false);
-		else if (report_hit_event(e) && (p = hit_period(r, e)))
-			p->hits++;
+		else if (report_event_hits(e) && (p = hit_period(r, e)))
+			p->hits += report_event_hits(e);
 		else if (!strcmp(e->event, "thin_full") && (p = thin_period(r)))
 			p->hits++;
 	}

@@ -215,9 +215,9 @@ static void fault_rows(FILE *out, const struct rrun *r)
 	}
 	fprintf(out, "</table>\n<p class=\"note\">hits: the times the "
 		     "fault acted, from the events naming it: operations it "
-		     "failed, delayed or tore (fault_hit; an operation that "
-		     "several faults match is logged once, under the one "
-		     "injected first) and the array model's effects of it "
+		     "failed, delayed or tore (its first fault_hit, then the "
+		     "counts of its fault_hits, logged at most once a "
+		     "second) and the array model's effects of it "
 		     "(stall, shutdown, rebuild). A count=N rule ends at its "
 		     "last hit (its rule_done event).</p>\n");
 }

@@ -14,6 +14,7 @@
 
 #include <cmocka.h>
 
+#include "common/clock.h"
 #include "faults/events.h"
 #include "faults/faults.h"
 
@@ -203,20 +204,27 @@ static void test_rule_limit(void **state)
 	faults_free(f);
 }
 
+/* A registry logging to a new file made from the template @path. */
+static struct faults *logged_faults(char *path, struct events **ev)
+{
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(events_open(path, ev), 0);
+	struct faults *f;
+	assert_int_equal(faults_new(1, &f), 0);
+	faults_set_events(f, *ev);
+	return f;
+}
+
 /* A used-up count=N rule says so in the event log, once, at its last hit:
  * without it a report shaded it as active until its clear. */
 static void test_used_up_rule_logs_rule_done(void **state)
 {
 	(void)state;
 	char path[] = "/tmp/test_faults_events.XXXXXX", line[512];
-	int fd = mkstemp(path);
-	assert_true(fd >= 0);
-	close(fd);
 	struct events *ev;
-	assert_int_equal(events_open(path, &ev), 0);
-	struct faults *f;
-	assert_int_equal(faults_new(1, &f), 0);
-	faults_set_events(f, ev);
+	struct faults *f = logged_faults(path, &ev);
 	uint64_t id = add(f, "error op=write errno=EIO count=2");
 	add(f, "error op=read errno=EIO"); /* no count: never used up */
 	for (int i = 0; i < 4; i++) {
@@ -242,6 +250,64 @@ static void test_used_up_rule_logs_rule_done(void **state)
 	assert_int_equal(done, 1);
 }
 
+/* Sums the "hits" of @id's fault_hits lines in @path; *lines: how many. */
+static uint64_t logged_hits(const char *path, uint64_t id, unsigned *lines)
+{
+	char line[512], want[64];
+	uint64_t sum = 0;
+	snprintf(want, sizeof(want), "\"event\":\"fault_hits\",\"id\":%llu,",
+		 (unsigned long long)id);
+	FILE *in = fopen(path, "r");
+	assert_non_null(in);
+	*lines = 0;
+	while (fgets(line, sizeof(line), in)) {
+		const char *h = strstr(line, want);
+		if (!h)
+			continue;
+		(*lines)++;
+		h = strstr(h, "\"hits\":");
+		assert_non_null(h);
+		sum += strtoull(h + 7, NULL, 10);
+	}
+	fclose(in);
+	return sum;
+}
+
+/* A rule hit on every operation logs its first hit (the caller's
+ * fault_hit) and then one fault_hits line a second, not a line a hit (a
+ * latency rule wrote 690 KB in 2 min); the hits logged sum to the times
+ * it fired, for a second rule on the same operations too (never the
+ * caller's: the first rule decided), once clear flushes the rest. */
+static void test_hot_rule_logs_a_line_a_second(void **state)
+{
+	(void)state;
+	char path[] = "/tmp/test_faults_hot.XXXXXX";
+	struct events *ev;
+	struct faults *f = logged_faults(path, &ev);
+	uint64_t lat = add(f, "latency latency=1us op=read");
+	uint64_t err = add(f, "error op=read errno=EIO");
+	uint64_t n = 0, first = 0, t0 = clock_mono_ns(), t;
+	do { /* a time-bounded run of hits: 2.5 s of them */
+		struct fault_hit h = check(f, FOP_READ, NULL);
+		assert_int_equal(h.rule_id, lat);
+		first += h.log_first;
+		n++;
+		t = clock_mono_ns();
+	} while (t - t0 < 2500000000ull);
+	assert_int_equal(faults_clear(f, 0), 0);
+	faults_free(f);
+	events_close(ev);
+	double secs = (double)(t - t0) / 1e9;
+	unsigned lines_lat, lines_err;
+	assert_int_equal(first, 1);
+	assert_int_equal(logged_hits(path, lat, &lines_lat) + first, n);
+	assert_int_equal(logged_hits(path, err, &lines_err), n);
+	/* Once a second while hit, and once at the clear. */
+	assert_in_range(lines_lat, 2, (unsigned)secs + 2);
+	assert_in_range(lines_err, 2, (unsigned)secs + 3);
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -254,6 +320,7 @@ int main(void)
 	    cmocka_unit_test(test_thin),
 	    cmocka_unit_test(test_rule_limit),
 	    cmocka_unit_test(test_used_up_rule_logs_rule_done),
+	    cmocka_unit_test(test_hot_rule_logs_a_line_a_second),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

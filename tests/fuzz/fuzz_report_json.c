@@ -8,7 +8,8 @@
  * Beyond "does not crash": the input is not NUL-terminated (a read past it
  * is an ASan report), a refused line records no member, every recorded
  * span lies inside the input, strings come back NUL-terminated within the
- * buffer given, and numbers are finite. Then the input, read as both
+ * buffer given, and numbers are finite; only a fault_hits event counts
+ * more than one hit of its rule. Then the input, read as both
  * files of a store, makes a whole page (to /dev/null): what the lines
  * hold cannot hang or crash the charts.
  */
@@ -95,7 +96,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct revent e;
 	bool tiers = false;
 	rsample_parse(p, size, &s, &tiers);
-	revent_parse(p, size, &e);
+	/* Only a fault_hits line stands for more than one hit; one that is
+	 * not an event stands for none. */
+	if (revent_parse(p, size, &e)
+		? report_event_hits(&e) != 0
+		: (strcmp(e.event, "fault_hits") && report_event_hits(&e) > 1))
+		abort();
 	if (size)
 		whole_page(p, size);
 	free(p);

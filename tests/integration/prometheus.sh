@@ -24,6 +24,9 @@ grep -q '^arraysim_op_latency_seconds_bucket{op="write",le="+Inf"} ' "$T/metrics
 if grep -q '^arraysim_\(tier\|drive\|controller\|rebuild\)_' "$T/metrics.txt"; then
 	t_fail "array series in the exposition of a null-profile mount"
 fi
+# What is emulated, for every profile (issue 13, point 3).
+grep -q '^arraysim_info{profile="null",scale="1",time_scale="1",seed="0",version="[^"]*"} 1$' "$T/metrics.txt" ||
+	t_fail "no arraysim_info for the null profile: $(grep arraysim_info "$T/metrics.txt" || echo none)"
 code=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$MPORT/other")
 t_assert_eq "$code" "404" "status of a path other than /metrics"
 

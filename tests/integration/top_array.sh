@@ -66,10 +66,10 @@ python3 -c 'import sys; sys.exit(not 0 < float(sys.argv[1]) < 100)' "$done_pct" 
 	t_fail "rebuild progress mid-rebuild: $done_pct%"
 t_assert_eq "$rebuilding" "1" "drives rebuilding"
 # Host-bound is a figure of its own (issue 13), and the header says what
-# is emulated (the seed at least; the rest once the mount event has it).
+# is emulated (from the mount event).
 grep -Eq '^host late [0-9.]+% of replies, worst [0-9.]+ ms late' "$T/top1.out" ||
 	t_fail "no host-bound line in top: $(cat "$T/top1.out")"
-grep -Eq '^profile [^ ]+.*seed 0' "$T/top1.out" ||
+grep -Eq '^profile hybrid  scale 500  time scale 500  seed 0  arraysim ' "$T/top1.out" ||
 	t_fail "no profile/seed line in top: $(cat "$T/top1.out")"
 
 ctl fault clear "$did" >/dev/null # back: the rebuild runs to its end

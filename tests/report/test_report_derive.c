@@ -232,6 +232,39 @@ static void test_array_fault_hits_are_counted(void **state)
 	t_done(&f, &r);
 }
 
+/* A hot rule logs its first hit, then counts (fault_hits, at most one a
+ * second, flushed before its rule_done or clear): the report sums them,
+ * so the hits of the table are the rule's fired=, not its lines. */
+static void test_aggregated_hits_are_summed(void **state)
+{
+	(void)state;
+	const double iops[] = {1000, 1000, 1000, 1000};
+	static const char ev[] =
+	    "{\"t\":0.5,\"event\":\"inject\",\"id\":1,\"rule\":\"latency "
+	    "latency=1ms\"}\n"
+	    "{\"t\":0.6,\"event\":\"inject\",\"id\":2,\"rule\":\"error "
+	    "op=write count=5\"}\n"
+	    "{\"t\":0.7,\"event\":\"fault_hit\",\"id\":1}\n"
+	    "{\"t\":0.8,\"event\":\"fault_hit\",\"id\":2}\n"
+	    "{\"t\":0.9,\"event\":\"fault_hits\",\"id\":2,\"hits\":4,"
+	    "\"total\":5}\n"
+	    "{\"t\":0.9,\"event\":\"rule_done\",\"id\":2,\"hits\":5}\n"
+	    "{\"t\":1.7,\"event\":\"fault_hits\",\"id\":1,\"hits\":2500,"
+	    "\"total\":2501}\n"
+	    "{\"t\":2.7,\"event\":\"fault_hits\",\"id\":1,\"hits\":1800,"
+	    "\"total\":4301}\n"
+	    "{\"t\":3.0,\"event\":\"clear\",\"id\":1}\n"
+	    "{\"t\":3.5,\"event\":\"fault_hits\",\"id\":1,\"hits\":7}\n";
+	struct rfile f = {0};
+	struct rrun r;
+	t_run(&f, &r, iops, NULL, NULL, 4, ev);
+	assert_int_equal(r.nperiods, 2);
+	assert_int_equal(r.periods[0].hits, 4301);
+	assert_int_equal(r.periods[1].hits, 5);
+	assert_true(r.periods[1].used_up && r.periods[1].end == 0.9);
+	t_done(&f, &r);
+}
+
 /* A thin rule's refusal is logged without an id: it is the open thin
  * rule's hit. */
 static void test_thin_refusal_is_a_hit(void **state)
@@ -266,6 +299,7 @@ int main(void)
 	    cmocka_unit_test(test_hang_under_a_fault_is_not_flagged),
 	    cmocka_unit_test(test_used_up_rule_ends_at_its_last_hit),
 	    cmocka_unit_test(test_array_fault_hits_are_counted),
+	    cmocka_unit_test(test_aggregated_hits_are_summed),
 	    cmocka_unit_test(test_thin_refusal_is_a_hit),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -158,6 +158,16 @@ bad_case "--seed 12x" nonzero "$A" mount --store "$STORE" --seed 12x "$MNT"
 bad_case "--seed out of range" nonzero "$A" mount --store "$STORE" --seed 99999999999999999999999 "$MNT"
 bad_case "--seed without a value" nonzero "$A" mount --store "$STORE" "$MNT" --seed
 bad_case "--dedupe-verify maybe" nonzero "$A" mount --store "$STORE" --dedupe-verify maybe "$MNT"
+# issue 13, point 8: a scale the null profile would silently ignore.
+bad_case "--scale with the null profile" 2 "$A" mount --store "$STORE" --scale 10 "$MNT"
+bad_case "--time-scale with the null profile" 2 "$A" mount --store "$STORE" --time-scale 10 "$MNT"
+bad_case "--scale 0" 2 --path 0 "$A" mount --store "$STORE" --profile hybrid --scale 0 "$MNT"
+bad_case "--time-scale 2000" 2 --path 2000 "$A" mount --store "$STORE" --profile hybrid --time-scale 2000 "$MNT"
+# issue 13, point 7: a rebuild_rate beyond the tier's drives is refused at
+# load, naming the tier's limit (160G/s on allflash's SSDs was accepted).
+sed '/^\[tier flash\]/a rebuild_rate = 160G/s' "$ARRAYSIM_SRC/tiers/profiles/allflash.ini" >"$T/fast-rebuild.ini"
+bad_case "rebuild_rate past the drives (profile show)" 2 --path "rebuild at, " "$A" profile show "$T/fast-rebuild.ini"
+bad_case "rebuild_rate past the drives (mount)" 2 --path "rebuild at, " "$A" mount --store "$STORE" --profile "$T/fast-rebuild.ini" "$MNT"
 bad_case "mountpoint does not exist" nonzero --path "$T/no-such-mnt" "$A" mount --store "$STORE" "$T/no-such-mnt"
 bad_case "fsck without --store" nonzero "$A" fsck
 bad_case "stats without a mountpoint" nonzero "$A" stats
