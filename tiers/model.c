@@ -17,7 +17,8 @@
  *
  * CPU per request = frontend_op_cost + drive ops x backend_op_cost
  * (+ when dedupe is on, per write: cpu_cost per 4 KiB, and its bytes
- * at hash_rate and compress_rate, each a rate of one core). Transfers
+ * at hash_rate and compress_rate, each a rate of one core; with
+ * after_ack and a write cache, that part runs after the ack). Transfers
  * are cut-through: data streams between wire and drives, so a large I/O
  * costs the slower of the two, not their sum; except that with
  * write_staging a write is received whole before its back-end work
@@ -346,10 +347,17 @@ static uint64_t run_controller(struct model *m, const struct model_io *io,
 	const struct profile_controllers *c = &m->p->ctl;
 	unsigned i = model_fault_pick_ctl(m, &start), partner;
 	struct engine_stage st = {.res = m->ctl[i], .op = io->op};
-	uint64_t t, back = ops * m->be_op_ns;
+	uint64_t t, back = ops * m->be_op_ns, after = 0;
 
-	if (io->op == ENGINE_OP_WRITE)
-		back += dedupe_cpu_ns(m, io->length);
+	if (io->op == ENGINE_OP_WRITE) {
+		uint64_t d = dedupe_cpu_ns(m, io->length);
+
+		if (m->p->dedupe.after_ack &&
+		    c->write_cache != PROFILE_WCACHE_NONE)
+			after = d;
+		else
+			back += d;
+	}
 	st.work_ns = m->fe_op_ns + (whole ? 0 : back);
 	t = engine_submit(m->e, start, &st, 1);
 	if (whole) {
@@ -368,6 +376,13 @@ static uint64_t run_controller(struct model *m, const struct model_io *io,
 		st.work_ns = m->mirror_ns;
 		mirrored = engine_submit(m->e, start, &st, 1);
 		t = mirrored > t ? mirrored : t;
+	}
+	if (after) {
+		/* Dedupe on the way from the write cache to the drives: the
+		 * owner's cores, after the ack. */
+		st.res = m->ctl[i];
+		st.work_ns = after;
+		engine_submit(m->e, t, &st, 1);
 	}
 	return t;
 }

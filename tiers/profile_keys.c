@@ -139,6 +139,8 @@ const struct pkey pkeys[] = {
 	.help = "fingerprinting per core, bytes/s (0: free)"),
     KEY(PSEC_DEDUPE, "compress_rate", PK_RATE, P(dedupe.compress_bytes_per_s),
 	"0", .help = "compression per core, bytes/s (0: none)"),
+    KEY(PSEC_DEDUPE, "after_ack", PK_BOOL, P(dedupe.after_ack), "no",
+	.help = "yes: with a write cache, dedupe runs after the ack"),
 };
 #undef P
 #undef T

@@ -143,6 +143,9 @@ struct profile_dedupe {
 	/* Per-byte work on written data, per core (0: none): the
 	 * fingerprint (SHA-1) and the compression of each byte. */
 	uint64_t hash_bytes_per_s, compress_bytes_per_s;
+	/* With a write cache: the dedupe work runs after the ack, on the
+	 * write's way to the drives (NVRAM first), not before it. */
+	bool after_ack;
 };
 
 struct profile {
