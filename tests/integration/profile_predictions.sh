@@ -10,8 +10,12 @@
 #      scale) is a small part of the run (10 s); fio's data seeded apart
 #      from the ceiling run's, else every block dedupes to it;
 #   2. the report's several workers (workloads/tintri-several-workers.fio:
-#      OLTP, Exchange, web server at 16 outstanding each) total above the
-#      single OLTP worker, both at --scale 0.02.
+#      OLTP, Exchange, web server at 16 outstanding each) against the
+#      single OLTP worker, both at --scale 0.02: printed, not asserted.
+#      The model puts the three 6.7% above the one (emulated, asserted in
+#      tests/tiers/test_profile_variants.c); three fio jobs on this
+#      2-vCPU host measured +3.2% and -1.6% in two runs, so the margin
+#      is inside the host's noise here.
 # Every figure prints "measured vs expected" (meson test -v).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -76,14 +80,13 @@ read -r one _ < <(fio_json --name=oltp --filename="$MNT/o" --size=32M \
 	--direct=1 --time_based --runtime=3 --ramp_time=1 --refill_buffers)
 read -r three _ < <(fio_json "$ARRAYSIM_SRC/workloads/tintri-several-workers.fio")
 t_umount
-python3 - "$one" "$three" "$SCALE" <<'PY' || fails=$((fails + 1))
+python3 - "$one" "$three" "$SCALE" <<'PY'
 import sys
 one, three, scale = (float(x) for x in sys.argv[1:])
 print("--- tintri-t540 three workers %.0f IOPS at --scale %g = %.0f at scale 1; "
-      "single OLTP worker %.0f = %.0f (%+.1f%%; want above)"
+      "single OLTP worker %.0f = %.0f (%+.1f%%; model +6.7%%)  [printed only]"
       % (three, scale, three / scale, one, one / scale, (three - one) / one * 100),
       file=sys.stderr)
-sys.exit(three <= one)
 PY
-[ "$fails" -eq 0 ] || t_fail "$fails of 3 predictions of tintri-t540 missed (lines above)"
+[ "$fails" -eq 0 ] || t_fail "$fails of 2 sequential-write predictions of tintri-t540 missed (lines above)"
 t_fsck
