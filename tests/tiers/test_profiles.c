@@ -254,7 +254,7 @@ static void test_xtremio_four_bricks(void **state)
 		struct t_result r;
 
 		w.rng = 7;
-		r = t_run(m, &w, 4 * 128, 100000);
+		r = t_run(m, &w, 4 * 128, 60000);
 		print_message("# xtremio-xbrick x4 4K random %s QD512: model "
 			      "%.0f published about %.0f IOPS %+.1f%% "
 			      "(predicted)\n",
