@@ -17,7 +17,9 @@
  *              or from the conf's position_ns hook (an HDD, drive_hdd.c:
  *              overhead + seek(distance) + half a rotation);
  *              plus the stage's own work_ns (a controller's CPU cost);
- *   ops/s cap  a gate spacing operation starts 1/cap apart (all slots);
+ *   ops/s cap  a gate spacing operation starts 1/cap apart (all slots),
+ *              plus bytes / gate rate where one is set: a drive's cost
+ *              per command and per byte of its media, which add up;
  *   bandwidth  one wire per resource shared by all slots: transfers are
  *              serialised on it and take bytes / bandwidth.
  *   Each slot, the gate and the wire keep a calendar of booked
@@ -338,12 +340,28 @@ static unsigned slot_pick(struct resource *r, uint64_t arrive_ns,
 	return best;
 }
 
+/* What stage @s books on its resource's ops/s gate: 1/cap, plus its
+ * bytes at the gate's byte rate; 0: no gate. */
+static uint64_t gate_cost_ns(const struct engine_resource_conf *c,
+			     const struct engine_stage *s)
+{
+	uint64_t cap = c->max_ops_per_s[s->op];
+	uint64_t rate = c->gate_bytes_per_s[s->op];
+	uint64_t ns = cap ? (NS_PER_SEC + cap / 2) / cap : 0;
+
+	if (rate && s->bytes)
+		ns += (uint64_t)(((unsigned __int128)s->bytes * NS_PER_SEC +
+				  rate / 2) /
+				 rate);
+	return ns;
+}
+
 /* One stage arriving at @arrive_ns; returns when it ends. */
 static uint64_t stage_run(struct resource *r, const struct engine_stage *s,
 			  uint64_t arrive_ns)
 {
 	const struct engine_resource_conf *c = &r->conf;
-	uint64_t start_ns, slot_ns, end_ns, service_ns, xfer_ns = 0, cap;
+	uint64_t start_ns, slot_ns, end_ns, service_ns, xfer_ns = 0, gate_ns;
 	uint64_t bw = c->bandwidth_bytes_per_s[s->op];
 	unsigned slot, index;
 
@@ -361,10 +379,9 @@ static uint64_t stage_run(struct resource *r, const struct engine_stage *s,
 				     bw);
 	slot = slot_pick(r, arrive_ns, service_ns + xfer_ns, &slot_ns, &index);
 	start_ns = slot_ns;
-	cap = c->max_ops_per_s[s->op];
-	if (cap) /* starts 1/cap apart: each books 1/cap of the gate */
-		start_ns =
-		    cal_book(&r->gate, start_ns, (NS_PER_SEC + cap / 2) / cap);
+	gate_ns = gate_cost_ns(c, s);
+	if (gate_ns) /* starts 1/cap apart: each books 1/cap of the gate */
+		start_ns = cal_book(&r->gate, start_ns, gate_ns);
 	end_ns = start_ns + service_ns;
 	if (xfer_ns)
 		end_ns = cal_book(&r->wire, end_ns, xfer_ns) + xfer_ns;

@@ -70,6 +70,11 @@ struct engine_resource_conf {
 	uint64_t bandwidth_bytes_per_s[ENGINE_OP_COUNT];
 	/* Operation starts per second, all slots together; 0 = unlimited. */
 	uint64_t max_ops_per_s[ENGINE_OP_COUNT];
+	/* Bytes per second the ops/s gate also books per operation, beside
+	 * 1 / max_ops_per_s: a cost per byte that adds to the cost per
+	 * command (a full SSD's garbage collection, paid for each byte
+	 * written); 0 = none. */
+	uint64_t gate_bytes_per_s[ENGINE_OP_COUNT];
 	/* A positioning model in place of service[] (a drive kind's, see
 	 * tiers/drive.h), or NULL: the service time of @s with the head
 	 * at *@head_bytes, moving the head. Its parameters are @hdd. */

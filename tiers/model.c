@@ -16,7 +16,9 @@
  *                                       └─ link.out: data ──┴ done
  *
  * CPU per request = frontend_op_cost + drive ops x backend_op_cost
- * (+ dedupe cpu_cost per 4 KiB written when dedupe is on). Transfers
+ * (+ when dedupe is on, per write: cpu_cost per 4 KiB, and its bytes
+ * at hash_rate and compress_rate, each a rate of one core; with
+ * after_ack and a write cache, that part runs after the ack). Transfers
  * are cut-through: data streams between wire and drives, so a large I/O
  * costs the slower of the two, not their sum; except that with
  * write_staging a write is received whole before its back-end work
@@ -122,6 +124,8 @@ static struct engine_resource_conf drive_conf(const struct model *m,
 		c.bandwidth_bytes_per_s[op] =
 		    model_scale_rate(m, t->bandwidth_bytes_per_s[op]);
 		c.max_ops_per_s[op] = model_scale_rate(m, t->iops[op]);
+		c.gate_bytes_per_s[op] =
+		    model_scale_rate(m, t->media_bytes_per_s[op]);
 	}
 	drive_ops_of(t->kind)->engine_conf(t, m->scale, &c);
 	return c;
@@ -203,6 +207,12 @@ int model_new_timed(const struct profile *p, double scale, double time_scale,
 	m->backlog_ns = model_scale_ns(m, p->ctl.write_backlog_ns);
 	m->dedupe_ns =
 	    p->dedupe.enabled ? model_scale_ns(m, p->dedupe.cpu_ns) : 0;
+	if (p->dedupe.enabled) {
+		m->dedupe_rate[0] =
+		    model_scale_rate(m, p->dedupe.hash_bytes_per_s);
+		m->dedupe_rate[1] =
+		    model_scale_rate(m, p->dedupe.compress_bytes_per_s);
+	}
 	*out = m;
 	return 0;
 }
@@ -311,6 +321,21 @@ static void plan_io(struct model *m, const struct model_io *io, struct work *w)
 			 io->length);
 }
 
+/* Dedupe's CPU for @bytes written: the lookup per 4 KiB block, and the
+ * fingerprint and compression of every byte at their rates per core. */
+static uint64_t dedupe_cpu_ns(const struct model *m, uint64_t bytes)
+{
+	uint64_t ns = (bytes + BLOCK_BYTES - 1) / BLOCK_BYTES * m->dedupe_ns;
+
+	for (unsigned i = 0; i < 2; i++)
+		if (m->dedupe_rate[i])
+			ns +=
+			    (uint64_t)(((unsigned __int128)bytes * 1000000000u +
+					m->dedupe_rate[i] / 2) /
+				       m->dedupe_rate[i]);
+	return ns;
+}
+
 /* CPU, on the controller that takes the request (and its partner for
  * a mirrored write); returns when the controllers are done. @whole: when
  * a staged write's data is all in (0: not staged), before which only the
@@ -322,11 +347,17 @@ static uint64_t run_controller(struct model *m, const struct model_io *io,
 	const struct profile_controllers *c = &m->p->ctl;
 	unsigned i = model_fault_pick_ctl(m, &start), partner;
 	struct engine_stage st = {.res = m->ctl[i], .op = io->op};
-	uint64_t t, back = ops * m->be_op_ns;
+	uint64_t t, back = ops * m->be_op_ns, after = 0;
 
-	if (io->op == ENGINE_OP_WRITE)
-		back +=
-		    (io->length + BLOCK_BYTES - 1) / BLOCK_BYTES * m->dedupe_ns;
+	if (io->op == ENGINE_OP_WRITE) {
+		uint64_t d = dedupe_cpu_ns(m, io->length);
+
+		if (m->p->dedupe.after_ack &&
+		    c->write_cache != PROFILE_WCACHE_NONE)
+			after = d;
+		else
+			back += d;
+	}
 	st.work_ns = m->fe_op_ns + (whole ? 0 : back);
 	t = engine_submit(m->e, start, &st, 1);
 	if (whole) {
@@ -345,6 +376,13 @@ static uint64_t run_controller(struct model *m, const struct model_io *io,
 		st.work_ns = m->mirror_ns;
 		mirrored = engine_submit(m->e, start, &st, 1);
 		t = mirrored > t ? mirrored : t;
+	}
+	if (after) {
+		/* Dedupe on the way from the write cache to the drives: the
+		 * owner's cores, after the ack. */
+		st.res = m->ctl[i];
+		st.work_ns = after;
+		engine_submit(m->e, t, &st, 1);
 	}
 	return t;
 }

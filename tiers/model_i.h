@@ -103,6 +103,7 @@ struct model {
 	/* Durations of the profile, scaled. */
 	uint64_t request_ns, fe_op_ns, be_op_ns, mirror_ns, backlog_ns,
 	    dedupe_ns;
+	uint64_t dedupe_rate[2]; /* hash, compress: bytes/s per core, scaled */
 	struct raid_plan *plan[2]; /* at most two tiers at once */
 	struct model_counts counts;
 	struct model_faults f;

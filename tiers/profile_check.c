@@ -194,7 +194,8 @@ static void resolve_rebuild(struct profile_tier *t)
 
 /* One drive's sequential rate for 1 MiB operations of @op, bytes/s:
  * its slots each serving one (the kind's sequential service time, then
- * the transfer on the one wire), capped by the wire and by its ops/s. */
+ * the transfer on the one wire), capped by the wire and by its ops/s
+ * gate. */
 static double seq_rate(const struct profile_tier *t, enum engine_op op)
 {
 	const double chunk = 1024.0 * 1024.0;
@@ -207,8 +208,14 @@ static double seq_rate(const struct profile_tier *t, enum engine_op op)
 
 	if (bw > 0 && bw < rate)
 		rate = bw;
-	if (t->iops[op] && (double)t->iops[op] * chunk < rate)
-		rate = (double)t->iops[op] * chunk;
+	/* The ops/s gate: 1 / iops and the media's cost of the bytes. */
+	double gate =
+	    (t->iops[op] ? 1.0 / (double)t->iops[op] : 0) +
+	    (t->media_bytes_per_s[op] ? chunk / (double)t->media_bytes_per_s[op]
+				      : 0);
+
+	if (gate > 0 && chunk / gate < rate)
+		rate = chunk / gate;
 	return rate;
 }
 

@@ -102,6 +102,11 @@ const struct pkey pkeys[] = {
 	"0"),
     KEY(PSEC_TIER, "read_iops", PK_U64, T(iops[R]), "0"),
     KEY(PSEC_TIER, "write_iops", PK_U64, T(iops[W]), "0"),
+    KEY(PSEC_TIER, "read_media_rate", PK_RATE, T(media_bytes_per_s[R]), "0",
+	.help = "per drive: read bytes' cost beside 1/read_iops; 0: none"),
+    KEY(PSEC_TIER, "write_media_rate", PK_RATE, T(media_bytes_per_s[W]), "0",
+	.help = "per drive: written bytes' cost beside 1/write_iops "
+		"(garbage collection); 0: none"),
     KEY(PSEC_TIER, "rpm", PK_UINT, T(rpm), "0", .max = 30000),
     KEY(PSEC_TIER, "track_seek", PK_DURATION, T(track_seek_ns), "0"),
     KEY(PSEC_TIER, "full_seek", PK_DURATION, T(full_seek_ns), "0"),
@@ -129,7 +134,13 @@ const struct pkey pkeys[] = {
 	NULL),
     KEY(PSEC_DEDUPE, "enabled", PK_BOOL, P(dedupe.enabled), "no"),
     KEY(PSEC_DEDUPE, "cpu_cost", PK_DURATION, P(dedupe.cpu_ns), "0",
-	.help = "controller CPU per 4 KiB block"),
+	.help = "controller CPU per 4 KiB block (index lookup)"),
+    KEY(PSEC_DEDUPE, "hash_rate", PK_RATE, P(dedupe.hash_bytes_per_s), "0",
+	.help = "fingerprinting per core, bytes/s (0: free)"),
+    KEY(PSEC_DEDUPE, "compress_rate", PK_RATE, P(dedupe.compress_bytes_per_s),
+	"0", .help = "compression per core, bytes/s (0: none)"),
+    KEY(PSEC_DEDUPE, "after_ack", PK_BOOL, P(dedupe.after_ack), "no",
+	.help = "yes: with a write cache, dedupe runs after the ack"),
 };
 #undef P
 #undef T

@@ -112,8 +112,11 @@ struct profile_tier {
 	unsigned slots; /* commands a drive runs in parallel */
 	uint64_t bandwidth_bytes_per_s[ENGINE_OP_COUNT]; /* 0: no cap */
 	uint64_t iops[ENGINE_OP_COUNT];			 /* 0: no cap */
-	unsigned rpm;					 /* hdd only */
-	uint64_t track_seek_ns, full_seek_ns;		 /* hdd only */
+	/* Booked on the iops gate per byte, beside 1 / iops (a full SSD's
+	 * garbage collection per byte written); 0: none. */
+	uint64_t media_bytes_per_s[ENGINE_OP_COUNT];
+	unsigned rpm;			      /* hdd only */
+	uint64_t track_seek_ns, full_seek_ns; /* hdd only */
 	/* Faults: a failed drive is rebuilt at rebuild_bytes_per_s (per
 	 * drive; resolved from fill when 0: one hour for the used part)
 	 * for capacity x fill_pct; a pull shorter than detection_ns is
@@ -136,7 +139,13 @@ struct profile_cache {
 
 struct profile_dedupe {
 	bool enabled;
-	uint64_t cpu_ns; /* fingerprinting and lookup, per 4 KiB block */
+	uint64_t cpu_ns; /* index lookup and metadata, per 4 KiB block */
+	/* Per-byte work on written data, per core (0: none): the
+	 * fingerprint (SHA-1) and the compression of each byte. */
+	uint64_t hash_bytes_per_s, compress_bytes_per_s;
+	/* With a write cache: the dedupe work runs after the ack, on the
+	 * write's way to the drives (NVRAM first), not before it. */
+	bool after_ack;
 };
 
 struct profile {

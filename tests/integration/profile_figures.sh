@@ -68,8 +68,7 @@ micron-m600)
 	;;
 tintri-t540)
 	# Every read hits flash (the profile): the file is read once under
-	# the profile first (a read miss promotes; rewriting it would cost
-	# the modelled dedupe CPU, 390 us a 4K block).
+	# the profile first (a read miss promotes it).
 	WARM=read80
 	ROWS=(
 		"assert|OLTP 4K 70/30 QD16|iops|20947.37|16|4096|0.02|--rw=randrw --rwmixread=70 --bs=4k --iodepth=16"

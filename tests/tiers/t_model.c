@@ -162,3 +162,42 @@ struct t_result t_run_rate_capped(struct model *m, struct t_workload *w,
 	free(out);
 	return t_tally_result(&t);
 }
+
+struct t_result t_run_workers(struct model *m, struct t_workload *const *w,
+			      const unsigned *qd, unsigned workers, unsigned n,
+			      struct t_result *each)
+{
+	uint64_t next_ns[T_MAX_CLIENTS] = {0};
+	unsigned owner[T_MAX_CLIENTS], q = 0, slot[T_MAX_CLIENTS];
+	struct t_tally all = {0}, *t = calloc(workers, sizeof(*t));
+
+	assert_non_null(t);
+	for (unsigned k = 0; k < workers; k++) {
+		for (unsigned c = 0; c < qd[k]; c++, q++) {
+			assert_true(q < T_MAX_CLIENTS);
+			owner[q] = k;
+			slot[q] = c;
+			w[k]->seq_next[c] = w[k]->span_bytes / qd[k] * c;
+		}
+	}
+	for (unsigned i = 0; i < n; i++) {
+		unsigned c = 0;
+
+		for (unsigned k = 1; k < q; k++)
+			if (next_ns[k] < next_ns[c])
+				c = k;
+		struct model_io io = t_next_io(w[owner[c]], slot[c]);
+		uint64_t done = model_submit(m, next_ns[c], &io);
+
+		t_tally_add(&all, &io, next_ns[c], done);
+		t_tally_add(&t[owner[c]], &io, next_ns[c], done);
+		next_ns[c] = done;
+	}
+	/* Each worker's rate over the whole run, so that they add up. */
+	for (unsigned k = 0; k < workers; k++) {
+		t[k].end_ns = all.end_ns;
+		each[k] = t_tally_result(&t[k]);
+	}
+	free(t);
+	return t_tally_result(&all);
+}

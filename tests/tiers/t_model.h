@@ -60,6 +60,13 @@ struct t_result t_run_rate(struct model *m, struct t_workload *w,
  * then, as fio's does. @cap 0: no limit (t_run_rate). */
 struct t_result t_run_rate_capped(struct model *m, struct t_workload *w,
 				  double rate_per_s, unsigned n, unsigned cap);
+/* Several closed-loop workers at once, as the reports' "several workers"
+ * tests ran them: worker k keeps @qd[k] I/Os of its own workload @w[k]
+ * outstanding; @n I/Os in all, earliest client first. Returns the total;
+ * @each[k] is worker k's share (rates over the same run). */
+struct t_result t_run_workers(struct model *m, struct t_workload *const *w,
+			      const unsigned *qd, unsigned workers, unsigned n,
+			      struct t_result *each);
 /* |got - want| <= tol * want, printing both on failure. */
 void t_assert_within(double got, double want, double tol);
 

@@ -288,6 +288,35 @@ static void test_ops_cap(void **state)
 	engine_free(e);
 }
 
+/* The gate's cost per byte adds to its cost per command: 1000 starts a
+ * second and 4,096,000 bytes a second make a 4 KiB operation cost 1 ms
+ * + 1 ms of the gate (500 IOPS), a 64 KiB one 1 + 16 ms (58.8 IOPS),
+ * whatever the slots. */
+static void test_gate_bytes(void **state)
+{
+	static const uint64_t sizes[] = {4096, 65536};
+	static const double want[] = {500, 1000.0 / 17};
+
+	for (unsigned i = 0; i < 2; i++) {
+		struct engine *e = t_engine(1);
+		struct engine_resource_conf c = t_fixed(32, 100 * US);
+		struct engine_stage st = {.op = ENGINE_OP_WRITE,
+					  .bytes = sizes[i]};
+		double iops;
+
+		c.max_ops_per_s[ENGINE_OP_WRITE] = 1000;
+		c.gate_bytes_per_s[ENGINE_OP_WRITE] = 4096000;
+		st.res = t_add(e, &c);
+		iops = t_per_s(2000, t_closed_loop(e, &st, 1, 32, 2000));
+		print_message(
+		    "# gate 1000/s + 4096000 B/s, %llu B: %.1f IOPS\n",
+		    (unsigned long long)sizes[i], iops);
+		t_assert_within(iops, want[i], 0.02);
+		engine_free(e);
+	}
+	(void)state;
+}
+
 /* ---- stages -------------------------------------------------------------- */
 
 static void t_two_stage(uint64_t link_ns, unsigned link_slots,
@@ -617,6 +646,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_fixed_latency_iops),
+	    cmocka_unit_test(test_gate_bytes),
 	    cmocka_unit_test(test_queueing_wait),
 	    cmocka_unit_test(test_stage_work),
 	    cmocka_unit_test(test_booked_ahead),
