@@ -20,6 +20,8 @@
 #   system arraysim_b: a second arraysim in the same run, for A/B rows
 #   ARRAYSIM_B [ARRAYSIM], ARRAYSIM_B_MOUNT_OPTS [none], ARRAYSIM_B_LABEL
 #   [arraysim_b] (e.g. an older build, or --metrics on)
+#   system arraysim_c: a third, likewise (ARRAYSIM_C, ARRAYSIM_C_MOUNT_OPTS,
+#   ARRAYSIM_C_LABEL [arraysim_c]): two baselines in one interleaved run
 #   ZFS_VDEV_SIZE  sparse vdev file size [8G]
 #   ZFS_FUSE_OPTS  extra args for the zfs-fuse daemon ["-m 1024": 1 GiB ARC; "" = /etc/zfs/zfsrc only]
 #   DROP_CACHES 1: also drop the host page cache before each row (default: only sync) [0]
@@ -57,6 +59,9 @@ if [[ $ARRAYSIM != /* && ! -x $ARRAYSIM ]]; then ARRAYSIM=$REPO/$ARRAYSIM; fi
 ARRAYSIM_B=${ARRAYSIM_B:-$ARRAYSIM}
 ARRAYSIM_B_MOUNT_OPTS=${ARRAYSIM_B_MOUNT_OPTS:-}
 export ARRAYSIM_B_LABEL=${ARRAYSIM_B_LABEL:-arraysim_b}
+ARRAYSIM_C=${ARRAYSIM_C:-$ARRAYSIM}
+ARRAYSIM_C_MOUNT_OPTS=${ARRAYSIM_C_MOUNT_OPTS:-}
+export ARRAYSIM_C_LABEL=${ARRAYSIM_C_LABEL:-arraysim_c}
 ROW_TIMEOUT=$((RUNTIME + RAMP + 180))
 
 # ---------------------------------------------------------------- rows ----
@@ -86,6 +91,7 @@ PLL_PID="" PLL_MNT=""
 ZFS_PID="" ZFS_POOL="" ZFS_PIDFILE=""
 AS_MNT="" AS_STORE=""
 ASB_MNT="" ASB_STORE=""
+ASC_MNT="" ASC_STORE=""
 MANIFEST=""
 CLEANED=0
 
@@ -115,6 +121,12 @@ teardown_arraysim_b() {
 	[[ -n $ASB_MNT ]] || return 0
 	unmount_arraysim "$ARRAYSIM_B" "$ASB_MNT" "$ASB_STORE" arraysim_b
 	ASB_MNT=""
+}
+
+teardown_arraysim_c() {
+	[[ -n $ASC_MNT ]] || return 0
+	unmount_arraysim "$ARRAYSIM_C" "$ASC_MNT" "$ASC_STORE" arraysim_c
+	ASC_MNT=""
 }
 
 teardown_pll() {
@@ -161,6 +173,7 @@ cleanup() {
 	kill_child
 	teardown_arraysim
 	teardown_arraysim_b
+	teardown_arraysim_c
 	teardown_pll
 	teardown_zfs
 	if [[ -n $RUN_DIR && -d $RUN_DIR ]]; then
@@ -260,10 +273,16 @@ setup_arraysim_b() {
 	mount_arraysim "$ARRAYSIM_B" "$ASB_STORE" "$ASB_MNT" arraysim_b "$ARRAYSIM_B_MOUNT_OPTS"
 }
 
+setup_arraysim_c() {
+	ASC_STORE=$RUN_DIR/host/arraysim-c-store
+	ASC_MNT=$RUN_DIR/mnt/arraysim-c
+	mount_arraysim "$ARRAYSIM_C" "$ASC_STORE" "$ASC_MNT" arraysim_c "$ARRAYSIM_C_MOUNT_OPTS"
+}
+
 setup_system() {
 	local s=$1 why
 	case $s in
-	raw | passthrough_ll | zfs | arraysim | arraysim_b) ;;
+	raw | passthrough_ll | zfs | arraysim | arraysim_b | arraysim_c) ;;
 	*) DEAD[$s]="unknown system"; warn "unknown system '$s' (raw passthrough_ll zfs arraysim)"; return 0 ;;
 	esac
 	log "setting up $s"
@@ -275,6 +294,7 @@ setup_system() {
 		case $s in
 		passthrough_ll) teardown_pll ;; zfs) teardown_zfs ;; arraysim) teardown_arraysim ;;
 		arraysim_b) teardown_arraysim_b ;;
+		arraysim_c) teardown_arraysim_c ;;
 		esac
 	fi
 }

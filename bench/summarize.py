@@ -10,9 +10,11 @@ import statistics
 import sys
 from collections import defaultdict
 
-SYS_ORDER = ["raw", "passthrough_ll", "zfs", "arraysim", "arraysim_b"]
+SYS_ORDER = ["raw", "passthrough_ll", "zfs", "arraysim", "arraysim_b",
+             "arraysim_c"]
 LABEL = {"raw": "raw", "passthrough_ll": "passthrough_ll", "zfs": "zfs-fuse", "arraysim": "arraysim",
-         "arraysim_b": os.environ.get("ARRAYSIM_B_LABEL", "arraysim_b")}
+         "arraysim_b": os.environ.get("ARRAYSIM_B_LABEL", "arraysim_b"),
+         "arraysim_c": os.environ.get("ARRAYSIM_C_LABEL", "arraysim_c")}
 
 
 def pct(clat, p):
@@ -125,7 +127,7 @@ def main():
             print(f"| {LABEL.get(s, s)} | {len(ms)}{extra} | {fmt(md['iops'])} | {rng} | {fmt(md['mbs'], 1)} | "
                   f"{fmt(md['read_p50'], 1)} | {fmt(md['read_p99'], 1)} | {fmt(md['write_p50'], 1)} | {fmt(md['write_p99'], 1)} |")
         a = medians.get("arraysim")
-        for ref in ("passthrough_ll", "zfs", "arraysim_b"):
+        for ref in ("passthrough_ll", "zfs", "arraysim_b", "arraysim_c"):
             b = medians.get(ref)
             if a and b:
                 print()
