@@ -10,7 +10,9 @@
  * The blocks table is packed (see meta/metastore.h):
  *
  *   blocks   key pblk/80 -> ms_block[80]   a slot is changed in place in
- *                                          its 1280-byte record
+ *                     + seal               its 1284-byte record, which is
+ *                                          checked when opened and sealed
+ *                                          again when closed
  *
  * A block is indexed under its SHA-1 when it is born and unindexed when
  * its last reference goes (dedupe/index.h).
@@ -35,12 +37,16 @@ _Static_assert(sizeof(((struct ms_block *)0)->sha1_head) ==
  * with memcpy. */
 struct slot {
 	MDB_cursor *cur;
+	uint64_t key;	/* the record's, for its seal */
 	uint8_t *rec;	/* the record's bytes, writable */
 	uint8_t *bytes; /* this slot's bytes, inside it */
 	struct ms_block b;
 };
 
-#define REC_BYTES (SLOTS * sizeof(struct ms_block))
+#define REC_BYTES MS_BLOCK_REC_LEN /* the slots, then the seal */
+_Static_assert(MS_BLOCK_REC_LEN == SLOTS * sizeof(struct ms_block) +
+				       MS_SEAL_LEN,
+	       "a blocks record is its slots and a seal");
 
 /* Is a record past every stored one? Then it goes in with MDB_APPEND: a
  * plain insert at the end splits a full page 2:1 (three records fit a
@@ -66,8 +72,12 @@ static int slot_open(const struct metastore *ms, MDB_txn *txn, uint64_t pblk,
 		return metastore_errno(rc);
 	MDB_val k = {sizeof(key), &key}, v = {REC_BYTES, NULL};
 	rc = mdb_cursor_get(s->cur, &k, &v, MDB_SET_KEY);
-	if (rc == 0 && v.mv_size != REC_BYTES)
-		rc = MDB_CORRUPTED;
+	if (rc == 0 &&
+	    (v.mv_size != REC_BYTES || !ms_sealed(MS_BLOCKS, &k, &v))) {
+		mdb_cursor_close(s->cur);
+		return metastore_damaged(ms, MS_BLOCKS, &k, MS_NO_INO,
+					 MS_NO_INO);
+	}
 	if (rc == 0) {
 		v.mv_size = REC_BYTES;
 		rc = mdb_cursor_put(s->cur, &k, &v, MDB_CURRENT | MDB_RESERVE);
@@ -83,16 +93,20 @@ static int slot_open(const struct metastore *ms, MDB_txn *txn, uint64_t pblk,
 		mdb_cursor_close(s->cur);
 		return rc == MDB_NOTFOUND ? -ENOENT : metastore_errno(rc);
 	}
+	s->key = key;
 	s->rec = v.mv_data;
 	s->bytes = s->rec + pblk % SLOTS * sizeof(struct ms_block);
 	memcpy(&s->b, s->bytes, sizeof(s->b));
 	return 0;
 }
 
-/* Write the slot back; a record whose last slot emptied is deleted. */
+/* Write the slot back and seal the record again; a record whose last slot
+ * emptied is deleted. */
 static int slot_close(struct slot *s)
 {
 	memcpy(s->bytes, &s->b, sizeof(s->b));
+	MDB_val k = {sizeof(s->key), &s->key};
+	ms_seal(MS_BLOCKS, &k, s->rec, REC_BYTES);
 	int rc = 0;
 	bool empty = true;
 	for (unsigned i = 0; i < SLOTS && empty; i++) {
@@ -111,20 +125,34 @@ static void slot_abandon(struct slot *s)
 	mdb_cursor_close(s->cur); /* the transaction is failing anyway */
 }
 
-int dedupe_block_get(const struct metastore *ms, MDB_txn *txn, uint64_t pblk,
-		     struct ms_block *out)
+int dedupe_block_record(const struct metastore *ms, MDB_txn *txn,
+			uint64_t pblk, const uint8_t **rec)
 {
 	uint64_t key = pblk / SLOTS;
 	MDB_val k = {sizeof(key), &key}, v;
 	int rc = mdb_get(txn, metastore_dbi(ms, MS_BLOCKS), &k, &v);
 	if (rc)
 		return metastore_errno(rc);
-	if (v.mv_size != SLOTS * sizeof(*out))
-		return -EIO;
+	if (v.mv_size != REC_BYTES || !ms_sealed(MS_BLOCKS, &k, &v))
+		return metastore_damaged(ms, MS_BLOCKS, &k, MS_NO_INO,
+					 MS_NO_INO);
+	*rec = v.mv_data;
+	return 0;
+}
+
+int dedupe_block_slot(const uint8_t *rec, uint64_t pblk, struct ms_block *out)
+{
 	/* LMDB aligns values to 2 bytes only: copy out the one slot. */
-	memcpy(out, (const uint8_t *)v.mv_data + pblk % SLOTS * sizeof(*out),
-	       sizeof(*out));
+	memcpy(out, rec + pblk % SLOTS * sizeof(*out), sizeof(*out));
 	return out->refs ? 0 : -ENOENT;
+}
+
+int dedupe_block_get(const struct metastore *ms, MDB_txn *txn, uint64_t pblk,
+		     struct ms_block *out)
+{
+	const uint8_t *rec;
+	int r = dedupe_block_record(ms, txn, pblk, &rec);
+	return r ? r : dedupe_block_slot(rec, pblk, out);
 }
 
 /* Lowest block of the free map, removed from it; or a new one. */

@@ -53,6 +53,9 @@ struct fsck {
 	struct fsck_inode *inodes; /* sorted by ino */
 	size_t ninodes;
 
+	bool walked[MS_NTABLES]; /* fsck_walk has reported its seals */
+	int sealed_bad;		 /* records whose seal fails */
+
 	uint64_t map_entries;	/* non-hole map entries over all extents */
 	uint64_t block_records; /* records in `blocks` */
 };

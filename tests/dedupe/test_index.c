@@ -487,7 +487,7 @@ static void test_shared_head(void **state)
 	uint64_t p[3];
 	for (unsigned i = 0; i < 3; i++) {
 		f[i] = t_fp(0x5a, i);
-		f[i].sha1[FINGERPRINT_SHA1_LEN - 1] = (uint8_t)(9 - i);
+		f[i].sha1[MS_FP_SHA1_LEN - 1] = (uint8_t)(9 - i);
 		assert_int_equal(
 		    dedupe_block_new(t->ms, t->txn, &t->c, &f[i], &p[i]), 0);
 	}
@@ -514,9 +514,10 @@ static void test_unindexed_block_is_eio(void **state)
 	uint64_t pblk;
 	assert_int_equal(dedupe_block_new(t->ms, t->txn, &t->c, &fp, &pblk), 0);
 	uint8_t item[MS_FP_ITEM_LEN] = {0};
-	memcpy(item, fp.sha1, FINGERPRINT_SHA1_LEN);
-	item[MS_FP_ITEM_LEN - 1] = (uint8_t)pblk;
+	memcpy(item, fp.sha1, MS_FP_SHA1_LEN);
+	ms_put_pblk(item + MS_FP_SHA1_LEN, pblk);
 	MDB_val k = {1, (uint8_t[]){0}}, v = {sizeof(item), item};
+	ms_seal(MS_FPINDEX, &k, item, sizeof(item));
 	assert_int_equal(
 	    mdb_del(t->txn, metastore_dbi(t->ms, MS_FPINDEX), &k, &v), 0);
 	bool freed;
