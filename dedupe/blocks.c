@@ -44,8 +44,8 @@ struct slot {
 };
 
 #define REC_BYTES MS_BLOCK_REC_LEN /* the slots, then the seal */
-_Static_assert(MS_BLOCK_REC_LEN == SLOTS * sizeof(struct ms_block) +
-				       MS_SEAL_LEN,
+_Static_assert(MS_BLOCK_REC_LEN ==
+		   SLOTS * sizeof(struct ms_block) + MS_SEAL_LEN,
 	       "a blocks record is its slots and a seal");
 
 /* Is a record past every stored one? Then it goes in with MDB_APPEND: a
@@ -125,8 +125,8 @@ static void slot_abandon(struct slot *s)
 	mdb_cursor_close(s->cur); /* the transaction is failing anyway */
 }
 
-int dedupe_block_record(const struct metastore *ms, MDB_txn *txn,
-			uint64_t pblk, const uint8_t **rec)
+int dedupe_block_record(const struct metastore *ms, MDB_txn *txn, uint64_t pblk,
+			const uint8_t **rec)
 {
 	uint64_t key = pblk / SLOTS;
 	MDB_val k = {sizeof(key), &key}, v;

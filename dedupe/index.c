@@ -93,8 +93,8 @@ int dedupe_index_remove(const struct metastore *ms, MDB_txn *txn,
 			/* Going anyway: damage elsewhere in it is reported,
 			 * not a reason to keep a freed block indexed. */
 			if (!ms_sealed(MS_FPINDEX, &k, &v))
-				metastore_damaged(ms, MS_FPINDEX, &k,
-						  MS_NO_INO, MS_NO_INO);
+				metastore_damaged(ms, MS_FPINDEX, &k, MS_NO_INO,
+						  MS_NO_INO);
 			r = metastore_errno(mdb_cursor_del(cur, 0));
 			break;
 		}

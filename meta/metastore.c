@@ -196,8 +196,7 @@ static int check_format(struct metastore *ms, MDB_txn *txn, const char *dir,
 		return metastore_errno(rc);
 	}
 	struct ms_format f = {0};
-	memcpy(&f, v.mv_data,
-	       v.mv_size < sizeof(f) ? v.mv_size : sizeof(f));
+	memcpy(&f, v.mv_data, v.mv_size < sizeof(f) ? v.mv_size : sizeof(f));
 	if (f.magic != MS_MAGIC) {
 		snprintf(err, errlen, "store %s: not an arraysim store", dir);
 		return -EINVAL;

@@ -18,10 +18,10 @@ struct sample {
 	bool any;
 };
 
-/* Walk MS_CHECK_SAMPLE records from one end of table @t, checking their seals. */
+/* Walk MS_CHECK_SAMPLE records from one end of table @t, checking their seals.
+ */
 static int sample_end(struct metastore *ms, MDB_txn *txn, enum ms_table t,
-		      bool from_last, struct sample *s, char *what,
-		      size_t len)
+		      bool from_last, struct sample *s, char *what, size_t len)
 {
 	MDB_cursor *cur;
 	int rc = mdb_cursor_open(txn, ms->dbi[t], &cur);

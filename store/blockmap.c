@@ -28,8 +28,8 @@ void blockmap_value_encode(const uint8_t kb[BLOCKMAP_KEY_LEN],
 int blockmap_decode(const MDB_val *k, const MDB_val *v, uint64_t *ino,
 		    uint64_t *idx, uint64_t pblk[BMAP_EXTENT_BLOCKS])
 {
-	if (k->mv_size != BLOCKMAP_KEY_LEN ||
-	    v->mv_size != MS_BMAP_VALUE_LEN || !ms_sealed(MS_BMAP, k, v))
+	if (k->mv_size != BLOCKMAP_KEY_LEN || v->mv_size != MS_BMAP_VALUE_LEN ||
+	    !ms_sealed(MS_BMAP, k, v))
 		return -EIO;
 	*ino = ms_get_be64(k->mv_data);
 	*idx = ms_get_be64((const uint8_t *)k->mv_data + 8);

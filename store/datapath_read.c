@@ -100,9 +100,10 @@ int dp_load_blocks(struct store *st, MDB_txn *txn, uint64_t ino,
 		    !bitrot_undo_injected(st, io[i].pblk, io[i].buf, sum[i])) {
 			r = -EBADMSG;
 			if (l->bad)
-				*l->bad = l->first + (uint64_t)((uint8_t *)io[i].buf -
-								l->buf) /
-							 BLOCK_BYTES;
+				*l->bad =
+				    l->first +
+				    (uint64_t)((uint8_t *)io[i].buf - l->buf) /
+					BLOCK_BYTES;
 		}
 	if (io != stack_io) {
 		free(io);

@@ -115,8 +115,7 @@ static int put_cookie(const struct metastore *ms, MDB_txn *txn, uint64_t parent,
 	memcpy(vb, &ino, 8);
 	memcpy(vb + 8, name, len);
 	MDB_val k = {16, kb};
-	return metastore_put_sealed(ms, txn, MS_DIRCOOKIES, &k, vb, 8 + len,
-				    0);
+	return metastore_put_sealed(ms, txn, MS_DIRCOOKIES, &k, vb, 8 + len, 0);
 }
 
 static int get_dirent(const struct metastore *ms, MDB_txn *txn, MDB_val *key,

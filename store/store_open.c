@@ -73,8 +73,7 @@ static int open_parts(struct store *st, char *err, size_t errlen)
 			       &st->ms, err, errlen);
 	if (r)
 		return r;
-	metastore_count_damage(st->ms,
-			       &st->stats->dedupe.meta_checksum_errors);
+	metastore_count_damage(st->ms, &st->stats->dedupe.meta_checksum_errors);
 	r = metastore_check(st->ms, err, errlen);
 	if (r)
 		goto out_close_ms;

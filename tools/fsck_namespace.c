@@ -199,6 +199,12 @@ static int check_orphan(struct fsck *f, const MDB_val *k, const MDB_val *v,
 	struct fsck_inode *fi = fsck_inode(f, ino);
 	if (!fi) {
 		fsck_problem(f, "orphan %llu: no such inode", ull(ino));
+		uint64_t *grown =
+		    realloc(f->stale, (f->nstale + 1) * sizeof(*grown));
+		if (!grown)
+			return -ENOMEM;
+		f->stale = grown;
+		f->stale[f->nstale++] = ino;
 		return 0;
 	}
 	fi->orphan = true;

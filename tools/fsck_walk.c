@@ -24,7 +24,8 @@ void fsck_problem(struct fsck *f, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	vline(f, "", fmt, ap);
+	if (!f->silent)
+		vline(f, f->prefix ? f->prefix : "", fmt, ap);
 	va_end(ap);
 	f->problems++;
 }
@@ -59,6 +60,7 @@ static void seal_problem(struct fsck *f, enum ms_table t, const MDB_val *k)
 	fsck_problem(f, "%s: record of %s fails its checksum (damaged)",
 		     metastore_table_name(t), what);
 	f->sealed_bad++;
+	f->bmap_damaged |= t == MS_BMAP;
 }
 
 int fsck_walk(struct fsck *f, enum ms_table t, fsck_record_fn fn, void *ctx)

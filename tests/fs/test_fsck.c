@@ -33,6 +33,7 @@
 #include "meta/metastore.h"
 #include "dedupe/fingerprint.h"
 #include "store/blockmap.h"
+#include "store/namespace.h"
 #include "dedupe/blocks.h"
 #include "tiers/backing.h"
 #include "tools/commands.h"
@@ -70,8 +71,7 @@ static void t_put(struct t_store *s, enum ms_table t, const void *k,
 	if (!ms_table_sealed(t) || t == MS_FPINDEX || t == MS_BMAP) {
 		MDB_val val = {vlen, (void *)v};
 		assert_int_equal(
-		    mdb_put(s->txn, metastore_dbi(s->ms, t), &key, &val, 0),
-		    0);
+		    mdb_put(s->txn, metastore_dbi(s->ms, t), &key, &val, 0), 0);
 		return;
 	}
 	assert_int_equal(
@@ -275,7 +275,7 @@ static int t_fsck(struct t_store *s, char **out)
 	FILE *f = open_memstream(out, &len);
 	assert_non_null(f);
 	int problems = -1;
-	int r = fsck_run(s->dir, f, false, &problems);
+	int r = fsck_run(s->dir, f, false, false, &problems);
 	fclose(f);
 	if (r)
 		fail_msg("fsck_run: %d: %s", r, t_last_error);
@@ -593,12 +593,103 @@ static void test_locked_store(void **state)
 	t_open(s, false);
 	int problems = -1;
 	FILE *f = fopen("/dev/null", "w");
-	assert_int_equal(fsck_run(s->dir, f, true, &problems), -EBUSY);
+	assert_int_equal(fsck_run(s->dir, f, true, false, &problems), -EBUSY);
 	fclose(f);
 	assert_non_null(strstr(t_last_error, "is in use"));
 	metastore_txn_abort(s->txn);
 	metastore_close(s->ms);
 	s->ms = NULL;
+}
+
+/* fsck --repair on the store: problems left, output in *out. */
+static int t_repair(struct t_store *s, char **out)
+{
+	size_t len;
+	FILE *f = open_memstream(out, &len);
+	assert_non_null(f);
+	int problems = -1;
+	int r = fsck_run(s->dir, f, false, true, &problems);
+	fclose(f);
+	if (r)
+		fail_msg("fsck_run --repair: %d: %s", r, t_last_error);
+	return problems;
+}
+
+static void t_want_line(const char *out, const char *line)
+{
+	if (!strstr(out, line))
+		fail_msg("no \"%s\" in:\n%s", line, out);
+}
+
+/* A refcount is rebuilt from the block maps, and the counters with it. */
+static void test_repair_refcount(void **state)
+{
+	struct t_store *s = *state;
+	t_open(s, false);
+	struct ms_block b;
+	assert_int_equal(dedupe_block_get(s->ms, s->txn, 2, &b), 0);
+	b.refs = 3;
+	t_block_put(s, 2, &b);
+	t_close(s);
+	t_edit_counters(s, offsetof(struct ms_counters, live_blocks), 1);
+	char *out;
+	assert_int_equal(t_repair(s, &out), 0);
+	t_want_line(out, "repaired: block 2: refs 3 -> 1\n");
+	t_want_line(out, "repaired: counters: rebuilt from the tables");
+	free(out);
+	t_expect(s, 0, NULL);
+}
+
+/* A block no map entry names is freed: unindexed, pending. */
+static void test_repair_leak(void **state)
+{
+	struct t_store *s = *state;
+	t_open(s, false);
+	uint64_t ext[BMAP_EXTENT_BLOCKS] = {0};
+	ext[0] = 1, ext[1] = 2, ext[3] = 1; /* block 4 (C, pblk 3) unmapped */
+	t_put_extent(s, FILE_INO, 0, ext);
+	struct ms_inode in;
+	t_inode_get(s, FILE_INO, &in);
+	in.nblocks = 3;
+	t_inode_put(s, FILE_INO, &in);
+	t_close(s);
+	char *out;
+	int left = t_repair(s, &out);
+	t_want_line(out, "repaired: block 3: refs 1 -> 0\n");
+	if (left)
+		fail_msg("%d problems left:\n%s", left, out);
+	free(out);
+	t_expect(s, 0, NULL);
+}
+
+/* A record whose seal fails is named, skipped, and cannot be repaired. */
+static void test_damaged_record(void **state)
+{
+	struct t_store *s = *state;
+	t_open(s, false);
+	uint64_t ino = FILE_INO;
+	MDB_val k = {sizeof(ino), &ino}, v;
+	MDB_dbi dbi = metastore_dbi(s->ms, MS_INODES);
+	assert_int_equal(mdb_get(s->txn, dbi, &k, &v), 0);
+	uint8_t bad[sizeof(struct ms_inode) + MS_SEAL_LEN];
+	assert_int_equal(v.mv_size, sizeof(bad));
+	memcpy(bad, v.mv_data, sizeof(bad));
+	bad[20] ^= 0x04; /* a byte of the size */
+	MDB_val nv = {sizeof(bad), bad};
+	assert_int_equal(mdb_put(s->txn, dbi, &k, &nv, 0), 0);
+	struct ms_inode in;
+	assert_int_equal(ns_inode_get(s->ms, s->txn, FILE_INO, &in), -EIO);
+	assert_int_equal(metastore_damage_count(s->ms), 1);
+	t_close(s);
+	char *out;
+	assert_true(t_fsck(s, &out) > 0);
+	t_want_line(out, "inodes: record of inode 2 fails its checksum "
+			 "(damaged)\n");
+	free(out);
+	assert_true(t_repair(s, &out) > 0);
+	t_want_line(out, "cannot repair: inodes: record of inode 2 fails its "
+			 "checksum (damaged)\n");
+	free(out);
 }
 
 #define T(fn) cmocka_unit_test_setup_teardown(fn, t_setup, t_teardown)
@@ -623,6 +714,9 @@ int main(void)
 	    T(test_missed_dedupe),
 	    T(test_orphan_is_info),
 	    T(test_locked_store),
+	    T(test_repair_refcount),
+	    T(test_repair_leak),
+	    T(test_damaged_record),
 	};
 	return cmocka_run_group_tests_name("fsck", tests, NULL, NULL);
 }
