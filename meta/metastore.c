@@ -47,22 +47,6 @@
 #define RESERVE_FLOOR (2ull << 20) /* below this, writers get ENOSPC */
 #define RELEASE_BATCH 4096	   /* pending blocks freed per txn */
 
-void ms_put_be64(uint8_t *p, uint64_t v)
-{
-	for (int i = 7; i >= 0; i--) {
-		p[i] = (uint8_t)v;
-		v >>= 8;
-	}
-}
-
-uint64_t ms_get_be64(const uint8_t *p)
-{
-	uint64_t v = 0;
-	for (int i = 0; i < 8; i++)
-		v = (v << 8) | p[i];
-	return v;
-}
-
 void ms_bmap_encode(const uint64_t pblk[BMAP_EXTENT_BLOCKS], uint8_t *v)
 {
 	for (unsigned i = 0; i < BMAP_EXTENT_BLOCKS; i++)

@@ -263,9 +263,22 @@ int metastore_track_durable(struct metastore *ms);
  * reason in @err. */
 int metastore_durable_save(struct metastore *ms, char *err, size_t errlen);
 
-/* Key helpers: big-endian u64 so keys sort numerically. */
-void ms_put_be64(uint8_t *p, uint64_t v);
-uint64_t ms_get_be64(const uint8_t *p);
+/* Key helpers: big-endian u64 so keys sort numerically. Inline: the seal
+ * code names keys with them, and calls nothing back in metastore.c. */
+static inline void ms_put_be64(uint8_t *p, uint64_t v)
+{
+	for (int i = 7; i >= 0; i--) {
+		p[i] = (uint8_t)v;
+		v >>= 8;
+	}
+}
+static inline uint64_t ms_get_be64(const uint8_t *p)
+{
+	uint64_t v = 0;
+	for (int i = 0; i < 8; i++)
+		v = (v << 8) | p[i];
+	return v;
+}
 /* A pblk as stored in fpindex items and bmap extents (MS_PBLK_BYTES,
  * big-endian); @v must be < MS_PBLK_LIMIT. */
 static inline void ms_put_pblk(uint8_t *p, uint64_t v)

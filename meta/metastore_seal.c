@@ -151,7 +151,7 @@ int metastore_get_sealed(const struct metastore *ms, MDB_txn *txn,
 			 enum ms_table t, MDB_val *key, void *out, size_t size)
 {
 	MDB_val v;
-	int rc = mdb_get(txn, metastore_dbi(ms, t), key, &v);
+	int rc = mdb_get(txn, ms->dbi[t], key, &v);
 	if (rc)
 		return metastore_errno(rc);
 	if (v.mv_size != size + MS_SEAL_LEN || !ms_sealed(t, key, &v))
@@ -173,7 +173,7 @@ int metastore_put_sealed(const struct metastore *ms, MDB_txn *txn,
 	memcpy(buf, in, size);
 	ms_seal(t, key, buf, size + MS_SEAL_LEN);
 	MDB_val v = {size + MS_SEAL_LEN, buf};
-	int rc = mdb_put(txn, metastore_dbi(ms, t), key, &v, flags);
+	int rc = mdb_put(txn, ms->dbi[t], key, &v, flags);
 	if (buf != stack)
 		free(buf);
 	return metastore_errno(rc);
