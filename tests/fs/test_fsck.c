@@ -268,18 +268,24 @@ static int t_teardown(void **state)
 /* ---- running ----------------------------------------------------------------
  */
 
-/* fsck the store; its output in *out (caller frees). The problem count. */
-static int t_fsck(struct t_store *s, char **out)
+/* fsck the store (@repair: fsck --repair); its output in *out (caller
+ * frees). The problem count (left). */
+static int t_fsck_run(struct t_store *s, bool repair, char **out)
 {
 	size_t len;
 	FILE *f = open_memstream(out, &len);
 	assert_non_null(f);
 	int problems = -1;
-	int r = fsck_run(s->dir, f, false, false, &problems);
+	int r = fsck_run(s->dir, f, false, repair, &problems);
 	fclose(f);
 	if (r)
 		fail_msg("fsck_run: %d: %s", r, t_last_error);
 	return problems;
+}
+
+static int t_fsck(struct t_store *s, char **out)
+{
+	return t_fsck_run(s, false, out);
 }
 
 /* fsck finds exactly @want problems, one of them the line @line. */
@@ -601,18 +607,9 @@ static void test_locked_store(void **state)
 	s->ms = NULL;
 }
 
-/* fsck --repair on the store: problems left, output in *out. */
 static int t_repair(struct t_store *s, char **out)
 {
-	size_t len;
-	FILE *f = open_memstream(out, &len);
-	assert_non_null(f);
-	int problems = -1;
-	int r = fsck_run(s->dir, f, false, true, &problems);
-	fclose(f);
-	if (r)
-		fail_msg("fsck_run --repair: %d: %s", r, t_last_error);
-	return problems;
+	return t_fsck_run(s, true, out);
 }
 
 static void t_want_line(const char *out, const char *line)
