@@ -35,19 +35,21 @@ def blob(seed, n):
 
 def tree():
     """name -> bytes (None: a directory); dedupe hits, holes, odd sizes."""
-    big = blob(1, 768 << 10)  # small: every position reads it all
+    big = blob(1, 384 << 10)  # small: every position reads it all
     t = {"a": None, "a/b": None, "a/b/c": None, "many": None}
     t["a/small.txt"] = b"hello, damaged metadata\n" * 4
     t["a/b/one_block"] = blob(2, 4096)
     t["a/b/c/big.bin"] = big
     t["a/dup.bin"] = big  # every block a dedupe hit
-    t["half_dup.bin"] = big[: 256 << 10] + blob(3, 256 << 10)
+    t["half_dup.bin"] = big[: 128 << 10] + blob(3, 128 << 10)
     t["odd.bin"] = blob(4, 524289 + 1000)  # the issue's offset
     t["zeros.bin"] = bytes(300 << 10)
     # A whole 256 KiB extent of hole, data, a hole to the end.
     t["sparse.bin"] = bytes(300 << 10) + blob(5, 64 << 10) + bytes(700 << 10)
-    for i in range(40):
-        t["many/f%02d" % i] = blob(100 + i, 1000 + 97 * i)
+    # More records of each kind than the mount's check samples (64 a
+    # table), so that damage also reaches the reads' own checks.
+    for i in range(150):
+        t["many/f%03d" % i] = blob(100 + i, 500 + 23 * i)
     return t
 
 
