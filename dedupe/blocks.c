@@ -126,7 +126,7 @@ static void slot_abandon(struct slot *s)
 }
 
 int dedupe_block_record(const struct metastore *ms, MDB_txn *txn, uint64_t pblk,
-			const uint8_t **rec)
+			uint64_t ino, uint64_t off, const uint8_t **rec)
 {
 	uint64_t key = pblk / SLOTS;
 	MDB_val k = {sizeof(key), &key}, v;
@@ -134,8 +134,7 @@ int dedupe_block_record(const struct metastore *ms, MDB_txn *txn, uint64_t pblk,
 	if (rc)
 		return metastore_errno(rc);
 	if (v.mv_size != REC_BYTES || !ms_sealed(MS_BLOCKS, &k, &v))
-		return metastore_damaged(ms, MS_BLOCKS, &k, MS_NO_INO,
-					 MS_NO_INO);
+		return metastore_damaged(ms, MS_BLOCKS, &k, ino, off);
 	*rec = v.mv_data;
 	return 0;
 }
@@ -151,7 +150,7 @@ int dedupe_block_get(const struct metastore *ms, MDB_txn *txn, uint64_t pblk,
 		     struct ms_block *out)
 {
 	const uint8_t *rec;
-	int r = dedupe_block_record(ms, txn, pblk, &rec);
+	int r = dedupe_block_record(ms, txn, pblk, MS_NO_INO, MS_NO_INO, &rec);
 	return r ? r : dedupe_block_slot(rec, pblk, out);
 }
 

@@ -235,6 +235,10 @@ void ms_record_name(enum ms_table t, const MDB_val *k, char *buf, size_t len);
  * (MS_NO_INO: what the key names). Returns -EIO. */
 int metastore_damaged(const struct metastore *ms, enum ms_table t,
 		      const MDB_val *k, uint64_t ino, uint64_t off);
+/* The same, the log saying @why instead of "fails its checksum". */
+int metastore_damaged_why(const struct metastore *ms, enum ms_table t,
+			  const MDB_val *k, uint64_t ino, uint64_t off,
+			  const char *why);
 /* Also count damaged records in @counter (the stats' meta_checksum_errors). */
 void metastore_count_damage(struct metastore *ms, _Atomic uint64_t *counter);
 uint64_t metastore_damage_count(const struct metastore *ms);

@@ -50,6 +50,17 @@ static void describe(enum ms_table t, const MDB_val *k, uint64_t ino,
 {
 	const uint8_t *p = k->mv_data;
 	uint64_t n = 0;
+	if (ino != MS_NO_INO && t == MS_BLOCKS && k->mv_size == 8) {
+		memcpy(&n, p, 8);
+		snprintf(buf, len,
+			 "blocks %llu..%llu, read at inode %llu "
+			 "offset %llu",
+			 (unsigned long long)(n * MS_BLOCK_EXTENT),
+			 (unsigned long long)(n * MS_BLOCK_EXTENT +
+					      MS_BLOCK_EXTENT - 1),
+			 (unsigned long long)ino, (unsigned long long)off);
+		return;
+	}
 	if (ino != MS_NO_INO) {
 		if (off != MS_NO_INO)
 			snprintf(buf, len, "inode %llu offset %llu",
@@ -121,6 +132,13 @@ static bool seen(struct ms_damage *d, enum ms_table t, const MDB_val *k)
 int metastore_damaged(const struct metastore *ms, enum ms_table t,
 		      const MDB_val *k, uint64_t ino, uint64_t off)
 {
+	return metastore_damaged_why(ms, t, k, ino, off, "fails its checksum");
+}
+
+int metastore_damaged_why(const struct metastore *ms, enum ms_table t,
+			  const MDB_val *k, uint64_t ino, uint64_t off,
+			  const char *why)
+{
 	struct ms_damage *d = ms->damage;
 	atomic_fetch_add_explicit(&d->count, 1, memory_order_relaxed);
 	_Atomic uint64_t *sink = atomic_load(&d->sink);
@@ -130,9 +148,9 @@ int metastore_damaged(const struct metastore *ms, enum ms_table t,
 		char what[128];
 		describe(t, k, ino, off, what, sizeof(what));
 		log_error("metastore",
-			  "metadata damaged: %s record of %s fails its "
-			  "checksum; reads through it are EIO",
-			  metastore_table_name(t), what);
+			  "metadata damaged: %s record of %s %s; reads "
+			  "through it are EIO",
+			  metastore_table_name(t), what, why);
 	}
 	return -EIO;
 }

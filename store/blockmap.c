@@ -88,8 +88,11 @@ int blockmap_holes_proven(const struct metastore *ms, MDB_txn *txn,
 		return 0;
 	blockmap_key_encode(kb, ino, idx);
 	MDB_val hk = {sizeof(kb), kb};
-	return metastore_damaged(ms, MS_BMAP, &hk, ino,
-				 idx * EXT * BLOCK_BYTES);
+	return metastore_damaged_why(
+	    ms, MS_BMAP, &hk, ino, idx * EXT * BLOCK_BYTES,
+	    whole ? "is missing (the map does not hold the inode's nblocks)"
+		  : "is missing, and another extent of the file fails its "
+		    "checksum");
 }
 
 int blockmap_block_of(const struct metastore *ms, MDB_txn *txn, uint64_t ino,

@@ -34,17 +34,24 @@ static int map_blocks(struct store *st, MDB_txn *txn, uint64_t ino,
 {
 	uint64_t ext[EXT], cur_idx = UINT64_MAX, rec_key = UINT64_MAX;
 	const uint8_t *rec = NULL;
+	/* Past EOF nothing is returned, so nothing needs proving; one proof
+	 * covers the whole map. */
+	uint64_t eof =
+	    l->in ? (l->in->size + BLOCK_BYTES - 1) / BLOCK_BYTES : 0;
+	bool proven = false;
 	int r = 0;
 	for (unsigned i = 0; i < l->n && !r; i++) {
 		uint64_t lblk = l->first + i;
 		if (lblk / EXT != cur_idx) {
 			cur_idx = lblk / EXT;
 			r = blockmap_load(st->ms, txn, ino, cur_idx, ext);
-			if (r == -ENOENT)
-				r = l->in ? blockmap_holes_proven(
-						st->ms, txn, ino,
-						l->in->nblocks, cur_idx)
-					  : 0;
+			if (r == -ENOENT && !proven && lblk < eof) {
+				r = blockmap_holes_proven(
+				    st->ms, txn, ino, l->in->nblocks, cur_idx);
+				proven = !r;
+			} else if (r == -ENOENT) {
+				r = 0;
+			}
 			if (r)
 				break;
 		}
@@ -58,7 +65,8 @@ static int map_blocks(struct store *st, MDB_txn *txn, uint64_t ino,
 		}
 		struct ms_block b;
 		if (pblk / MS_BLOCK_EXTENT != rec_key) {
-			r = dedupe_block_record(st->ms, txn, pblk, &rec);
+			r = dedupe_block_record(st->ms, txn, pblk, ino,
+						lblk * BLOCK_BYTES, &rec);
 			rec_key = r ? UINT64_MAX : pblk / MS_BLOCK_EXTENT;
 		}
 		if (!r)
