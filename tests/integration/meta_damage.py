@@ -298,6 +298,8 @@ def sweep(arraysim, store, pristine, mnt, ref, seed, n):
         v = one((arraysim, store, pristine, mnt, ref), off, table, rng)
         tally.setdefault(table, {}).setdefault(v, 0)
         tally[table][v] += 1
+        if (i + 1) % 50 == 0:
+            print("%d positions done" % (i + 1), flush=True)
     for t in tables:
         print("%-12s %s" % (t, tally.get(t)), flush=True)
     missing = [t for t in tables if t not in tally]
