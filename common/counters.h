@@ -49,7 +49,9 @@ enum counter_group { COUNTER_CAPACITY, COUNTER_BLOCKS, COUNTER_CHECKS };
 	  "Reads that failed on a block the array model lost.")              \
 	X(repaired_reads, COUNTER_CHECKS, 9, "repaired_reads", 0,            \
 	  "Blocks that failed their checksum and were rebuilt from the "     \
-	  "array's redundancy.")
+	  "array's redundancy.")                                             \
+	X(meta_checksum_errors, COUNTER_CHECKS, 10, "meta_checksum_errors", \
+	  1, "Metadata records that failed their checksum when read.")
 /* clang-format on */
 
 #define COUNTER_ONE_(...) +1

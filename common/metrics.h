@@ -10,7 +10,7 @@
  *   arraysim_unique_block_writes_total, arraysim_zero_blocks_total,
  *   arraysim_verify_mismatches_total, arraysim_checksum_errors_total,
  *   arraysim_blocks_freed_total, arraysim_lost_reads_total,
- *   arraysim_repaired_reads_total
+ *   arraysim_repaired_reads_total, arraysim_meta_checksum_errors_total
  *                                      counters of the data path
  *   arraysim_dedupe_ratio, arraysim_unique_blocks, arraysim_live_blocks,
  *   arraysim_logical_bytes, arraysim_physical_bytes,

@@ -10,7 +10,9 @@
  * The blocks table is packed (see meta/metastore.h):
  *
  *   blocks   key pblk/80 -> ms_block[80]   a slot is changed in place in
- *                                          its 1280-byte record
+ *                     + seal               its 1284-byte record, which is
+ *                                          checked when opened and sealed
+ *                                          again when closed
  *
  * A block is indexed under its SHA-1 when it is born and unindexed when
  * its last reference goes (dedupe/index.h).
@@ -35,12 +37,40 @@ _Static_assert(sizeof(((struct ms_block *)0)->sha1_head) ==
  * with memcpy. */
 struct slot {
 	MDB_cursor *cur;
+	uint64_t key;	/* the record's, for its seal */
+	size_t txnid;	/* the write transaction's */
 	uint8_t *rec;	/* the record's bytes, writable */
 	uint8_t *bytes; /* this slot's bytes, inside it */
 	struct ms_block b;
 };
 
-#define REC_BYTES (SLOTS * sizeof(struct ms_block))
+#define REC_BYTES MS_BLOCK_REC_LEN /* the slots, then the seal */
+_Static_assert(MS_BLOCK_REC_LEN ==
+		   SLOTS * sizeof(struct ms_block) + MS_SEAL_LEN,
+	       "a blocks record is its slots and a seal");
+
+/* The record this thread sealed last, in which write transaction: a
+ * sequential write changes the same record for 80 blocks in a row, and
+ * re-reading its 1284 bytes to check a seal written moments ago in the
+ * same transaction (which nothing else writes) would double the cost of
+ * a block's seal. Transaction ids are never reused, so a stale entry only
+ * misses. */
+static _Thread_local struct {
+	size_t txnid;
+	uint64_t key;
+	uint32_t seal;
+} last_sealed;
+
+static bool sealed_here(size_t txnid, uint64_t key, const MDB_val *v)
+{
+	uint32_t seal;
+	if (last_sealed.txnid != txnid || last_sealed.key != key ||
+	    v->mv_size != REC_BYTES)
+		return false;
+	memcpy(&seal, (const uint8_t *)v->mv_data + REC_BYTES - MS_SEAL_LEN,
+	       sizeof(seal));
+	return seal == last_sealed.seal;
+}
 
 /* Is a record past every stored one? Then it goes in with MDB_APPEND: a
  * plain insert at the end splits a full page 2:1 (three records fit a
@@ -66,8 +96,13 @@ static int slot_open(const struct metastore *ms, MDB_txn *txn, uint64_t pblk,
 		return metastore_errno(rc);
 	MDB_val k = {sizeof(key), &key}, v = {REC_BYTES, NULL};
 	rc = mdb_cursor_get(s->cur, &k, &v, MDB_SET_KEY);
-	if (rc == 0 && v.mv_size != REC_BYTES)
-		rc = MDB_CORRUPTED;
+	s->txnid = mdb_txn_id(txn);
+	if (rc == 0 && !sealed_here(s->txnid, key, &v) &&
+	    (v.mv_size != REC_BYTES || !ms_sealed(MS_BLOCKS, &k, &v))) {
+		mdb_cursor_close(s->cur);
+		return metastore_damaged(ms, MS_BLOCKS, &k, MS_NO_INO,
+					 MS_NO_INO);
+	}
 	if (rc == 0) {
 		v.mv_size = REC_BYTES;
 		rc = mdb_cursor_put(s->cur, &k, &v, MDB_CURRENT | MDB_RESERVE);
@@ -83,16 +118,24 @@ static int slot_open(const struct metastore *ms, MDB_txn *txn, uint64_t pblk,
 		mdb_cursor_close(s->cur);
 		return rc == MDB_NOTFOUND ? -ENOENT : metastore_errno(rc);
 	}
+	s->key = key;
 	s->rec = v.mv_data;
 	s->bytes = s->rec + pblk % SLOTS * sizeof(struct ms_block);
 	memcpy(&s->b, s->bytes, sizeof(s->b));
 	return 0;
 }
 
-/* Write the slot back; a record whose last slot emptied is deleted. */
+/* Write the slot back and seal the record again; a record whose last slot
+ * emptied is deleted. */
 static int slot_close(struct slot *s)
 {
 	memcpy(s->bytes, &s->b, sizeof(s->b));
+	MDB_val k = {sizeof(s->key), &s->key};
+	ms_seal(MS_BLOCKS, &k, s->rec, REC_BYTES);
+	last_sealed.txnid = s->txnid;
+	last_sealed.key = s->key;
+	memcpy(&last_sealed.seal, s->rec + REC_BYTES - MS_SEAL_LEN,
+	       sizeof(last_sealed.seal));
 	int rc = 0;
 	bool empty = true;
 	for (unsigned i = 0; i < SLOTS && empty; i++) {
@@ -111,20 +154,33 @@ static void slot_abandon(struct slot *s)
 	mdb_cursor_close(s->cur); /* the transaction is failing anyway */
 }
 
-int dedupe_block_get(const struct metastore *ms, MDB_txn *txn, uint64_t pblk,
-		     struct ms_block *out)
+int dedupe_block_record(const struct metastore *ms, MDB_txn *txn, uint64_t pblk,
+			uint64_t ino, uint64_t off, const uint8_t **rec)
 {
 	uint64_t key = pblk / SLOTS;
 	MDB_val k = {sizeof(key), &key}, v;
 	int rc = mdb_get(txn, metastore_dbi(ms, MS_BLOCKS), &k, &v);
 	if (rc)
 		return metastore_errno(rc);
-	if (v.mv_size != SLOTS * sizeof(*out))
-		return -EIO;
+	if (v.mv_size != REC_BYTES || !ms_sealed(MS_BLOCKS, &k, &v))
+		return metastore_damaged(ms, MS_BLOCKS, &k, ino, off);
+	*rec = v.mv_data;
+	return 0;
+}
+
+int dedupe_block_slot(const uint8_t *rec, uint64_t pblk, struct ms_block *out)
+{
 	/* LMDB aligns values to 2 bytes only: copy out the one slot. */
-	memcpy(out, (const uint8_t *)v.mv_data + pblk % SLOTS * sizeof(*out),
-	       sizeof(*out));
+	memcpy(out, rec + pblk % SLOTS * sizeof(*out), sizeof(*out));
 	return out->refs ? 0 : -ENOENT;
+}
+
+int dedupe_block_get(const struct metastore *ms, MDB_txn *txn, uint64_t pblk,
+		     struct ms_block *out)
+{
+	const uint8_t *rec;
+	int r = dedupe_block_record(ms, txn, pblk, MS_NO_INO, MS_NO_INO, &rec);
+	return r ? r : dedupe_block_slot(rec, pblk, out);
 }
 
 /* Lowest block of the free map, removed from it; or a new one. */

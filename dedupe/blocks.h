@@ -18,9 +18,17 @@
 #include "meta/metastore.h"
 #include "dedupe/fingerprint.h"
 
-/* The record of block @pblk: 0, -ENOENT (not allocated) or -errno. */
+/* The record of block @pblk: 0, -ENOENT (not allocated), -EIO (its
+ * `blocks` record is damaged: counted and logged) or -errno. */
 int dedupe_block_get(const struct metastore *ms, MDB_txn *txn, uint64_t pblk,
 		     struct ms_block *out);
+/* The same in two steps, for a reader of many blocks: the checked record
+ * holding @pblk's slot (a pointer into @txn's pages; every pblk with the
+ * same pblk / MS_BLOCK_EXTENT shares it; damage is logged as met by a
+ * read of @ino at byte @off, or MS_NO_INO), then one slot of it. */
+int dedupe_block_record(const struct metastore *ms, MDB_txn *txn, uint64_t pblk,
+			uint64_t ino, uint64_t off, const uint8_t **rec);
+int dedupe_block_slot(const uint8_t *rec, uint64_t pblk, struct ms_block *out);
 /* Allocate a block for @fp with refs 1 (reusing the free map first) and
  * index it. 0, -ENOSPC (also past pblk 2^48, see MS_PBLK_LIMIT) or -errno. */
 int dedupe_block_new(const struct metastore *ms, MDB_txn *txn,

@@ -47,22 +47,6 @@
 #define RESERVE_FLOOR (2ull << 20) /* below this, writers get ENOSPC */
 #define RELEASE_BATCH 4096	   /* pending blocks freed per txn */
 
-void ms_put_be64(uint8_t *p, uint64_t v)
-{
-	for (int i = 7; i >= 0; i--) {
-		p[i] = (uint8_t)v;
-		v >>= 8;
-	}
-}
-
-uint64_t ms_get_be64(const uint8_t *p)
-{
-	uint64_t v = 0;
-	for (int i = 0; i < 8; i++)
-		v = (v << 8) | p[i];
-	return v;
-}
-
 void ms_bmap_encode(const uint64_t pblk[BMAP_EXTENT_BLOCKS], uint8_t *v)
 {
 	for (unsigned i = 0; i < BMAP_EXTENT_BLOCKS; i++)
@@ -171,10 +155,10 @@ static int format_new(struct metastore *ms, MDB_txn *txn)
 			      .version = MS_FORMAT_VERSION,
 			      .block_size = BLOCK_BYTES};
 	MDB_val k = {sizeof("format") - 1, "format"};
-	MDB_val v = {sizeof(f), &f};
-	int rc = mdb_put(txn, ms->dbi[MS_META], &k, &v, MDB_NOOVERWRITE);
-	if (rc)
-		return metastore_errno(rc);
+	int r = metastore_put_sealed(ms, txn, MS_META, &k, &f, sizeof(f),
+				     MDB_NOOVERWRITE);
+	if (r)
+		return r;
 	/* ino 1 is the root (FUSE_ROOT_ID); the fs layer creates it. */
 	struct ms_counters c = {.next_ino = 1, .next_pblk = 1};
 	return metastore_counters_put(ms, txn, &c);
@@ -185,8 +169,7 @@ static int check_format(struct metastore *ms, MDB_txn *txn, const char *dir,
 {
 	MDB_val k = {sizeof("format") - 1, "format"}, v;
 	int rc = mdb_get(txn, ms->dbi[MS_META], &k, &v);
-	if (rc == MDB_NOTFOUND ||
-	    (rc == 0 && v.mv_size != sizeof(struct ms_format))) {
+	if (rc == MDB_NOTFOUND || (rc == 0 && v.mv_size < 8)) {
 		snprintf(err, errlen, "store %s: metadata has no format record",
 			 dir);
 		return -EIO;
@@ -196,18 +179,34 @@ static int check_format(struct metastore *ms, MDB_txn *txn, const char *dir,
 			 mdb_strerror(rc));
 		return metastore_errno(rc);
 	}
-	struct ms_format f;
-	memcpy(&f, v.mv_data, sizeof(f));
+	struct ms_format f = {0};
+	memcpy(&f, v.mv_data, v.mv_size < sizeof(f) ? v.mv_size : sizeof(f));
 	if (f.magic != MS_MAGIC) {
 		snprintf(err, errlen, "store %s: not an arraysim store", dir);
 		return -EINVAL;
 	}
-	if (f.version != MS_FORMAT_VERSION || f.block_size != BLOCK_BYTES) {
+	if (f.version < MS_FORMAT_VERSION) {
+		snprintf(err, errlen,
+			 "store format %u: made by an older arraysim; this one "
+			 "reads format %u only (copy the files out with the "
+			 "older version, into a new store): %s",
+			 f.version, MS_FORMAT_VERSION, dir);
+		return -EPROTO;
+	}
+	if (f.version != MS_FORMAT_VERSION) {
 		snprintf(err, errlen,
 			 "store %s has format version %u, this arraysim reads "
 			 "version %u",
 			 dir, f.version, MS_FORMAT_VERSION);
 		return -EPROTO;
+	}
+	if (v.mv_size != sizeof(f) + MS_SEAL_LEN ||
+	    !ms_sealed(MS_META, &k, &v) || f.block_size != BLOCK_BYTES) {
+		snprintf(err, errlen,
+			 "store %s: metadata is damaged (the format record "
+			 "fails its checksum)",
+			 dir);
+		return -EIO;
 	}
 	return 0;
 }
@@ -463,6 +462,13 @@ int metastore_open(const char *dir, uint64_t map_bytes, bool create,
 	}
 	ms->readonly = readonly;
 	ms->data_fd = -1;
+	ms->damage = calloc(1, sizeof(*ms->damage));
+	if (!ms->damage) {
+		free(ms);
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	pthread_mutex_init(&ms->damage->lock, NULL);
 	pthread_mutex_init(&ms->reserve_lock, NULL);
 	ms->lock_fd = take_lock(dir, readonly, err, errlen);
 	if (ms->lock_fd < 0) {
@@ -495,6 +501,8 @@ out_unlock:
 	close(ms->lock_fd);
 out_free:
 	pthread_mutex_destroy(&ms->reserve_lock);
+	pthread_mutex_destroy(&ms->damage->lock);
+	free(ms->damage);
 	free(ms);
 	return r;
 }
@@ -525,6 +533,8 @@ void metastore_close(struct metastore *ms)
 	mdb_env_close(ms->env);
 	close(ms->lock_fd);
 	pthread_mutex_destroy(&ms->reserve_lock);
+	pthread_mutex_destroy(&ms->damage->lock);
+	free(ms->damage);
 	free(ms);
 }
 
@@ -602,16 +612,14 @@ int metastore_counters_get(const struct metastore *ms, MDB_txn *txn,
 			   struct ms_counters *out)
 {
 	MDB_val k = {sizeof("counters") - 1, "counters"};
-	return metastore_get_exact(txn, ms->dbi[MS_META], &k, out,
-				   sizeof(*out));
+	return metastore_get_sealed(ms, txn, MS_META, &k, out, sizeof(*out));
 }
 
 int metastore_counters_put(const struct metastore *ms, MDB_txn *txn,
 			   const struct ms_counters *c)
 {
 	MDB_val k = {sizeof("counters") - 1, "counters"};
-	MDB_val v = {sizeof(*c), (void *)c};
-	return metastore_errno(mdb_put(txn, ms->dbi[MS_META], &k, &v, 0));
+	return metastore_put_sealed(ms, txn, MS_META, &k, c, sizeof(*c), 0);
 }
 
 /* Move up to RELEASE_BATCH pending blocks to the free map. Called with the

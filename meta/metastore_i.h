@@ -4,8 +4,19 @@
 #define ARRAYSIM_STORE_METASTORE_I_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 
 #include "meta/metastore.h"
+
+/* Damaged records met (metastore_damaged): counted, and logged once each. */
+#define MS_DAMAGE_SEEN 64
+struct ms_damage {
+	_Atomic uint64_t count;
+	_Atomic(_Atomic uint64_t *) sink; /* metastore_count_damage() */
+	pthread_mutex_t lock;		  /* seen[], nseen */
+	uint64_t seen[MS_DAMAGE_SEEN];	  /* hashes of logged keys */
+	unsigned nseen;
+};
 
 struct metastore {
 	MDB_env *env;
@@ -21,6 +32,9 @@ struct metastore {
 	 * that LMDB keeps its pages; NULL unless tracking is on. */
 	MDB_txn *durable;
 	bool track_durable; /* metastore_track_durable() */
+	/* Mutable through a const struct metastore *: codecs report damage
+	 * from read paths. */
+	struct ms_damage *damage;
 };
 
 /* LMDB flags of table @t (MDB_INTEGERKEY, MDB_DUPSORT, ...). */

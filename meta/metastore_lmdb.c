@@ -28,7 +28,7 @@ unsigned metastore_table_flags(enum ms_table t)
 	case MS_ORPHANS:
 		return MDB_INTEGERKEY;
 	case MS_FPINDEX:
-		/* One key; items sha1[0..20) + pblk. A SHA-1 names every
+		/* One key; items sha1[0..16) + pblk + seal. A SHA-1 names every
 		 * block that has it: more than one only after a collision,
 		 * which verify-on-match keeps apart. */
 		return MDB_DUPSORT | MDB_DUPFIXED;

@@ -173,8 +173,9 @@ static int names_load(struct store *st, MDB_txn *txn, struct names *nm)
 	int r = 0;
 	while (!r && (rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) == 0) {
 		struct ms_dirent_val d;
-		if (k.mv_size <= 8 || v.mv_size != sizeof(d))
-			continue;
+		if (k.mv_size <= 8 || v.mv_size != sizeof(d) + MS_SEAL_LEN ||
+		    !ms_sealed(MS_DIRNAMES, &k, &v))
+			continue; /* damaged: the report names the inode */
 		memcpy(&d, v.mv_data, sizeof(d));
 		if (nm->n == nm->cap) {
 			size_t cap = nm->cap ? 2 * nm->cap : 256;
@@ -250,12 +251,9 @@ struct report {
 
 static void report_extent(struct report *rp, const MDB_val *k, const MDB_val *v)
 {
-	if (k->mv_size != 16 || v->mv_size != MS_BMAP_VALUE_LEN)
-		return;
-	uint64_t ino = ms_get_be64(k->mv_data);
-	uint64_t idx = ms_get_be64((const uint8_t *)k->mv_data + 8);
-	uint64_t pblk[BMAP_EXTENT_BLOCKS];
-	ms_bmap_decode(v->mv_data, pblk);
+	uint64_t ino, idx, pblk[BMAP_EXTENT_BLOCKS];
+	if (blockmap_decode(k, v, &ino, &idx, pblk))
+		return; /* damaged: its reads are EIO anyway */
 	for (unsigned i = 0; i < BMAP_EXTENT_BLOCKS; i++) {
 		if (!pblk[i] || !is_bad(rp->bad, rp->nbad, pblk[i]))
 			continue;

@@ -5,6 +5,8 @@
 #include <errno.h>
 #include <string.h>
 
+#include "common/block.h"
+
 #define EXT BMAP_EXTENT_BLOCKS
 
 void blockmap_key_encode(uint8_t kb[BLOCKMAP_KEY_LEN], uint64_t ino,
@@ -14,16 +16,20 @@ void blockmap_key_encode(uint8_t kb[BLOCKMAP_KEY_LEN], uint64_t ino,
 	ms_put_be64(kb + 8, idx);
 }
 
-void blockmap_value_encode(const uint64_t pblk[BMAP_EXTENT_BLOCKS],
+void blockmap_value_encode(const uint8_t kb[BLOCKMAP_KEY_LEN],
+			   const uint64_t pblk[BMAP_EXTENT_BLOCKS],
 			   uint8_t vb[MS_BMAP_VALUE_LEN])
 {
 	ms_bmap_encode(pblk, vb);
+	MDB_val k = {BLOCKMAP_KEY_LEN, (void *)kb};
+	ms_seal(MS_BMAP, &k, vb, MS_BMAP_VALUE_LEN);
 }
 
 int blockmap_decode(const MDB_val *k, const MDB_val *v, uint64_t *ino,
 		    uint64_t *idx, uint64_t pblk[BMAP_EXTENT_BLOCKS])
 {
-	if (k->mv_size != BLOCKMAP_KEY_LEN || v->mv_size != MS_BMAP_VALUE_LEN)
+	if (k->mv_size != BLOCKMAP_KEY_LEN || v->mv_size != MS_BMAP_VALUE_LEN ||
+	    !ms_sealed(MS_BMAP, k, v))
 		return -EIO;
 	*ino = ms_get_be64(k->mv_data);
 	*idx = ms_get_be64((const uint8_t *)k->mv_data + 8);
@@ -45,7 +51,48 @@ int blockmap_load(const struct metastore *ms, MDB_txn *txn, uint64_t ino,
 	if (rc)
 		return metastore_errno(rc);
 	uint64_t kino, kidx;
-	return blockmap_decode(&k, &v, &kino, &kidx, pblk);
+	if (blockmap_decode(&k, &v, &kino, &kidx, pblk))
+		return metastore_damaged(ms, MS_BMAP, &k, ino,
+					 idx * EXT * BLOCK_BYTES);
+	return 0;
+}
+
+/* A missing extent reads as holes; trusted only when the extents that
+ * are there hold the inode's nblocks, each whole: a damaged page (a
+ * branch, a leaf's keys) can lose an extent without failing any seal.
+ * Walks the file's map, so only a read that meets a missing extent pays. */
+int blockmap_holes_proven(const struct metastore *ms, MDB_txn *txn,
+			  uint64_t ino, uint64_t nblocks, uint64_t idx)
+{
+	MDB_cursor *cur;
+	int rc = mdb_cursor_open(txn, metastore_dbi(ms, MS_BMAP), &cur);
+	if (rc)
+		return metastore_errno(rc);
+	uint8_t kb[BLOCKMAP_KEY_LEN];
+	blockmap_key_encode(kb, ino, 0);
+	MDB_val k = {sizeof(kb), kb}, v;
+	uint64_t mapped = 0, pblk[EXT], kino, kidx;
+	bool whole = true;
+	for (rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE); rc == 0 && whole;
+	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+		if (k.mv_size < 8 || ms_get_be64(k.mv_data) != ino)
+			break;
+		whole = blockmap_decode(&k, &v, &kino, &kidx, pblk) == 0;
+		for (unsigned i = 0; i < EXT && whole; i++)
+			mapped += pblk[i] != 0;
+	}
+	mdb_cursor_close(cur);
+	if (rc && rc != MDB_NOTFOUND)
+		return metastore_errno(rc);
+	if (whole && mapped == nblocks)
+		return 0;
+	blockmap_key_encode(kb, ino, idx);
+	MDB_val hk = {sizeof(kb), kb};
+	return metastore_damaged_why(
+	    ms, MS_BMAP, &hk, ino, idx * EXT * BLOCK_BYTES,
+	    whole ? "is missing (the map does not hold the inode's nblocks)"
+		  : "is missing, and another extent of the file fails its "
+		    "checksum");
 }
 
 int blockmap_block_of(const struct metastore *ms, MDB_txn *txn, uint64_t ino,
@@ -116,7 +163,7 @@ int blockmap_store(const struct metastore *ms, MDB_txn *txn,
 			rc = 0;
 	} else {
 		uint8_t vb[MS_BMAP_VALUE_LEN];
-		blockmap_value_encode(e->pblk, vb);
+		blockmap_value_encode(kb, e->pblk, vb);
 		MDB_val v = {sizeof(vb), vb};
 		unsigned fl =
 		    e->fresh && ext_is_last(txn, dbi, kb) ? MDB_APPEND : 0;

@@ -4,7 +4,8 @@
  * a sequential 1 MiB write touches 4 records, not 256.
  *
  *   key   ino (be64) | idx (be64)                     BLOCKMAP_KEY_LEN
- *   value pblk[BMAP_EXTENT_BLOCKS], packed (ms_bmap_*) MS_BMAP_VALUE_LEN
+ *   value pblk[BMAP_EXTENT_BLOCKS], packed (ms_bmap_*), then the seal
+ *         of key and value (meta/metastore.h)       MS_BMAP_VALUE_LEN
  *
  * This is the one codec of that table: the data path, fsck and the tests
  * read and write extents through it. A write transaction keeps the one
@@ -25,18 +26,25 @@
 /* The key of extent @idx of @ino. */
 void blockmap_key_encode(uint8_t kb[BLOCKMAP_KEY_LEN], uint64_t ino,
 			 uint64_t idx);
-/* The value of an extent holding @pblk. */
-void blockmap_value_encode(const uint64_t pblk[BMAP_EXTENT_BLOCKS],
+/* The value of the extent at key @kb holding @pblk, sealed. */
+void blockmap_value_encode(const uint8_t kb[BLOCKMAP_KEY_LEN],
+			   const uint64_t pblk[BMAP_EXTENT_BLOCKS],
 			   uint8_t vb[MS_BMAP_VALUE_LEN]);
 /* A bmap record back into its inode, extent index and pblks: 0, or -EIO
- * when the key or the value has the wrong size. */
+ * when the key or the value has the wrong size or fails its seal. */
 int blockmap_decode(const MDB_val *k, const MDB_val *v, uint64_t *ino,
 		    uint64_t *idx, uint64_t pblk[BMAP_EXTENT_BLOCKS]);
 
 /* Load extent @idx of @ino into @pblk: 0, -ENOENT (all holes; @pblk is
- * zeroed) when the store has no such extent, -EIO or -errno. */
+ * zeroed) when the store has no such extent, -EIO (damaged: counted and
+ * logged, metastore_damaged) or -errno. */
 int blockmap_load(const struct metastore *ms, MDB_txn *txn, uint64_t ino,
 		  uint64_t idx, uint64_t pblk[BMAP_EXTENT_BLOCKS]);
+/* After blockmap_load said -ENOENT for extent @idx of @ino: 0 when the
+ * file's extents hold its inode's @nblocks (the hole is one), else -EIO
+ * (reported as damage at that extent). */
+int blockmap_holes_proven(const struct metastore *ms, MDB_txn *txn,
+			  uint64_t ino, uint64_t nblocks, uint64_t idx);
 /* The physical block logical block @lblk of @ino maps to (0: a hole). */
 int blockmap_block_of(const struct metastore *ms, MDB_txn *txn, uint64_t ino,
 		      uint64_t lblk, uint64_t *pblk);

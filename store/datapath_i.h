@@ -19,12 +19,24 @@
 
 /* ---- datapath_read.c -------------------------------------------------- */
 
-/* Read @n logical blocks from @first of @ino, as of @txn, into @buf (holes
- * read as zeros), and their physical blocks into @pblks when not NULL.
- * -EBADMSG when a block fails its checksum, -ENODATA when the array lost
- * it. */
-int dp_load_blocks(struct store *st, MDB_txn *txn, uint64_t ino, uint64_t first,
-		   unsigned n, uint8_t *buf, uint64_t *pblks);
+/* What dp_load_blocks reads: @n logical blocks from @first into @buf
+ * (holes read as zeros), their physical blocks into @pblks when not NULL.
+ * With @in (the inode, from the same snapshot), a missing extent is a hole
+ * only if the file's map holds in->nblocks (blockmap_holes_proven); @bad,
+ * when not NULL, gets the block that failed its checksum. */
+struct dp_load {
+	uint64_t first;
+	unsigned n;
+	uint8_t *buf;
+	uint64_t *pblks;
+	const struct ms_inode *in;
+	uint64_t *bad;
+};
+/* Read @l's blocks of @ino as of @txn. -EBADMSG when a block fails its
+ * checksum, -ENODATA when the array lost it, -EIO when metadata on the
+ * way is damaged (counted and logged, metastore_damaged). */
+int dp_load_blocks(struct store *st, MDB_txn *txn, uint64_t ino,
+		   const struct dp_load *l);
 /* -EBADMSG and -ENODATA counted and made -EIO; others pass through. */
 int dp_read_error(struct store *st, int r);
 /* dp_load_blocks on fresh snapshots (and the inode into @in when not

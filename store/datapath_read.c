@@ -25,19 +25,74 @@
 
 #define READ_RETRIES 2
 
-/* Read @n logical blocks from @first of @ino, as of @txn, into @buf (holes
- * read as zeros), and their physical blocks into @pblks when not NULL.
- * -EBADMSG when a block fails its checksum. */
-int dp_load_blocks(struct store *st, MDB_txn *txn, uint64_t ino, uint64_t first,
-		   unsigned n, uint8_t *buf, uint64_t *pblks)
+/* The physical blocks of @n logical blocks from @first into io/sum (holes
+ * zeroed in @buf); see dp_load_blocks. Each `blocks` record is checked
+ * once per call however many of its 80 slots the blocks use. */
+static int map_blocks(struct store *st, MDB_txn *txn, uint64_t ino,
+		      const struct dp_load *l, struct backing_io *io,
+		      uint64_t *sum, unsigned *nio)
+{
+	uint64_t ext[EXT], cur_idx = UINT64_MAX, rec_key = UINT64_MAX;
+	const uint8_t *rec = NULL;
+	/* Past EOF nothing is returned, so nothing needs proving; one proof
+	 * covers the whole map. */
+	uint64_t eof =
+	    l->in ? (l->in->size + BLOCK_BYTES - 1) / BLOCK_BYTES : 0;
+	bool proven = false;
+	int r = 0;
+	for (unsigned i = 0; i < l->n && !r; i++) {
+		uint64_t lblk = l->first + i;
+		if (lblk / EXT != cur_idx) {
+			cur_idx = lblk / EXT;
+			r = blockmap_load(st->ms, txn, ino, cur_idx, ext);
+			if (r == -ENOENT && !proven && lblk < eof) {
+				r = blockmap_holes_proven(
+				    st->ms, txn, ino, l->in->nblocks, cur_idx);
+				proven = !r;
+			} else if (r == -ENOENT) {
+				r = 0;
+			}
+			if (r)
+				break;
+		}
+		uint64_t pblk = ext[lblk % EXT];
+		uint8_t *dst = l->buf + (size_t)i * BLOCK_BYTES;
+		if (l->pblks)
+			l->pblks[i] = pblk;
+		if (!pblk) {
+			memset(dst, 0, BLOCK_BYTES);
+			continue;
+		}
+		struct ms_block b;
+		if (pblk / MS_BLOCK_EXTENT != rec_key) {
+			r = dedupe_block_record(st->ms, txn, pblk, ino,
+						lblk * BLOCK_BYTES, &rec);
+			rec_key = r ? UINT64_MAX : pblk / MS_BLOCK_EXTENT;
+		}
+		if (!r)
+			r = dedupe_block_slot(rec, pblk, &b);
+		if (r == -ENOENT)
+			r = -EIO; /* a map pointing at a free block */
+		if (!r && loss_has(st, pblk, b.xxh3))
+			r = -ENODATA; /* the array lost it: counted, EIO */
+		if (r)
+			break;
+		io[*nio] = (struct backing_io){pblk, dst};
+		sum[(*nio)++] = b.xxh3;
+	}
+	return r;
+}
+
+int dp_load_blocks(struct store *st, MDB_txn *txn, uint64_t ino,
+		   const struct dp_load *l)
 {
 	struct backing_io stack_io[16];
 	uint64_t stack_sum[16];
 	struct backing_io *io = stack_io;
-	uint64_t *sum = stack_sum, ext[EXT];
-	if (n > 16) {
-		io = malloc(n * sizeof(*io));
-		sum = malloc(n * sizeof(*sum));
+	uint64_t *sum = stack_sum;
+	if (l->n > 16) {
+		io = malloc(l->n * sizeof(*io));
+		sum = malloc(l->n * sizeof(*sum));
 		if (!io || !sum) {
 			free(io);
 			free(sum);
@@ -45,43 +100,19 @@ int dp_load_blocks(struct store *st, MDB_txn *txn, uint64_t ino, uint64_t first,
 		}
 	}
 	unsigned nio = 0;
-	uint64_t cur_idx = UINT64_MAX;
-	int r = 0;
-	for (unsigned i = 0; i < n && !r; i++) {
-		uint64_t lblk = first + i;
-		if (lblk / EXT != cur_idx) {
-			cur_idx = lblk / EXT;
-			r = blockmap_load(st->ms, txn, ino, cur_idx, ext);
-			if (r == -ENOENT)
-				r = 0; /* all holes */
-			if (r)
-				break;
-		}
-		uint64_t pblk = ext[lblk % EXT];
-		uint8_t *dst = buf + (size_t)i * BLOCK_BYTES;
-		if (pblks)
-			pblks[i] = pblk;
-		if (!pblk) {
-			memset(dst, 0, BLOCK_BYTES);
-			continue;
-		}
-		struct ms_block b;
-		r = dedupe_block_get(st->ms, txn, pblk, &b);
-		if (r == -ENOENT)
-			r = -EIO; /* a map pointing at a free block */
-		if (!r && loss_has(st, pblk, b.xxh3))
-			r = -ENODATA; /* the array lost it: counted, EIO */
-		if (r)
-			break;
-		io[nio] = (struct backing_io){pblk, dst};
-		sum[nio++] = b.xxh3;
-	}
+	int r = map_blocks(st, txn, ino, l, io, sum, &nio);
 	if (!r && nio)
 		r = st->dev.ops->read(st->dev.ctx, io, nio);
 	for (unsigned i = 0; i < nio && !r; i++)
 		if (fingerprint_xxh3(io[i].buf) != sum[i] &&
-		    !bitrot_undo_injected(st, io[i].pblk, io[i].buf, sum[i]))
+		    !bitrot_undo_injected(st, io[i].pblk, io[i].buf, sum[i])) {
 			r = -EBADMSG;
+			if (l->bad)
+				*l->bad =
+				    l->first +
+				    (uint64_t)((uint8_t *)io[i].buf - l->buf) /
+					BLOCK_BYTES;
+		}
 	if (io != stack_io) {
 		free(io);
 		free(sum);
@@ -108,24 +139,31 @@ int dp_load_blocks_retry(struct store *st, uint64_t ino, uint64_t first,
 			 unsigned n, uint8_t *buf, struct ms_inode *in,
 			 uint64_t *pblks)
 {
+	struct ms_inode own;
+	uint64_t bad = first;
+	struct dp_load l = {.first = first,
+			    .n = n,
+			    .buf = buf,
+			    .pblks = pblks,
+			    .in = in ? in : &own,
+			    .bad = &bad};
 	int r = -EBADMSG;
 	for (int tries = 0; tries < READ_RETRIES && r == -EBADMSG; tries++) {
 		MDB_txn *txn;
 		r = metastore_txn_begin(st->ms, false, &txn);
 		if (r)
 			return r;
-		if (in)
-			r = ns_inode_get(st->ms, txn, ino, in);
+		r = ns_inode_get(st->ms, txn, ino, in ? in : &own);
 		if (!r)
-			r = dp_load_blocks(st, txn, ino, first, n, buf, pblks);
+			r = dp_load_blocks(st, txn, ino, &l);
 		metastore_txn_abort(txn);
 	}
 	if (r == -EBADMSG)
 		log_error("datapath",
-			  "inode %llu blocks %llu..%llu: stored block fails "
-			  "its checksum",
-			  (unsigned long long)ino, (unsigned long long)first,
-			  (unsigned long long)(first + n - 1));
+			  "inode %llu offset %llu: stored block fails its "
+			  "checksum; the read is EIO",
+			  (unsigned long long)ino,
+			  (unsigned long long)(bad * BLOCK_BYTES));
 	return dp_read_error(st, r);
 }
 

@@ -39,15 +39,14 @@ int ns_inode_get(const struct metastore *ms, MDB_txn *txn, uint64_t ino,
 		 struct ms_inode *out)
 {
 	MDB_val k = {sizeof(ino), &ino};
-	return metastore_get_exact(txn, dbi(ms, MS_INODES), &k, out,
-				   sizeof(*out));
+	return metastore_get_sealed(ms, txn, MS_INODES, &k, out, sizeof(*out));
 }
 
 int ns_inode_put(const struct metastore *ms, MDB_txn *txn, uint64_t ino,
 		 const struct ms_inode *in)
 {
-	MDB_val k = {sizeof(ino), &ino}, v = {sizeof(*in), (void *)in};
-	return metastore_errno(mdb_put(txn, dbi(ms, MS_INODES), &k, &v, 0));
+	MDB_val k = {sizeof(ino), &ino};
+	return metastore_put_sealed(ms, txn, MS_INODES, &k, in, sizeof(*in), 0);
 }
 
 int ns_inode_del(const struct metastore *ms, MDB_txn *txn, uint64_t ino)
@@ -100,8 +99,7 @@ int ns_dirent_lookup(const struct metastore *ms, MDB_txn *txn, uint64_t parent,
 	if (r)
 		return r;
 	struct ms_dirent_val d;
-	r = metastore_get_exact(txn, dbi(ms, MS_DIRNAMES), &k.val, &d,
-				sizeof(d));
+	r = metastore_get_sealed(ms, txn, MS_DIRNAMES, &k.val, &d, sizeof(d));
 	if (!r)
 		*ino = d.ino;
 	return r;
@@ -116,15 +114,14 @@ static int put_cookie(const struct metastore *ms, MDB_txn *txn, uint64_t parent,
 	ms_put_be64(kb + 8, cookie);
 	memcpy(vb, &ino, 8);
 	memcpy(vb + 8, name, len);
-	MDB_val k = {16, kb}, v = {8 + len, vb};
-	return metastore_errno(mdb_put(txn, dbi(ms, MS_DIRCOOKIES), &k, &v, 0));
+	MDB_val k = {16, kb};
+	return metastore_put_sealed(ms, txn, MS_DIRCOOKIES, &k, vb, 8 + len, 0);
 }
 
 static int get_dirent(const struct metastore *ms, MDB_txn *txn, MDB_val *key,
 		      struct ms_dirent_val *d)
 {
-	return metastore_get_exact(txn, dbi(ms, MS_DIRNAMES), key, d,
-				   sizeof(*d));
+	return metastore_get_sealed(ms, txn, MS_DIRNAMES, key, d, sizeof(*d));
 }
 
 int ns_dirent_add(const struct metastore *ms, MDB_txn *txn, uint64_t parent,
@@ -135,9 +132,8 @@ int ns_dirent_add(const struct metastore *ms, MDB_txn *txn, uint64_t parent,
 	if (r)
 		return r;
 	struct ms_dirent_val d = {.ino = ino, .cookie = dir->next_cookie++};
-	MDB_val v = {sizeof(d), &d};
-	r = metastore_errno(
-	    mdb_put(txn, dbi(ms, MS_DIRNAMES), &k.val, &v, MDB_NOOVERWRITE));
+	r = metastore_put_sealed(ms, txn, MS_DIRNAMES, &k.val, &d, sizeof(d),
+				 MDB_NOOVERWRITE);
 	if (r)
 		return r;
 	return put_cookie(ms, txn, parent, d.cookie, ino, name);
@@ -155,8 +151,8 @@ int ns_dirent_retarget(const struct metastore *ms, MDB_txn *txn,
 	if (r)
 		return r;
 	d.ino = ino;
-	MDB_val v = {sizeof(d), &d};
-	r = metastore_errno(mdb_put(txn, dbi(ms, MS_DIRNAMES), &k.val, &v, 0));
+	r = metastore_put_sealed(ms, txn, MS_DIRNAMES, &k.val, &d, sizeof(d),
+				 0);
 	if (r)
 		return r;
 	return put_cookie(ms, txn, parent, d.cookie, ino, name);
@@ -199,13 +195,16 @@ int ns_dir_iterate(const struct metastore *ms, MDB_txn *txn, uint64_t dir,
 	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
 		if (k.mv_size != 16 || ms_get_be64(k.mv_data) != dir)
 			break;
-		if (v.mv_size < 8) {
-			r = -EIO;
+		if (v.mv_size < 8 + MS_SEAL_LEN ||
+		    !ms_sealed(MS_DIRCOOKIES, &k, &v)) {
+			r = metastore_damaged(ms, MS_DIRCOOKIES, &k, dir,
+					      MS_NO_INO);
 			break;
 		}
 		uint64_t ino;
 		memcpy(&ino, v.mv_data, 8);
-		if (fn(ctx, (const char *)v.mv_data + 8, v.mv_size - 8, ino,
+		if (fn(ctx, (const char *)v.mv_data + 8,
+		       v.mv_size - 8 - MS_SEAL_LEN, ino,
 		       ms_get_be64((const uint8_t *)k.mv_data + 8)))
 			break;
 	}
@@ -235,8 +234,8 @@ int ns_symlink_put(const struct metastore *ms, MDB_txn *txn, uint64_t ino,
 	size_t len = strlen(target);
 	if (len > NS_SYMLINK_MAX)
 		return -ENAMETOOLONG;
-	MDB_val k = {sizeof(ino), &ino}, v = {len, (void *)target};
-	return metastore_errno(mdb_put(txn, dbi(ms, MS_SYMLINKS), &k, &v, 0));
+	MDB_val k = {sizeof(ino), &ino};
+	return metastore_put_sealed(ms, txn, MS_SYMLINKS, &k, target, len, 0);
 }
 
 int ns_symlink_get(const struct metastore *ms, MDB_txn *txn, uint64_t ino,
@@ -246,10 +245,10 @@ int ns_symlink_get(const struct metastore *ms, MDB_txn *txn, uint64_t ino,
 	int rc = mdb_get(txn, dbi(ms, MS_SYMLINKS), &k, &v);
 	if (rc)
 		return metastore_errno(rc);
-	if (v.mv_size >= len)
-		return -EIO;
-	memcpy(buf, v.mv_data, v.mv_size);
-	buf[v.mv_size] = '\0';
+	if (!ms_sealed(MS_SYMLINKS, &k, &v) || v.mv_size - MS_SEAL_LEN >= len)
+		return metastore_damaged(ms, MS_SYMLINKS, &k, ino, MS_NO_INO);
+	memcpy(buf, v.mv_data, v.mv_size - MS_SEAL_LEN);
+	buf[v.mv_size - MS_SEAL_LEN] = '\0';
 	return 0;
 }
 
@@ -271,8 +270,7 @@ int ns_xattr_set(const struct metastore *ms, MDB_txn *txn, uint64_t ino,
 		return -EEXIST;
 	if ((flags & XATTR_REPLACE) && rc == MDB_NOTFOUND)
 		return -ENODATA;
-	MDB_val v = {size, (void *)value};
-	return metastore_errno(mdb_put(txn, dbi(ms, MS_XATTRS), &k.val, &v, 0));
+	return metastore_put_sealed(ms, txn, MS_XATTRS, &k.val, value, size, 0);
 }
 
 int ns_xattr_get(const struct metastore *ms, MDB_txn *txn, uint64_t ino,
@@ -287,16 +285,20 @@ int ns_xattr_get(const struct metastore *ms, MDB_txn *txn, uint64_t ino,
 		return -ENODATA;
 	if (rc)
 		return metastore_errno(rc);
+	if (!ms_sealed(MS_XATTRS, &k.val, &v))
+		return metastore_damaged(ms, MS_XATTRS, &k.val, ino, MS_NO_INO);
 	*value = v.mv_data;
-	*size = v.mv_size;
+	*size = v.mv_size - MS_SEAL_LEN;
 	return 0;
 }
 
 /* Walk the keys of one inode in an (ino BE + suffix) keyed table. */
 typedef int (*key_fn)(void *ctx, MDB_cursor *cur, const MDB_val *k);
 
+/* @verify: check each record's seal (a listing; a deletion needs none). */
 static int walk_ino_keys(const struct metastore *ms, MDB_txn *txn,
-			 enum ms_table t, uint64_t ino, key_fn fn, void *ctx)
+			 enum ms_table t, uint64_t ino, bool verify, key_fn fn,
+			 void *ctx)
 {
 	MDB_cursor *cur;
 	int rc = mdb_cursor_open(txn, dbi(ms, t), &cur);
@@ -310,6 +312,10 @@ static int walk_ino_keys(const struct metastore *ms, MDB_txn *txn,
 	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
 		if (k.mv_size < 8 || ms_get_be64(k.mv_data) != ino)
 			break;
+		if (verify && !ms_sealed(t, &k, &v)) {
+			r = metastore_damaged(ms, t, &k, ino, MS_NO_INO);
+			break;
+		}
 		r = fn(ctx, cur, &k);
 		if (r)
 			break;
@@ -341,7 +347,7 @@ int ns_xattr_list(const struct metastore *ms, MDB_txn *txn, uint64_t ino,
 		  char *buf, size_t len, size_t *size)
 {
 	struct list_ctx l = {buf, len, 0};
-	int r = walk_ino_keys(ms, txn, MS_XATTRS, ino, list_one, &l);
+	int r = walk_ino_keys(ms, txn, MS_XATTRS, ino, true, list_one, &l);
 	if (r)
 		return r;
 	*size = l.size;
@@ -365,7 +371,7 @@ static int del_one(void *ctx, MDB_cursor *cur, const MDB_val *k)
 
 int ns_drop_extras(const struct metastore *ms, MDB_txn *txn, uint64_t ino)
 {
-	int r = walk_ino_keys(ms, txn, MS_XATTRS, ino, del_one, NULL);
+	int r = walk_ino_keys(ms, txn, MS_XATTRS, ino, false, del_one, NULL);
 	if (r)
 		return r;
 	MDB_val k = {sizeof(ino), &ino};

@@ -73,6 +73,10 @@ static int open_parts(struct store *st, char *err, size_t errlen)
 			       &st->ms, err, errlen);
 	if (r)
 		return r;
+	metastore_count_damage(st->ms, &st->stats->dedupe.meta_checksum_errors);
+	r = metastore_check(st->ms, err, errlen);
+	if (r)
+		goto out_close_ms;
 	r = backing_open(st->dir, &st->backing, err, errlen);
 	if (r)
 		goto out_close_ms;

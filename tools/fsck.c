@@ -11,13 +11,18 @@
  *
  * Per pblk we keep 5 bytes (a reference count and a state byte), per inode
  * one struct fsck_inode: a store of N blocks and M inodes needs about
- * 5N + 80M bytes. Nothing is written: fsck reports, the mount repairs what
- * it knows how to (orphans), a person decides the rest.
+ * 5N + 80M bytes. Nothing is written unless --repair: then a first,
+ * silent pass gathers the same, tools/fsck_repair.c rebuilds what the
+ * tables say twice (refcounts from the block maps, orphans, counters) with
+ * a "repaired: " line each, and the check runs again, each problem left a
+ * "cannot repair: " line. Records that fail their seal are problems
+ * (fsck_walk) and are skipped by every check.
  *
  * Output: one line per problem ("block 12: refs 2, but 3 block-map entries
  * point at it"), "warning: " lines for suspicious but legal states, "info: "
  * lines (not with --quiet), then "fsck: N inodes, M unique blocks, K
- * problems". Exit 0 clean, 1 problems found, 2 could not check.
+ * problems". Exit 0 clean (or all repaired), 1 problems found (left), 2
+ * could not check.
  */
 #include "tools/fsck.h"
 
@@ -90,6 +95,7 @@ static int load_counters(struct fsck *f)
 	} else {
 		fsck_problem(f, "counters: record %s",
 			     r == -ENOENT ? "missing" : "damaged");
+		f->counters_bad = true;
 		memset(&f->c, 0, sizeof(f->c));
 		static const enum ms_table t[] = {MS_BLOCKS, MS_FREEMAP,
 						  MS_PENDING};
@@ -126,11 +132,16 @@ static uint64_t meta_map_bytes(const char *store)
 	return ((uint64_t)st.st_size + (1u << 20)) & ~((1ull << 20) - 1);
 }
 
-static int open_store(struct fsck *f)
+/* Room a repair's copy-on-write pages may take past the file's end. */
+#define REPAIR_MAP_SLACK (256ull << 20)
+
+static int open_store(struct fsck *f, bool repair)
 {
 	char err[512];
-	int r = metastore_open(f->store, meta_map_bytes(f->store), false, true,
-			       &f->ms, err, sizeof(err));
+	uint64_t map = meta_map_bytes(f->store);
+	int r = metastore_open(f->store,
+			       map ? map + (repair ? REPAIR_MAP_SLACK : 0) : 0,
+			       false, !repair, &f->ms, err, sizeof(err));
 	if (r) {
 		tool_error("%s", err);
 		return r;
@@ -155,6 +166,7 @@ static void close_store(struct fsck *f)
 	free(f->refs);
 	free(f->state);
 	free(f->inodes);
+	free(f->stale);
 }
 
 static int run_checks(struct fsck *f)
@@ -179,10 +191,34 @@ static int run_checks(struct fsck *f)
 	return r;
 }
 
-int fsck_run(const char *store, FILE *out, bool quiet, int *problems)
+/* With --repair: a silent check on a writable store, the repair, then the
+ * check whose problems are what is left ("cannot repair: "). */
+static int repair_pass(const char *store, FILE *out, int *repairs)
 {
-	struct fsck f = {.store = store, .out = out, .quiet = quiet};
-	int r = open_store(&f);
+	struct fsck f = {.store = store, .out = out, .silent = true};
+	int r = open_store(&f, true);
+	if (!r)
+		r = run_checks(&f);
+	metastore_txn_abort(f.txn);
+	f.txn = NULL;
+	if (!r && f.problems)
+		r = fsck_repair(&f);
+	*repairs = f.repairs;
+	close_store(&f);
+	return r;
+}
+
+int fsck_run(const char *store, FILE *out, bool quiet, bool repair,
+	     int *problems)
+{
+	int repairs = 0;
+	int r = repair ? repair_pass(store, out, &repairs) : 0;
+	struct fsck f = {.store = store,
+			 .out = out,
+			 .quiet = quiet,
+			 .prefix = repair ? "cannot repair: " : ""};
+	if (!r)
+		r = open_store(&f, false);
 	if (!r)
 		r = run_checks(&f);
 	if (!r && !quiet) {
@@ -191,6 +227,8 @@ int fsck_run(const char *store, FILE *out, bool quiet, int *problems)
 		    f.ninodes, (unsigned long long)f.block_records, f.problems);
 		if (f.warnings)
 			fprintf(out, ", %d warnings", f.warnings);
+		if (repair)
+			fprintf(out, ", %d repaired", repairs);
 		fputc('\n', out);
 	}
 	fflush(out);
@@ -205,6 +243,7 @@ int fsck_run(const char *store, FILE *out, bool quiet, int *problems)
 struct fsck_opts {
 	const char *store;
 	bool quiet;
+	bool repair;
 };
 
 #define O(f) offsetof(struct fsck_opts, f)
@@ -212,6 +251,9 @@ static const struct opt_def fsck_defs[] = {
     {"store", 0, OPT_STRING, O(store), "DIR", "the store (not mounted)"},
     {"quiet", 'q', OPT_FLAG, O(quiet), NULL,
      "problems only: no info lines, no summary"},
+    {"repair", 0, OPT_FLAG, O(repair), NULL,
+     "rebuild refcounts, orphans and counters, then list what cannot be "
+     "repaired"},
     {0},
 };
 #undef O
@@ -220,8 +262,8 @@ int cmd_fsck(int argc, char **argv)
 {
 	struct fsck_opts o = {0};
 	int npos;
-	int r = opts_parse("fsck", "--store DIR [--quiet]", fsck_defs, &o, argc,
-			   argv, NULL, 0, &npos);
+	int r = opts_parse("fsck", "--store DIR [--quiet] [--repair]",
+			   fsck_defs, &o, argc, argv, NULL, 0, &npos);
 	if (r)
 		return r > 0 ? 0 : 2;
 	if (!o.store || !*o.store) {
@@ -229,7 +271,7 @@ int cmd_fsck(int argc, char **argv)
 		return 2;
 	}
 	int problems = 0;
-	if (fsck_run(o.store, stdout, o.quiet, &problems))
+	if (fsck_run(o.store, stdout, o.quiet, o.repair, &problems))
 		return 2;
 	return problems ? 1 : 0;
 }

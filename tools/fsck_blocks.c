@@ -179,9 +179,10 @@ static int check_indexed(struct fsck *f, struct block_scan *s, uint64_t pblk,
 {
 	uint8_t item[MS_FP_ITEM_LEN];
 	static const uint8_t fp_key = 0;
-	memcpy(item, sha1, FINGERPRINT_SHA1_LEN);
-	ms_put_pblk(item + FINGERPRINT_SHA1_LEN, pblk);
+	memcpy(item, sha1, MS_FP_SHA1_LEN);
+	ms_put_pblk(item + MS_FP_SHA1_LEN, pblk);
 	MDB_val k = {1, (void *)&fp_key}, v = {sizeof(item), item};
+	ms_seal(MS_FPINDEX, &k, item, sizeof(item));
 	int rc = mdb_cursor_get(s->fpindex, &k, &v, MDB_GET_BOTH);
 	if (rc == 0)
 		return 0;
@@ -212,7 +213,7 @@ static int check_indexed_head(struct fsck *f, struct block_scan *s,
 		const uint8_t *it = v.mv_data;
 		if (v.mv_size != MS_FP_ITEM_LEN || memcmp(it, b->sha1_head, 4))
 			break;
-		if (ms_get_pblk(it + FINGERPRINT_SHA1_LEN) == pblk)
+		if (ms_get_pblk(it + MS_FP_SHA1_LEN) == pblk)
 			return 0;
 	}
 	if (rc && rc != MDB_NOTFOUND)
@@ -310,7 +311,7 @@ static int check_block_rec(struct fsck *f, const MDB_val *k, const MDB_val *v,
 			   void *ctx)
 {
 	struct block_scan *s = ctx;
-	const size_t want = MS_BLOCK_EXTENT * sizeof(struct ms_block);
+	const size_t want = MS_BLOCK_REC_LEN;
 	uint64_t key;
 	if (k->mv_size != sizeof(key) || v->mv_size != want) {
 		fsck_problem(f,
@@ -404,6 +405,7 @@ static void compare_group(struct fsck *f, const struct fp_group *g)
 	struct backing_io *io = calloc(g->n, sizeof(*io));
 	char hex[41];
 	fingerprint_hex(g->sha1, hex);
+	hex[2 * MS_FP_SHA1_LEN] = '\0';
 	for (size_t i = 0; buf && io && i < g->n; i++)
 		io[i] = (struct backing_io){g->pblk[i], buf + i * BLOCK_BYTES};
 	/* Unreadable blocks are the data check's to report. */
@@ -441,8 +443,9 @@ static int group_add(struct fp_group *g, uint64_t pblk)
 	return 0;
 }
 
-/* One item: value sha1[0..20) + 40-bit pblk, all under one key. Items of one
- * SHA-1 are adjacent (sorted), so a group is a run of them. */
+/* One item: value sha1[0..16) + 40-bit pblk + seal, all under one key.
+ * Items of one SHA-1 are adjacent (sorted), so a group is a run of them;
+ * the SHA-1 is kept and shown to its first 16 bytes. */
 static int check_fp_entry(struct fsck *f, const MDB_val *k, const MDB_val *v,
 			  void *ctx)
 {
@@ -454,12 +457,13 @@ static int check_fp_entry(struct fsck *f, const MDB_val *k, const MDB_val *v,
 			     k->mv_size, v->mv_size, MS_FP_ITEM_LEN);
 		return 0;
 	}
-	uint8_t sha1[FINGERPRINT_SHA1_LEN];
-	memcpy(sha1, v->mv_data, FINGERPRINT_SHA1_LEN);
+	uint8_t sha1[FINGERPRINT_SHA1_LEN] = {0};
+	memcpy(sha1, v->mv_data, MS_FP_SHA1_LEN);
 	uint64_t pblk =
-	    ms_get_pblk((const uint8_t *)v->mv_data + FINGERPRINT_SHA1_LEN);
+	    ms_get_pblk((const uint8_t *)v->mv_data + MS_FP_SHA1_LEN);
 	char hex[41];
 	fingerprint_hex(sha1, hex);
+	hex[2 * MS_FP_SHA1_LEN] = '\0';
 	if (memcmp(g->sha1, sha1, FINGERPRINT_SHA1_LEN)) {
 		if (g->n > 1)
 			compare_group(f, g);

@@ -53,6 +53,16 @@ struct fsck {
 	struct fsck_inode *inodes; /* sorted by ino */
 	size_t ninodes;
 
+	bool walked[MS_NTABLES]; /* fsck_walk has reported its seals */
+	int sealed_bad;		 /* records whose seal fails */
+	bool bmap_damaged;	 /* some of them block maps */
+	bool counters_bad;	 /* the counters record missing or damaged */
+	const char *prefix;	 /* before each problem line ("" or ...) */
+	bool silent;		 /* problems counted, not printed */
+	int repairs;		 /* "repaired: " lines */
+	uint64_t *stale;	 /* orphans records of missing inodes */
+	size_t nstale;
+
 	uint64_t map_entries;	/* non-hole map entries over all extents */
 	uint64_t block_records; /* records in `blocks` */
 };
@@ -87,5 +97,10 @@ int fsck_check_free(struct fsck *f); /* freemap, pending, leaks */
 int fsck_list_bad_refs(struct fsck *f);
 int fsck_check_namespace(struct fsck *f);
 void fsck_check_counters(struct fsck *f);
+
+/* --repair (tools/fsck_repair.c), after the checks: refcounts from the
+ * block maps, orphans, counters, in one write transaction, each change a
+ * "repaired: " line. 0 or -errno (reported; nothing changed). */
+int fsck_repair(struct fsck *f);
 
 #endif

@@ -58,19 +58,22 @@ static void check_cookie_twin(struct fsck *f, const char *what, uint64_t parent,
 	MDB_val k = {16, kb}, v;
 	int rc = mdb_get(f->txn, metastore_dbi(f->ms, MS_DIRCOOKIES), &k, &v);
 	uint64_t ino = 0;
-	if (rc == 0 && v.mv_size >= 8)
+	const size_t head = 8 + MS_SEAL_LEN; /* ino, then the name, a seal */
+	if (rc == 0 && v.mv_size >= head)
 		memcpy(&ino, v.mv_data, 8);
 	if (rc)
 		fsck_problem(f, "%s: cookie %llu has no dircookies entry", what,
 			     ull(d->cookie));
-	else if (ino != d->ino || v.mv_size - 8 != nlen ||
+	else if (ino != d->ino || v.mv_size < head ||
+		 v.mv_size - head != nlen ||
 		 memcmp((const char *)v.mv_data + 8, name, nlen))
 		fsck_problem(f,
 			     "%s: dircookies entry of cookie %llu names "
 			     "ino %llu '%.*s' instead",
 			     what, ull(d->cookie), ull(ino),
-			     v.mv_size >= 8 ? (int)(v.mv_size - 8) : 0,
-			     v.mv_size >= 8 ? (const char *)v.mv_data + 8 : "");
+			     v.mv_size >= head ? (int)(v.mv_size - head) : 0,
+			     v.mv_size >= head ? (const char *)v.mv_data + 8
+					       : "");
 }
 
 /* What the entry says about the inode it names. */
@@ -98,12 +101,13 @@ static void count_link(struct fsck *f, const char *what, uint64_t parent,
 static int check_dirname(struct fsck *f, const MDB_val *k, const MDB_val *v,
 			 void *ctx)
 {
-	if (k->mv_size <= 8 || v->mv_size != sizeof(struct ms_dirent_val)) {
+	if (k->mv_size <= 8 ||
+	    v->mv_size != sizeof(struct ms_dirent_val) + MS_SEAL_LEN) {
 		fsck_problem(f,
 			     "dirnames: record with a %zu-byte key and a "
 			     "%zu-byte value (want > 8 and %zu)",
 			     k->mv_size, v->mv_size,
-			     sizeof(struct ms_dirent_val));
+			     sizeof(struct ms_dirent_val) + MS_SEAL_LEN);
 		return 0;
 	}
 	uint64_t parent = ms_get_be64(k->mv_data);
@@ -140,12 +144,13 @@ static int check_dirname(struct fsck *f, const MDB_val *k, const MDB_val *v,
 static int check_dircookie(struct fsck *f, const MDB_val *k, const MDB_val *v,
 			   void *ctx)
 {
-	if (k->mv_size != 16 || v->mv_size <= 8 ||
-	    v->mv_size > 8 + NS_NAME_MAX) {
+	if (k->mv_size != 16 || v->mv_size <= 8 + MS_SEAL_LEN ||
+	    v->mv_size > 8 + NS_NAME_MAX + MS_SEAL_LEN) {
 		fsck_problem(f,
 			     "dircookies: record with a %zu-byte key and a "
-			     "%zu-byte value (want 16 and 9..%u)",
-			     k->mv_size, v->mv_size, 8 + NS_NAME_MAX);
+			     "%zu-byte value (want 16 and %u..%u)",
+			     k->mv_size, v->mv_size, 9 + MS_SEAL_LEN,
+			     8 + NS_NAME_MAX + MS_SEAL_LEN);
 		return 0;
 	}
 	uint64_t parent = ms_get_be64(k->mv_data);
@@ -153,13 +158,13 @@ static int check_dircookie(struct fsck *f, const MDB_val *k, const MDB_val *v,
 	uint64_t ino;
 	memcpy(&ino, v->mv_data, 8);
 	uint8_t kb[8 + NS_NAME_MAX];
-	size_t nlen = v->mv_size - 8;
+	size_t nlen = v->mv_size - 8 - MS_SEAL_LEN;
 	ms_put_be64(kb, parent);
 	memcpy(kb + 8, (const char *)v->mv_data + 8, nlen);
 	MDB_val nk = {8 + nlen, kb}, nv;
 	int rc = mdb_get(f->txn, metastore_dbi(f->ms, MS_DIRNAMES), &nk, &nv);
 	struct ms_dirent_val d = {0};
-	if (rc == 0 && nv.mv_size == sizeof(d))
+	if (rc == 0 && nv.mv_size == sizeof(d) + MS_SEAL_LEN)
 		memcpy(&d, nv.mv_data, sizeof(d));
 	/* A mismatch with an existing dirnames entry is reported from the
 	 * dirnames side; here only what that side cannot see. */
@@ -194,6 +199,12 @@ static int check_orphan(struct fsck *f, const MDB_val *k, const MDB_val *v,
 	struct fsck_inode *fi = fsck_inode(f, ino);
 	if (!fi) {
 		fsck_problem(f, "orphan %llu: no such inode", ull(ino));
+		uint64_t *grown =
+		    realloc(f->stale, (f->nstale + 1) * sizeof(*grown));
+		if (!grown)
+			return -ENOMEM;
+		f->stale = grown;
+		f->stale[f->nstale++] = ino;
 		return 0;
 	}
 	fi->orphan = true;
@@ -228,12 +239,12 @@ static int check_symlink(struct fsck *f, const MDB_val *k, const MDB_val *v,
 		return 0;
 	}
 	fi->symlink = true;
-	if (v->mv_size != fi->in.size || v->mv_size == 0 ||
-	    v->mv_size > NS_SYMLINK_MAX)
+	size_t len = v->mv_size - MS_SEAL_LEN; /* sealed: see fsck_walk */
+	if (len != fi->in.size || len == 0 || len > NS_SYMLINK_MAX)
 		fsck_problem(f,
 			     "symlink %llu: target is %zu bytes, but its "
 			     "size is %llu",
-			     ull(ino), v->mv_size, ull(fi->in.size));
+			     ull(ino), len, ull(fi->in.size));
 	return 0;
 }
 

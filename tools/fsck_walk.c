@@ -24,7 +24,8 @@ void fsck_problem(struct fsck *f, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	vline(f, "", fmt, ap);
+	if (!f->silent)
+		vline(f, f->prefix ? f->prefix : "", fmt, ap);
 	va_end(ap);
 	f->problems++;
 }
@@ -50,19 +51,38 @@ void fsck_info(struct fsck *f, const char *fmt, ...)
 
 /* ---- table walks and the inode array ------------------------------------ */
 
+/* A record whose seal fails is reported once and then skipped by every
+ * check: its bytes cannot be trusted to say anything. */
+static void seal_problem(struct fsck *f, enum ms_table t, const MDB_val *k)
+{
+	char what[128];
+	ms_record_name(t, k, what, sizeof(what));
+	fsck_problem(f, "%s: record of %s fails its checksum (damaged)",
+		     metastore_table_name(t), what);
+	f->sealed_bad++;
+	f->bmap_damaged |= t == MS_BMAP;
+}
+
 int fsck_walk(struct fsck *f, enum ms_table t, fsck_record_fn fn, void *ctx)
 {
 	MDB_cursor *cur;
 	int rc = mdb_cursor_open(f->txn, metastore_dbi(f->ms, t), &cur);
 	MDB_val k, v;
 	int r = 0;
+	bool first_walk = !f->walked[t];
 	for (rc = rc ? rc : mdb_cursor_get(cur, &k, &v, MDB_FIRST); rc == 0;
 	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+		if (ms_table_sealed(t) && !ms_sealed(t, &k, &v)) {
+			if (first_walk)
+				seal_problem(f, t, &k);
+			continue;
+		}
 		r = fn(f, &k, &v, ctx);
 		if (r)
 			break;
 	}
 	mdb_cursor_close(cur);
+	f->walked[t] = true;
 	if (r || rc == MDB_NOTFOUND)
 		return r;
 	tool_error("store %s: table %s: %s", f->store, metastore_table_name(t),
@@ -93,12 +113,12 @@ static int load_one_inode(struct fsck *f, const MDB_val *k, const MDB_val *v,
 	struct inode_load *l = ctx;
 	uint64_t ino;
 	if (k->mv_size != sizeof(ino) ||
-	    v->mv_size != sizeof(struct ms_inode)) {
+	    v->mv_size != sizeof(struct ms_inode) + MS_SEAL_LEN) {
 		fsck_problem(f,
 			     "inodes: record with a %zu-byte key and a "
 			     "%zu-byte value (want %zu and %zu)",
 			     k->mv_size, v->mv_size, sizeof(ino),
-			     sizeof(struct ms_inode));
+			     sizeof(struct ms_inode) + MS_SEAL_LEN);
 		return 0;
 	}
 	memcpy(&ino, k->mv_data, sizeof(ino));

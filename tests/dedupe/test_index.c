@@ -487,7 +487,7 @@ static void test_shared_head(void **state)
 	uint64_t p[3];
 	for (unsigned i = 0; i < 3; i++) {
 		f[i] = t_fp(0x5a, i);
-		f[i].sha1[FINGERPRINT_SHA1_LEN - 1] = (uint8_t)(9 - i);
+		f[i].sha1[MS_FP_SHA1_LEN - 1] = (uint8_t)(9 - i);
 		assert_int_equal(
 		    dedupe_block_new(t->ms, t->txn, &t->c, &f[i], &p[i]), 0);
 	}
@@ -514,9 +514,10 @@ static void test_unindexed_block_is_eio(void **state)
 	uint64_t pblk;
 	assert_int_equal(dedupe_block_new(t->ms, t->txn, &t->c, &fp, &pblk), 0);
 	uint8_t item[MS_FP_ITEM_LEN] = {0};
-	memcpy(item, fp.sha1, FINGERPRINT_SHA1_LEN);
-	item[MS_FP_ITEM_LEN - 1] = (uint8_t)pblk;
+	memcpy(item, fp.sha1, MS_FP_SHA1_LEN);
+	ms_put_pblk(item + MS_FP_SHA1_LEN, pblk);
 	MDB_val k = {1, (uint8_t[]){0}}, v = {sizeof(item), item};
+	ms_seal(MS_FPINDEX, &k, item, sizeof(item));
 	assert_int_equal(
 	    mdb_del(t->txn, metastore_dbi(t->ms, MS_FPINDEX), &k, &v), 0);
 	bool freed;
@@ -540,6 +541,79 @@ static void test_pblk_limit(void **state)
 	assert_int_equal(dedupe_block_new(t->ms, t->txn, &t->c, &fp, &pblk),
 			 -ENOSPC);
 	assert_int_equal(t->c.next_pblk, MS_PBLK_LIMIT);
+}
+
+/* A `blocks` record with any byte of its value or key flipped is -EIO to
+ * a reader and to a change (ref), counted; never another block's slot. */
+static void test_block_record_seal(void **state)
+{
+	struct t_store *t = *state;
+	struct fingerprint fp = t_fp(0x31, 7);
+	uint64_t pblk;
+	assert_int_equal(dedupe_block_new(t->ms, t->txn, &t->c, &fp, &pblk), 0);
+	MDB_dbi dbi = metastore_dbi(t->ms, MS_BLOCKS);
+	uint64_t key = pblk / MS_BLOCK_EXTENT;
+	MDB_val k = {sizeof(key), &key}, v;
+	assert_int_equal(mdb_get(t->txn, dbi, &k, &v), 0);
+	uint8_t rec[MS_BLOCK_REC_LEN];
+	assert_int_equal(v.mv_size, sizeof(rec));
+	memcpy(rec, v.mv_data, sizeof(rec));
+	MDB_val nv = {sizeof(rec), rec};
+	struct ms_block b;
+	for (size_t i = 0; i < sizeof(rec); i++) {
+		rec[i] ^= 0x01;
+		assert_int_equal(mdb_put(t->txn, dbi, &k, &nv, 0), 0);
+		assert_int_equal(dedupe_block_get(t->ms, t->txn, pblk, &b),
+				 -EIO);
+		rec[i] ^= 0x01;
+	}
+	assert_int_equal(dedupe_block_ref(t->ms, t->txn, pblk), -EIO);
+	assert_int_equal(mdb_put(t->txn, dbi, &k, &nv, 0), 0);
+	assert_int_equal(dedupe_block_get(t->ms, t->txn, pblk, &b), 0);
+	/* The key: the record moved to another 80 blocks. */
+	for (unsigned bit = 0; bit < 56; bit += 7) { /* pblk stays < 2^64 */
+		uint64_t other = key ^ (1ull << bit);
+		MDB_val ok = {sizeof(other), &other};
+		assert_int_equal(mdb_put(t->txn, dbi, &ok, &nv, 0), 0);
+		assert_int_equal(dedupe_block_get(t->ms, t->txn,
+						  other * MS_BLOCK_EXTENT +
+						      pblk % MS_BLOCK_EXTENT,
+						  &b),
+				 -EIO);
+		assert_int_equal(mdb_del(t->txn, dbi, &ok, NULL), 0);
+	}
+	assert_int_equal(metastore_damage_count(t->ms), sizeof(rec) + 1 + 8);
+}
+
+/* A fingerprint item with any byte flipped is never a dedupe candidate:
+ * a lookup under the SHA-1 it now claims skips it, counted. */
+static void test_fp_item_seal(void **state)
+{
+	struct t_store *t = *state;
+	struct fingerprint fp = t_fp(0x42, 9);
+	uint64_t pblk;
+	assert_int_equal(dedupe_block_new(t->ms, t->txn, &t->c, &fp, &pblk), 0);
+	MDB_dbi dbi = metastore_dbi(t->ms, MS_FPINDEX);
+	uint8_t item[MS_FP_ITEM_LEN];
+	memcpy(item, fp.sha1, MS_FP_SHA1_LEN);
+	ms_put_pblk(item + MS_FP_SHA1_LEN, pblk);
+	MDB_val k = {1, (uint8_t[]){0}}, v = {sizeof(item), item};
+	ms_seal(MS_FPINDEX, &k, item, sizeof(item));
+	assert_int_equal(t_walk(t, &fp).n, 1);
+	for (size_t i = 0; i < sizeof(item); i++) {
+		assert_int_equal(mdb_del(t->txn, dbi, &k, &v), 0);
+		item[i] ^= 0x80;
+		assert_int_equal(mdb_put(t->txn, dbi, &k, &v, 0), 0);
+		struct fingerprint claim = fp;
+		memcpy(claim.sha1, item, MS_FP_SHA1_LEN);
+		uint64_t before = metastore_damage_count(t->ms);
+		assert_int_equal(t_walk(t, &claim).n, 0);
+		assert_int_equal(metastore_damage_count(t->ms), before + 1);
+		assert_int_equal(mdb_del(t->txn, dbi, &k, &v), 0);
+		item[i] ^= 0x80;
+		assert_int_equal(mdb_put(t->txn, dbi, &k, &v, 0), 0);
+	}
+	assert_int_equal(t_walk(t, &fp).n, 1);
 }
 
 int main(void)
@@ -567,6 +641,10 @@ int main(void)
 					    t_teardown),
 	    cmocka_unit_test_setup_teardown(test_unindexed_block_is_eio,
 					    t_setup, t_teardown),
+	    cmocka_unit_test_setup_teardown(test_block_record_seal, t_setup,
+					    t_teardown),
+	    cmocka_unit_test_setup_teardown(test_fp_item_seal, t_setup,
+					    t_teardown),
 	    cmocka_unit_test_setup_teardown(test_pblk_limit, t_setup,
 					    t_teardown),
 	};

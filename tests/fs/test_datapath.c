@@ -187,6 +187,7 @@ static uint64_t t_pblk_of(struct t_ctx *t, uint64_t ino, uint64_t lblk)
 	    mdb_get(txn, metastore_dbi(store_ms(t->fs.st), MS_BMAP), &k, &v);
 	if (rc == 0) {
 		assert_int_equal(v.mv_size, MS_BMAP_VALUE_LEN);
+		assert_true(ms_sealed(MS_BMAP, &k, &v));
 		pblk = ms_get_pblk((const uint8_t *)v.mv_data +
 				   (lblk % BMAP_EXTENT_BLOCKS) * MS_PBLK_BYTES);
 	} else {
@@ -431,7 +432,8 @@ static uint64_t t_sum_refs(struct t_ctx *t, uint64_t *used)
 	for (rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); rc == 0;
 	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
 		struct ms_block b[MS_BLOCK_EXTENT];
-		assert_int_equal(v.mv_size, sizeof(b));
+		assert_int_equal(v.mv_size, sizeof(b) + MS_SEAL_LEN);
+		assert_true(ms_sealed(MS_BLOCKS, &k, &v));
 		memcpy(b, v.mv_data, sizeof(b));
 		uint64_t in_rec = 0;
 		for (unsigned i = 0; i < MS_BLOCK_EXTENT; i++) {
@@ -1216,7 +1218,8 @@ static void test_prepared_write_completes_edges_at_commit(void **state)
 }
 
 /* The one block-map codec (store/blockmap.h): what it encodes decodes back,
- * a record of the wrong size is refused, and a written file's extent
+ * a record of the wrong size or with any byte of key or value flipped is
+ * refused, and a written file's extent
  * reads through it as the map the independent t_pblk_of sees. */
 static void test_blockmap_codec(void **state)
 {
@@ -1227,7 +1230,7 @@ static void test_blockmap_codec(void **state)
 	pblk[BMAP_EXTENT_BLOCKS - 1] = 77;
 	uint8_t kb[BLOCKMAP_KEY_LEN], vb[MS_BMAP_VALUE_LEN];
 	blockmap_key_encode(kb, 0x0102030405060708ull, 9);
-	blockmap_value_encode(pblk, vb);
+	blockmap_value_encode(kb, pblk, vb);
 	MDB_val k = {sizeof(kb), kb}, v = {sizeof(vb), vb};
 	uint64_t ino, idx;
 	assert_int_equal(blockmap_decode(&k, &v, &ino, &idx, back), 0);
@@ -1237,6 +1240,15 @@ static void test_blockmap_codec(void **state)
 	MDB_val short_k = {sizeof(kb) - 1, kb}, short_v = {sizeof(vb) - 1, vb};
 	assert_int_equal(blockmap_decode(&short_k, &v, &ino, &idx, back), -EIO);
 	assert_int_equal(blockmap_decode(&k, &short_v, &ino, &idx, back), -EIO);
+	/* A flipped byte anywhere in the value or the key is refused. */
+	for (size_t i = 0; i < sizeof(vb) + sizeof(kb); i++) {
+		uint8_t *p = i < sizeof(vb) ? &vb[i] : &kb[i - sizeof(vb)];
+		*p ^= 0x10;
+		assert_int_equal(blockmap_decode(&k, &v, &ino, &idx, back),
+				 -EIO);
+		*p ^= 0x10;
+	}
+	assert_int_equal(blockmap_decode(&k, &v, &ino, &idx, back), 0);
 
 	uint64_t f = t_new_file(t);
 	uint8_t blk[BLOCK_BYTES];

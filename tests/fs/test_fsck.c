@@ -33,6 +33,7 @@
 #include "meta/metastore.h"
 #include "dedupe/fingerprint.h"
 #include "store/blockmap.h"
+#include "store/namespace.h"
 #include "dedupe/blocks.h"
 #include "tiers/backing.h"
 #include "tools/commands.h"
@@ -61,12 +62,20 @@ struct t_store {
 
 /* ---- building ------------------------------------------------------------ */
 
+/* @v is a record's value before its seal; sealed tables get one
+ * (fpindex items and bmap values come sealed from their encoders). */
 static void t_put(struct t_store *s, enum ms_table t, const void *k,
 		  size_t klen, const void *v, size_t vlen)
 {
-	MDB_val key = {klen, (void *)k}, val = {vlen, (void *)v};
+	MDB_val key = {klen, (void *)k};
+	if (!ms_table_sealed(t) || t == MS_FPINDEX || t == MS_BMAP) {
+		MDB_val val = {vlen, (void *)v};
+		assert_int_equal(
+		    mdb_put(s->txn, metastore_dbi(s->ms, t), &key, &val, 0), 0);
+		return;
+	}
 	assert_int_equal(
-	    mdb_put(s->txn, metastore_dbi(s->ms, t), &key, &val, 0), 0);
+	    metastore_put_sealed(s->ms, s->txn, t, &key, v, vlen, 0), 0);
 }
 
 static void t_del(struct t_store *s, enum ms_table t, const void *k,
@@ -86,7 +95,7 @@ static void t_block_put(struct t_store *s, uint64_t pblk,
 	MDB_val k = {sizeof(key), &key}, v;
 	int rc = mdb_get(s->txn, metastore_dbi(s->ms, MS_BLOCKS), &k, &v);
 	if (rc == 0) {
-		assert_int_equal(v.mv_size, sizeof(rec));
+		assert_int_equal(v.mv_size, sizeof(rec) + MS_SEAL_LEN);
 		memcpy(rec, v.mv_data, sizeof(rec));
 	} else {
 		assert_int_equal(rc, MDB_NOTFOUND);
@@ -101,7 +110,7 @@ static void t_put_extent(struct t_store *s, uint64_t ino, uint64_t idx,
 {
 	uint8_t k[BLOCKMAP_KEY_LEN], v[MS_BMAP_VALUE_LEN];
 	blockmap_key_encode(k, ino, idx);
-	blockmap_value_encode(ext, v);
+	blockmap_value_encode(k, ext, v);
 	t_put(s, MS_BMAP, k, sizeof(k), v, sizeof(v));
 }
 
@@ -109,9 +118,17 @@ static void t_put_extent(struct t_store *s, uint64_t ino, uint64_t idx,
 static void t_fp_item(const uint8_t sha1[FINGERPRINT_SHA1_LEN], uint64_t pblk,
 		      uint8_t item[MS_FP_ITEM_LEN])
 {
-	memcpy(item, sha1, FINGERPRINT_SHA1_LEN);
-	for (int i = MS_PBLK_BYTES - 1; i >= 0; i--, pblk >>= 8)
-		item[FINGERPRINT_SHA1_LEN + i] = (uint8_t)pblk;
+	memcpy(item, sha1, MS_FP_SHA1_LEN);
+	ms_put_pblk(item + MS_FP_SHA1_LEN, pblk);
+	MDB_val k = {1, (uint8_t[]){0}};
+	ms_seal(MS_FPINDEX, &k, item, MS_FP_ITEM_LEN);
+}
+
+/* fsck names an item's SHA-1 by the bytes the item keeps. */
+static void t_item_hex(const uint8_t sha1[FINGERPRINT_SHA1_LEN], char hex[41])
+{
+	fingerprint_hex(sha1, hex);
+	hex[2 * MS_FP_SHA1_LEN] = '\0';
 }
 
 /* The SHA-1 of data block @i (0 = A). */
@@ -251,18 +268,24 @@ static int t_teardown(void **state)
 /* ---- running ----------------------------------------------------------------
  */
 
-/* fsck the store; its output in *out (caller frees). The problem count. */
-static int t_fsck(struct t_store *s, char **out)
+/* fsck the store (@repair: fsck --repair); its output in *out (caller
+ * frees). The problem count (left). */
+static int t_fsck_run(struct t_store *s, bool repair, char **out)
 {
 	size_t len;
 	FILE *f = open_memstream(out, &len);
 	assert_non_null(f);
 	int problems = -1;
-	int r = fsck_run(s->dir, f, false, &problems);
+	int r = fsck_run(s->dir, f, false, repair, &problems);
 	fclose(f);
 	if (r)
 		fail_msg("fsck_run: %d: %s", r, t_last_error);
 	return problems;
+}
+
+static int t_fsck(struct t_store *s, char **out)
+{
+	return t_fsck_run(s, false, out);
 }
 
 /* fsck finds exactly @want problems, one of them the line @line. */
@@ -432,7 +455,7 @@ static void test_fpindex_wrong_block(void **state)
 	t_put(s, MS_FPINDEX, (uint8_t[]){0}, 1, item, sizeof(item));
 	t_close(s);
 	char hb[41], hc[41], line[200];
-	fingerprint_hex(sb, hb);
+	t_item_hex(sb, hb);
 	fingerprint_hex(sc, hc);
 	hc[8] = '\0';
 	snprintf(line, sizeof(line),
@@ -448,12 +471,12 @@ static void test_fpindex_second_item(void **state)
 	t_open(s, false);
 	uint8_t sb[FINGERPRINT_SHA1_LEN], item[MS_FP_ITEM_LEN];
 	t_sha1(s, 1, sb);
-	sb[FINGERPRINT_SHA1_LEN - 1] ^= 0xff;
+	sb[MS_FP_SHA1_LEN - 1] ^= 0xff;
 	t_fp_item(sb, 2, item);
 	t_put(s, MS_FPINDEX, (uint8_t[]){0}, 1, item, sizeof(item));
 	t_close(s);
 	char hex[41], line[200];
-	fingerprint_hex(sb, hex);
+	t_item_hex(sb, hex);
 	snprintf(line, sizeof(line),
 		 "fpindex %s: names block 2, which another item names too",
 		 hex);
@@ -463,7 +486,7 @@ static void test_fpindex_second_item(void **state)
 	char hex0[41];
 	uint8_t s0[FINGERPRINT_SHA1_LEN];
 	t_sha1(s, 1, s0);
-	fingerprint_hex(s0, hex0);
+	t_item_hex(s0, hex0);
 	char line0[200];
 	snprintf(line0, sizeof(line0),
 		 "fpindex %s: names block 2, which another item names too",
@@ -545,7 +568,7 @@ static void test_missed_dedupe(void **state)
 	assert_int_equal(dev.ops->write(dev.ctx, &io, 1), 0);
 	backing_close(b);
 	char hex[41], line[200];
-	fingerprint_hex(fp.sha1, hex);
+	t_item_hex(fp.sha1, hex);
 	snprintf(line, sizeof(line),
 		 "blocks 1 and 4: same bytes, both indexed under SHA-1 %s (a "
 		 "missed dedupe)",
@@ -576,12 +599,94 @@ static void test_locked_store(void **state)
 	t_open(s, false);
 	int problems = -1;
 	FILE *f = fopen("/dev/null", "w");
-	assert_int_equal(fsck_run(s->dir, f, true, &problems), -EBUSY);
+	assert_int_equal(fsck_run(s->dir, f, true, false, &problems), -EBUSY);
 	fclose(f);
 	assert_non_null(strstr(t_last_error, "is in use"));
 	metastore_txn_abort(s->txn);
 	metastore_close(s->ms);
 	s->ms = NULL;
+}
+
+static int t_repair(struct t_store *s, char **out)
+{
+	return t_fsck_run(s, true, out);
+}
+
+static void t_want_line(const char *out, const char *line)
+{
+	if (!strstr(out, line))
+		fail_msg("no \"%s\" in:\n%s", line, out);
+}
+
+/* A refcount is rebuilt from the block maps, and the counters with it. */
+static void test_repair_refcount(void **state)
+{
+	struct t_store *s = *state;
+	t_open(s, false);
+	struct ms_block b;
+	assert_int_equal(dedupe_block_get(s->ms, s->txn, 2, &b), 0);
+	b.refs = 3;
+	t_block_put(s, 2, &b);
+	t_close(s);
+	t_edit_counters(s, offsetof(struct ms_counters, live_blocks), 1);
+	char *out;
+	assert_int_equal(t_repair(s, &out), 0);
+	t_want_line(out, "repaired: block 2: refs 3 -> 1\n");
+	t_want_line(out, "repaired: counters: rebuilt from the tables");
+	free(out);
+	t_expect(s, 0, NULL);
+}
+
+/* A block no map entry names is freed: unindexed, pending. */
+static void test_repair_leak(void **state)
+{
+	struct t_store *s = *state;
+	t_open(s, false);
+	uint64_t ext[BMAP_EXTENT_BLOCKS] = {0};
+	ext[0] = 1, ext[1] = 2, ext[3] = 1; /* block 4 (C, pblk 3) unmapped */
+	t_put_extent(s, FILE_INO, 0, ext);
+	struct ms_inode in;
+	t_inode_get(s, FILE_INO, &in);
+	in.nblocks = 3;
+	t_inode_put(s, FILE_INO, &in);
+	t_close(s);
+	char *out;
+	int left = t_repair(s, &out);
+	t_want_line(out, "repaired: block 3: refs 1 -> 0\n");
+	if (left)
+		fail_msg("%d problems left:\n%s", left, out);
+	free(out);
+	t_expect(s, 0, NULL);
+}
+
+/* A record whose seal fails is named, skipped, and cannot be repaired. */
+static void test_damaged_record(void **state)
+{
+	struct t_store *s = *state;
+	t_open(s, false);
+	uint64_t ino = FILE_INO;
+	MDB_val k = {sizeof(ino), &ino}, v;
+	MDB_dbi dbi = metastore_dbi(s->ms, MS_INODES);
+	assert_int_equal(mdb_get(s->txn, dbi, &k, &v), 0);
+	uint8_t bad[sizeof(struct ms_inode) + MS_SEAL_LEN];
+	assert_int_equal(v.mv_size, sizeof(bad));
+	memcpy(bad, v.mv_data, sizeof(bad));
+	bad[20] ^= 0x04; /* a byte of the size */
+	MDB_val nv = {sizeof(bad), bad};
+	assert_int_equal(mdb_put(s->txn, dbi, &k, &nv, 0), 0);
+	struct ms_inode in;
+	assert_int_equal(ns_inode_get(s->ms, s->txn, FILE_INO, &in), -EIO);
+	assert_int_equal(metastore_damage_count(s->ms), 1);
+	t_close(s);
+	char *out;
+	assert_true(t_fsck(s, &out) > 0);
+	t_want_line(out, "inodes: record of inode 2 fails its checksum "
+			 "(damaged)\n");
+	free(out);
+	assert_true(t_repair(s, &out) > 0);
+	t_want_line(out, "cannot repair: inodes: record of inode 2 fails its "
+			 "checksum (damaged)\n");
+	free(out);
 }
 
 #define T(fn) cmocka_unit_test_setup_teardown(fn, t_setup, t_teardown)
@@ -606,6 +711,9 @@ int main(void)
 	    T(test_missed_dedupe),
 	    T(test_orphan_is_info),
 	    T(test_locked_store),
+	    T(test_repair_refcount),
+	    T(test_repair_leak),
+	    T(test_damaged_record),
 	};
 	return cmocka_run_group_tests_name("fsck", tests, NULL, NULL);
 }

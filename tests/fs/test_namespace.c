@@ -534,6 +534,161 @@ static void test_fallocate_and_xattrs(void **state)
 	assert_int_equal(t_end(&x, attrs_xattr_del(&x, f, "user.k")), -ENODATA);
 }
 
+/* ---- seals: every namespace codec refuses a flipped byte -------------- */
+
+struct t_rec {
+	const struct metastore *ms;
+	MDB_txn *txn;
+	enum ms_table table;
+	uint8_t key[8 + NS_NAME_MAX];
+	size_t klen;
+};
+
+/* The codec's read of the record at @r->key: 0, or -EIO when damaged. */
+typedef int (*t_read_fn)(const struct t_rec *r);
+
+/* Flip each byte of the record's value, then (@keys) of its key (the
+ * record moved there): @read must say -EIO every time, and 0 once it is
+ * back. */
+static void t_flip_each(struct t_rec *r, t_read_fn read, bool keys)
+{
+	MDB_dbi dbi = metastore_dbi(r->ms, r->table);
+	MDB_val k = {r->klen, r->key}, v;
+	assert_int_equal(mdb_get(r->txn, dbi, &k, &v), 0);
+	uint8_t val[512];
+	size_t vlen = v.mv_size;
+	assert_true(vlen <= sizeof(val));
+	memcpy(val, v.mv_data, vlen);
+	uint64_t before = metastore_damage_count(r->ms);
+	size_t n = vlen + (keys ? r->klen : 0);
+	for (size_t i = 0; i < n; i++) {
+		uint8_t *p = i < vlen ? &val[i] : &r->key[i - vlen];
+		MDB_val nv = {vlen, val};
+		if (i >= vlen)
+			assert_int_equal(mdb_del(r->txn, dbi, &k, NULL), 0);
+		*p ^= 0x20;
+		assert_int_equal(mdb_put(r->txn, dbi, &k, &nv, 0), 0);
+		if (read(r) != -EIO)
+			fail_msg("%s: byte %zu of the %s flipped, not refused",
+				 metastore_table_name(r->table),
+				 i < vlen ? i : i - vlen,
+				 i < vlen ? "value" : "key");
+		if (i >= vlen)
+			assert_int_equal(mdb_del(r->txn, dbi, &k, NULL), 0);
+		*p ^= 0x20;
+		assert_int_equal(mdb_put(r->txn, dbi, &k, &nv, 0), 0);
+	}
+	assert_int_equal(read(r), 0);
+	assert_int_equal(metastore_damage_count(r->ms) - before, n);
+}
+
+static uint64_t t_rec_ino(const struct t_rec *r)
+{
+	uint64_t ino;
+	if (r->table == MS_INODES || r->table == MS_SYMLINKS)
+		memcpy(&ino, r->key, sizeof(ino));
+	else
+		ino = ms_get_be64(r->key);
+	return ino;
+}
+
+static int t_read_inode(const struct t_rec *r)
+{
+	struct ms_inode in;
+	return ns_inode_get(r->ms, r->txn, t_rec_ino(r), &in);
+}
+
+static int t_read_dirent(const struct t_rec *r)
+{
+	char name[NS_NAME_MAX + 1];
+	memcpy(name, r->key + 8, r->klen - 8);
+	name[r->klen - 8] = '\0';
+	uint64_t ino;
+	return ns_dirent_lookup(r->ms, r->txn, t_rec_ino(r), name, &ino);
+}
+
+static int t_count_entry(void *ctx, const char *name, size_t len, uint64_t ino,
+			 uint64_t cookie)
+{
+	return 0;
+}
+
+static int t_read_cookies(const struct t_rec *r)
+{
+	return ns_dir_iterate(r->ms, r->txn, t_rec_ino(r), 0, t_count_entry,
+			      NULL);
+}
+
+static int t_read_symlink(const struct t_rec *r)
+{
+	char buf[NS_SYMLINK_MAX + 1];
+	return ns_symlink_get(r->ms, r->txn, t_rec_ino(r), buf, sizeof(buf));
+}
+
+static int t_read_xattr(const struct t_rec *r)
+{
+	char name[NS_NAME_MAX + 1];
+	memcpy(name, r->key + 8, r->klen - 8);
+	name[r->klen - 8] = '\0';
+	const void *v;
+	size_t size;
+	return ns_xattr_get(r->ms, r->txn, t_rec_ino(r), name, &v, &size);
+}
+
+static int t_read_counters(const struct t_rec *r)
+{
+	struct ms_counters c;
+	return metastore_counters_get(r->ms, r->txn, &c);
+}
+
+/* Inodes, directory entries (by name and by cookie), symlink targets,
+ * xattrs and the counters: a flipped byte in a key or a value is -EIO,
+ * counted, never another record's answer. */
+static void test_namespace_seals(void **state)
+{
+	struct t_ctx *t = *state;
+	const struct metastore *ms = store_ms(t->fs.st);
+	MDB_txn *txn;
+	assert_int_equal(metastore_txn_begin(store_ms(t->fs.st), true, &txn),
+			 0);
+	struct ms_counters c;
+	assert_int_equal(metastore_counters_get(ms, txn, &c), 0);
+	struct ms_inode dir, in;
+	uint64_t ino;
+	assert_int_equal(ns_inode_get(ms, txn, ROOT, &dir), 0);
+	assert_int_equal(
+	    ns_inode_new(ms, txn, &c, S_IFLNK | 0777, 0, 0, 0, ROOT, &ino, &in),
+	    0);
+	assert_int_equal(ns_dirent_add(ms, txn, ROOT, &dir, "ln", ino), 0);
+	assert_int_equal(ns_symlink_put(ms, txn, ino, "target"), 0);
+	assert_int_equal(ns_xattr_set(ms, txn, ino, "user.k", "val", 3, 0), 0);
+
+	struct t_rec r = {.ms = ms, .txn = txn, .table = MS_INODES};
+	memcpy(r.key, &ino, 8), r.klen = 8;
+	t_flip_each(&r, t_read_inode, true);
+	r.table = MS_SYMLINKS;
+	t_flip_each(&r, t_read_symlink, true);
+	r.table = MS_DIRNAMES;
+	ms_put_be64(r.key, ROOT);
+	memcpy(r.key + 8, "ln", 2), r.klen = 10;
+	t_flip_each(&r, t_read_dirent, true);
+	r.table = MS_XATTRS;
+	ms_put_be64(r.key, ino);
+	memcpy(r.key + 8, "user.k", 6), r.klen = 14;
+	t_flip_each(&r, t_read_xattr, true);
+	/* readdir reads every cookie of the directory: its first entry. */
+	r.table = MS_DIRCOOKIES;
+	ms_put_be64(r.key, ROOT);
+	ms_put_be64(r.key + 8, dir.next_cookie - 1), r.klen = 16;
+	t_flip_each(&r, t_read_cookies, true);
+	/* A fixed key flipped is a missing record: the mount's check
+	 * (metastore_check) refuses a store without counters. */
+	r.table = MS_META;
+	memcpy(r.key, "counters", 8), r.klen = 8;
+	t_flip_each(&r, t_read_counters, false);
+	metastore_txn_abort(txn);
+}
+
 int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, t_setup, t_teardown)
@@ -550,6 +705,7 @@ int main(void)
 	    T(test_orphan_survives_a_reopen_and_is_reaped),
 	    T(test_attrs_set_applies_its_mask),
 	    T(test_fallocate_and_xattrs),
+	    T(test_namespace_seals),
 	};
 #undef T
 	return cmocka_run_group_tests_name("namespace", tests, NULL, NULL);

@@ -289,6 +289,12 @@ t_umount
 if own_version=$(set_format_version "$STORE" 999); then
 	bad_case "store of format version 999" nonzero --path "$STORE" "$A" mount --store "$STORE" "$MNT"
 	bad_case "fsck of format version 999" 2 "$A" fsck --store "$STORE"
+	# Format 2 (before records were sealed) is named as an older store's.
+	set_format_version "$STORE" 2 >/dev/null
+	bad_case "store of format 2" nonzero --path "$STORE" "$A" mount --store "$STORE" "$MNT"
+	grep -q '^arraysim: store format 2: made by an older arraysim; ' "$T/case.err" \
+		&& ok "format 2 refused as an older arraysim's" \
+		|| bad "format 2 refusal: $(cat "$T/case.err")"
 	# Back to its own version, the same store mounts: the version was the
 	# cause.
 	set_format_version "$STORE" "$own_version" >/dev/null ||
