@@ -63,7 +63,9 @@ static const struct opt_def mount_defs[] = {
     {"foreground", 'f', OPT_FLAG, O(foreground), NULL,
      "stay in the foreground, log to stderr"},
     {"options", 'o', OPT_STRING, O(fuse_opts), "OPTS",
-     "FUSE mount options, e.g. allow_other"},
+     "FUSE mount options, e.g. allow_other; and io_uring=off|auto|on: "
+     "the FUSE transport (auto: io_uring when the kernel offers it, on: "
+     "no mount without it; default off)"},
     {0},
 };
 #undef O
@@ -191,6 +193,14 @@ int cmd_mount(int argc, char **argv)
 	if (resolve_dir("store", o.store, store) ||
 	    resolve_dir("mountpoint", pos[0], mnt))
 		return 2;
+	char fuse_opts[4096], oerr[256];
+	const char *rest;
+	enum channel_uring transport;
+	if (uring_opt_take(o.fuse_opts, fuse_opts, sizeof(fuse_opts), &rest,
+			   &transport, oerr, sizeof(oerr))) {
+		tool_error("mount: %s", oerr);
+		return 2;
+	}
 	struct daemon_opts d = {
 	    .cfg = {.store = store,
 		    .seed = o.seed,
@@ -204,8 +214,9 @@ int cmd_mount(int argc, char **argv)
 		    .scale = scale},
 	    .mountpoint = mnt,
 	    .foreground = o.foreground,
-	    .fuse_opts = o.fuse_opts,
+	    .fuse_opts = rest,
 	    .metrics = o.metrics,
+	    .io_uring = transport,
 	};
 	return fs_daemon_run(&d);
 }
