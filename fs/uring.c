@@ -25,6 +25,7 @@
 #include <fuse_lowlevel.h>
 #include <linux/fuse.h>
 #include <liburing.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -570,6 +571,13 @@ int uring_start(struct fuse_session *se, int fd, size_t payload, char *err,
 		uring_close();
 		return r;
 	}
+	/* A ring's requests are served on one thread, which mallocs and
+	 * frees each 1 MiB read buffer (fs/ops_io.c). Past glibc's dynamic
+	 * mmap threshold each is a fresh mmap: 256 page faults, a TLB
+	 * shootdown at munmap. Measured after a 4k random-write phase, seq
+	 * read 1M QD8: 37 MB/s as is, 416 MB/s with these. */
+	mallopt(M_MMAP_THRESHOLD, 4 << 20);
+	mallopt(M_TRIM_THRESHOLD, 64 << 20);
 	U.serving = true;
 	unsigned started = 0;
 	for (; started < U.nq; started++) {

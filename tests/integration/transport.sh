@@ -23,22 +23,21 @@ esac
 t_assert_eq "$(status_of 'ring requests')" 0 "io_uring=off: ring requests"
 t_umount
 
-rc=0
-"$ARRAYSIM" mount --store "$STORE" -o io_uring=sometimes "$MNT" 2>"$T/err" || rc=$?
-t_assert_eq "$rc" 2 "io_uring=sometimes: exit code"
-t_assert_eq "$(wc -l <"$T/err")" 1 "io_uring=sometimes: lines on stderr"
-grep -q '^arraysim: mount: -o io_uring=sometimes: ' "$T/err" ||
-	t_fail "io_uring=sometimes: $(cat "$T/err")"
-t_is_mounted && t_fail "io_uring=sometimes mounted"
+# refused OPTS PATTERN: mount -o OPTS exits 2 with one line matching
+# PATTERN, and nothing is mounted.
+refused() {
+	local rc=0
+	"$ARRAYSIM" mount --store "$STORE" -o "$1" "$MNT" 2>"$T/err" || rc=$?
+	t_assert_eq "$rc" 2 "-o $1: exit code"
+	t_assert_eq "$(wc -l <"$T/err")" 1 "-o $1: lines on stderr"
+	grep -q "$2" "$T/err" || t_fail "-o $1: $(cat "$T/err")"
+	! t_is_mounted || t_fail "-o $1 mounted"
+}
+
+refused io_uring=sometimes '^arraysim: mount: -o io_uring=sometimes: '
 
 if [ "$(cat "$PARAM" 2>/dev/null)" != Y ]; then
-	rc=0
-	"$ARRAYSIM" mount --store "$STORE" -o io_uring=on "$MNT" 2>"$T/err" || rc=$?
-	t_assert_eq "$rc" 2 "io_uring=on without the kernel's offer: exit code"
-	t_assert_eq "$(wc -l <"$T/err")" 1 "io_uring=on refused: lines on stderr"
-	grep -q 'io_uring=on, but FUSE over io_uring is not available' "$T/err" ||
-		t_fail "io_uring=on refused: $(cat "$T/err")"
-	t_is_mounted && t_fail "io_uring=on mounted without rings"
+	refused io_uring=on 'io_uring=on, but FUSE over io_uring is not available'
 	t_mount -o io_uring=auto
 	case "$(status_of transport)" in
 	classic*) ;;
