@@ -404,13 +404,15 @@ static void *queue_main(void *arg)
 {
 	struct queue *q = arg;
 	/* Not pinned to CPU qid: on a small shared host a pinned thread
-	 * waits behind whatever else runs there (measured: no gain). */
+	 * waits behind whatever else runs there (pinned was not measured
+	 * better: same-load runs were not available). */
 	int r = register_all(q);
 	report_registered(q, r);
 	while (!r && q->live && !atomic_load(&q->stop)) {
 		commit_ready(q);
 		r = io_uring_submit_and_wait(&q->ring, 1);
-		if (r == -EINTR || r >= 0)
+		/* Transient: retry. Anything else ends the ring's thread. */
+		if (r >= 0 || r == -EINTR || r == -EAGAIN || r == -EBUSY)
 			r = 0;
 		else
 			log_error("fuse", "io_uring queue %u: %s", q->qid,
