@@ -1,14 +1,21 @@
-/* The /dev/fuse channel, read and written as libfuse would, with one
- * change: the INIT reply also asks for FUSE_DIRECT_IO_ALLOW_MMAP.
+/* The /dev/fuse channel, read and written as libfuse would, with two
+ * additions to the INIT reply and the choice of transport.
  *
- * Why: arraysim opens files with direct I/O so that every read and write
- * reaches the array model. Without that flag the kernel refuses shared
- * mmap on such files (ENODEV), which breaks programs that map their files
- * (SQLite's -shm, many build tools). Kernels since 6.6 accept the flag;
- * libfuse 3.14 (Debian 12) cannot express it, because its capability
- * mask is 32 bits and the flag lives in the second flags word. So the
- * request is noted on its way in, and the flag is set in the reply on its
- * way out, only when the kernel offered it.
+ * FUSE_DIRECT_IO_ALLOW_MMAP: arraysim opens files with direct I/O so that
+ * every read and write reaches the array model. Without that flag the
+ * kernel refuses shared mmap on such files (ENODEV), which breaks
+ * programs that map their files (SQLite's -shm, many build tools).
+ * Kernels since 6.6 accept the flag.
+ *
+ * FUSE_OVER_IO_URING (fs/uring.h): requests on io_uring rings, one
+ * syscall per request instead of a read and a write.
+ *
+ * libfuse 3.14 (Debian 12) can express neither: its capability mask is 32
+ * bits and both flags live in the second flags word. So the kernel's
+ * offer is noted as the INIT request comes in, and a flag is set in the
+ * reply on its way out only when the kernel offered it. The INIT is
+ * answered here, before the mount is reported up (channel_handshake), so
+ * that the transport is known and `io_uring=on` can refuse the mount.
  *
  * One session per process: the state is file-static.
  */
@@ -19,15 +26,27 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
+
+#include "fs/fuse_uring_abi.h"
+#include "fs/uring.h"
 
 #ifndef FUSE_DIRECT_IO_ALLOW_MMAP
 #define FUSE_DIRECT_IO_ALLOW_MMAP (1ULL << 36) /* protocol 7.39 */
 #endif
 #define ALLOW_MMAP_FLAGS2 ((uint32_t)(FUSE_DIRECT_IO_ALLOW_MMAP >> 32))
+#define ENABLE_URING_PARAM "/sys/module/fuse/parameters/enable_uring"
 
-static _Atomic uint64_t init_unique; /* 0: INIT answered or not seen */
-static atomic_bool kernel_offers;
+static _Atomic uint64_t init_unique;   /* 0: INIT answered or not seen */
+static _Atomic uint32_t kernel_flags2; /* the INIT request's second word */
+static enum channel_uring mode;
+static bool rings_ready;     /* uring_open done: the reply may ask */
+static bool uring_asked;     /* the INIT reply asked for io_uring */
+static size_t uring_payload; /* from the INIT reply */
+static char transport[160] = "classic";
 
 static void note_init(const void *buf, size_t len)
 {
@@ -35,13 +54,12 @@ static void note_init(const void *buf, size_t len)
 	if (len < sizeof(*in) || in->opcode != FUSE_INIT)
 		return;
 	const struct fuse_init_in *init = (const void *)(in + 1);
+	atomic_store(&init_unique, in->unique);
 	if (len < sizeof(*in) + offsetof(struct fuse_init_in, flags2) +
 		      sizeof(init->flags2))
 		return; /* an old kernel: no second flags word */
-	bool offered =
-	    (init->flags & FUSE_INIT_EXT) && (init->flags2 & ALLOW_MMAP_FLAGS2);
-	atomic_store(&kernel_offers, offered);
-	atomic_store(&init_unique, in->unique);
+	if (init->flags & FUSE_INIT_EXT)
+		atomic_store(&kernel_flags2, init->flags2);
 }
 
 static ssize_t ch_read(int fd, void *buf, size_t len, void *userdata)
@@ -50,6 +68,16 @@ static ssize_t ch_read(int fd, void *buf, size_t len, void *userdata)
 	if (n > 0)
 		note_init(buf, (size_t)n);
 	return n;
+}
+
+/* What the rings need: the kernel's max_payload_sz, from the reply. */
+static size_t payload_of(const struct fuse_init_out *init)
+{
+	size_t p = init->max_write;
+	if ((init->flags & FUSE_MAX_PAGES) &&
+	    (size_t)init->max_pages * 4096 > p)
+		p = (size_t)init->max_pages * 4096;
+	return p > ABI_URING_MIN_PAYLOAD ? p : ABI_URING_MIN_PAYLOAD;
 }
 
 static void patch_init_reply(struct iovec *iov, int count)
@@ -63,25 +91,128 @@ static void patch_init_reply(struct iovec *iov, int count)
 		return;
 	atomic_store(&init_unique, 0);
 	struct fuse_init_out *init = iov[1].iov_base;
-	if (out->error || !atomic_load(&kernel_offers) ||
+	uint32_t offered = atomic_load(&kernel_flags2);
+	if (out->error ||
 	    iov[1].iov_len <
 		offsetof(struct fuse_init_out, flags2) + sizeof(init->flags2) ||
 	    !(init->flags & FUSE_INIT_EXT))
 		return;
-	init->flags2 |= ALLOW_MMAP_FLAGS2;
+	init->flags2 |= offered & ALLOW_MMAP_FLAGS2;
+	if (rings_ready && (offered & ABI_OVER_IO_URING_FLAGS2)) {
+		init->flags2 |= ABI_OVER_IO_URING_FLAGS2;
+		uring_asked = true;
+		uring_payload = payload_of(init);
+	}
 }
 
 static ssize_t ch_writev(int fd, struct iovec *iov, int count, void *userdata)
 {
+	ssize_t n;
+	if (uring_reply(iov, count, &n))
+		return n;
 	patch_init_reply(iov, count);
 	return writev(fd, iov, count);
 }
 
-int channel_attach(struct fuse_session *se)
+int channel_attach(struct fuse_session *se, enum channel_uring m)
 {
 	static const struct fuse_custom_io io = {
 	    .read = ch_read,
 	    .writev = ch_writev,
 	};
+	mode = m;
 	return fuse_session_custom_io(se, &io, fuse_session_fd(se));
+}
+
+/* Why the kernel did not offer io_uring, for the log and `io_uring=on`. */
+static const char *why_not_offered(void)
+{
+	char c = 0;
+	FILE *f = fopen(ENABLE_URING_PARAM, "re");
+	if (!f)
+		return "this kernel has no FUSE over io_uring "
+		       "(no " ENABLE_URING_PARAM ")";
+	if (fscanf(f, " %c", &c) != 1)
+		c = 0;
+	fclose(f);
+	return c == 'Y' ? "the kernel did not offer it in INIT"
+			: ENABLE_URING_PARAM " is N";
+}
+
+/* Read the kernel's INIT and answer it through libfuse (op_init). */
+static int answer_init(struct fuse_session *se, bool want_rings, char *err,
+		       size_t errlen)
+{
+	struct fuse_buf buf = {.mem = NULL};
+	int r;
+	do
+		r = fuse_session_receive_buf(se, &buf);
+	while (r == -EINTR);
+	if (r <= 0) {
+		snprintf(err, errlen, "no INIT from the kernel: %s",
+			 strerror(r ? -r : EIO));
+		free(buf.mem);
+		return r ? r : -EIO;
+	}
+	uint32_t offered = atomic_load(&kernel_flags2);
+	if (want_rings && (offered & ABI_OVER_IO_URING_FLAGS2))
+		rings_ready = !uring_open();
+	fuse_session_process_buf(se, &buf);
+	free(buf.mem);
+	return 0;
+}
+
+/* The transport after INIT: rings when asked for and registered. */
+static int start_rings(struct fuse_session *se, char *err, size_t errlen)
+{
+	char why[256];
+	if (mode == CHANNEL_URING_OFF) {
+		snprintf(transport, sizeof(transport),
+			 "classic (io_uring=off)");
+		return 0;
+	}
+	if (!uring_asked) {
+		if (rings_ready)
+			uring_close();
+		snprintf(why, sizeof(why), "%s",
+			 atomic_load(&kernel_flags2) & ABI_OVER_IO_URING_FLAGS2
+			     ? "cannot make the rings (io_uring_setup)"
+			     : why_not_offered());
+	} else if (!uring_start(se, fuse_session_fd(se), uring_payload, why,
+				sizeof(why))) {
+		snprintf(transport, sizeof(transport),
+			 "io_uring (%u rings x %u entries, %zu KiB payload)",
+			 uring_queues(), uring_depth(), uring_payload >> 10);
+		return 0;
+	}
+	snprintf(transport, sizeof(transport), "classic (no io_uring: %.120s)",
+		 why);
+	if (mode != CHANNEL_URING_ON)
+		return 0;
+	snprintf(err, errlen,
+		 "io_uring=on, but FUSE over io_uring is not "
+		 "available: %s",
+		 why);
+	return -EOPNOTSUPP;
+}
+
+int channel_handshake(struct fuse_session *se, char *err, size_t errlen)
+{
+	int r = answer_init(se, mode != CHANNEL_URING_OFF, err, errlen);
+	return r ? r : start_rings(se, err, errlen);
+}
+
+const char *channel_transport(void)
+{
+	return transport;
+}
+
+unsigned long long channel_ring_requests(void)
+{
+	return uring_served();
+}
+
+void channel_detach(void)
+{
+	uring_stop();
 }

@@ -143,6 +143,8 @@ static void print_status(struct daemon *d, FILE *out)
 	fprintf(out, "version %s\n", ARRAYSIM_VERSION);
 	fprintf(out, "faults %u\n", faults_count(d->fs.faults));
 	fprintf(out, "events %s/events.jsonl\n", d->fs.store);
+	fprintf(out, "transport %s\n", channel_transport());
+	fprintf(out, "ring requests %llu\n", channel_ring_requests());
 }
 
 static int ctl_sync(struct daemon *d, char *err, size_t errlen)
@@ -358,9 +360,17 @@ static int start_session(struct daemon *d, const struct daemon_opts *o,
 			 o->mountpoint);
 		return -EIO;
 	}
-	r = channel_attach(d->se);
-	if (r)
+	r = channel_attach(d->se, o->io_uring);
+	if (r) {
 		snprintf(err, errlen, "FUSE channel: %s", strerror(-r));
+		return r;
+	}
+	/* INIT is answered before the mount is reported up: the transport is
+	 * then known, and io_uring=on can still refuse. */
+	r = channel_handshake(d->se, err, errlen);
+	if (!r)
+		log_info("mount", "%s: transport %s", o->mountpoint,
+			 channel_transport());
 	return r;
 }
 
@@ -369,6 +379,7 @@ static void stop_session(struct daemon *d)
 	if (!d->se)
 		return;
 	fuse_session_unmount(d->se);
+	channel_detach();
 	fuse_remove_signal_handlers(d->se);
 	fuse_session_destroy(d->se);
 	d->se = NULL;

@@ -4,14 +4,16 @@
 
 #include <stdbool.h>
 
+#include "fs/channel.h"
 #include "fs/fs.h"
 
 struct daemon_opts {
-	struct fs_config cfg;	/* cfg.store: absolute path */
-	const char *mountpoint; /* absolute path */
-	bool foreground;	/* -f: stay attached, log to stderr */
-	const char *fuse_opts;	/* -o: passed to FUSE (allow_other, ...) */
-	const char *metrics;	/* --metrics [ADDR:]PORT, or NULL */
+	struct fs_config cfg;	     /* cfg.store: absolute path */
+	const char *mountpoint;	     /* absolute path */
+	bool foreground;	     /* -f: stay attached, log to stderr */
+	const char *fuse_opts;	     /* -o: passed to FUSE (allow_other, ...) */
+	const char *metrics;	     /* --metrics [ADDR:]PORT, or NULL */
+	enum channel_uring io_uring; /* -o io_uring=off|auto|on */
 };
 
 /* Mount and serve. Without -f, returns in the parent once the mount is up

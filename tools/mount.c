@@ -135,6 +135,14 @@ int cmd_mount(int argc, char **argv)
 	if (resolve_dir("store", o.store, store) ||
 	    resolve_dir("mountpoint", pos[0], mnt))
 		return 2;
+	char fuse_opts[4096], oerr[256];
+	const char *rest;
+	enum channel_uring transport;
+	if (uring_opt_take(o.fuse_opts, fuse_opts, sizeof(fuse_opts), &rest,
+			   &transport, oerr, sizeof(oerr))) {
+		tool_error("mount: %s", oerr);
+		return 2;
+	}
 	struct daemon_opts d = {
 	    .cfg = {.store = store,
 		    .seed = o.seed,
@@ -149,8 +157,9 @@ int cmd_mount(int argc, char **argv)
 		    .time_scale = time_scale},
 	    .mountpoint = mnt,
 	    .foreground = o.foreground,
-	    .fuse_opts = o.fuse_opts,
+	    .fuse_opts = rest,
 	    .metrics = o.metrics,
+	    .io_uring = transport,
 	};
 	return fs_daemon_run(&d);
 }

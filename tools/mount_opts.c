@@ -43,7 +43,9 @@ const struct opt_def mount_opt_defs[] = {
     {"foreground", 'f', OPT_FLAG, O(foreground), NULL,
      "stay in the foreground, log to stderr"},
     {"options", 'o', OPT_STRING, O(fuse_opts), "OPTS",
-     "FUSE mount options, e.g. allow_other"},
+     "FUSE mount options, e.g. allow_other; and io_uring=off|auto|on: "
+     "the FUSE transport (auto: io_uring when the kernel offers it, on: "
+     "no mount without it; default off)"},
     {0},
 };
 #undef O

@@ -13,6 +13,8 @@
 # Environment (set by meson's test_env in tests/meson.build):
 #   ARRAYSIM      path to the built `arraysim` binary
 #   ARRAYSIM_SRC  source root (test data lives under tests/integration/data/)
+# and optionally (not set by meson):
+#   ARRAYSIM_IO_URING  off|auto|on: the FUSE transport of every t_mount
 #
 # Exit status follows meson: 0 pass, 77 skip, anything else fail. Sourcing this
 # file exits 77 when /dev/fuse, fusermount3 or an executable $ARRAYSIM is
@@ -167,10 +169,27 @@ t_cleanup() {
 }
 
 # t_mount [ARGS...]: mount $STORE on $MNT; the daemon returns once mounted.
+# ARRAYSIM_IO_URING=off|auto|on (.ci/run's second pass): the FUSE transport
+# every t_mount asks for, merged into the test's own -o if it has one (a
+# second -o would replace the first).
+t_transport_args() {
+	T_ARGS=("$@")
+	[ -n "${ARRAYSIM_IO_URING:-}" ] || return 0
+	local i
+	for ((i = 0; i + 1 < ${#T_ARGS[@]}; i++)); do
+		if [ "${T_ARGS[i]}" = -o ]; then
+			T_ARGS[i + 1]="${T_ARGS[i + 1]},io_uring=$ARRAYSIM_IO_URING"
+			return 0
+		fi
+	done
+	T_ARGS+=(-o "io_uring=$ARRAYSIM_IO_URING")
+}
+
 t_mount() {
 	local rc=0
-	"$ARRAYSIM" mount --store "$STORE" "$@" "$MNT" || rc=$?
-	[ "$rc" -eq 0 ] || t_fail "arraysim mount --store $STORE $* $MNT exited $rc"
+	t_transport_args "$@"
+	"$ARRAYSIM" mount --store "$STORE" "${T_ARGS[@]}" "$MNT" || rc=$?
+	[ "$rc" -eq 0 ] || t_fail "arraysim mount --store $STORE ${T_ARGS[*]} $MNT exited $rc"
 	t_is_mounted "$MNT" || t_fail "arraysim mount exited 0 but $MNT is not mounted"
 	T_MOUNT_ARGS=("$@")
 }

@@ -1,0 +1,33 @@
+/* libFuzzer harness for mount's -o io_uring=... parser (fs/uring_opt.c):
+ * whatever the -o string, no crash, and on success what is left for FUSE
+ * is the input's items minus ours, never longer than the input. */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fs/uring_opt.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char *opts = malloc(size + 1);
+	if (!opts)
+		return 0;
+	memcpy(opts, data, size);
+	opts[size] = '\0';
+	char buf[256], err[128];
+	const char *rest;
+	enum channel_uring mode;
+	int r = uring_opt_take(opts, buf, sizeof(buf), &rest, &mode, err,
+			       sizeof(err));
+	if (!r && rest && strlen(rest) > strlen(opts))
+		abort();
+	if (!r && (unsigned)mode > CHANNEL_URING_ON)
+		abort();
+	if (r && r != -EINVAL)
+		abort();
+	free(opts);
+	return 0;
+}
