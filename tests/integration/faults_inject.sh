@@ -161,6 +161,13 @@ grep -qx 'lost /y offset 4096 length 4096 block [0-9]*' "$T/report" || t_fail "r
 grep -qx 'corrupted 1 blocks referenced 6 times' "$T/report" || t_fail "report: $(cat "$T/report")"
 cat "$MNT/x" >/dev/null 2>&1 && t_fail "reading the rotted file succeeded"
 cat "$MNT/y" >/dev/null 2>&1 && t_fail "reading the file sharing the rotted block succeeded"
+# Each failed read is logged where it was found, with the file's inode and
+# the block's offset (issue 13, point 8: it was counted, not located).
+for f in x y; do
+	ino=$(stat -c %i "$MNT/$f")
+	grep -q "inode $ino offset 0: stored block fails its checksum" "$STORE/arraysim.log" ||
+		t_fail "no log line for /$f (inode $ino) offset 0"
+done
 cmp "$MNT/z" "$T/z" || t_fail "a file without the rotted block changed"
 errors=$(t_stats_json | python3 -c 'import json,sys; print(json.load(sys.stdin)["checksum_errors"])')
 [ "$errors" -ge 2 ] || t_fail "checksum_errors $errors after two failed reads"
