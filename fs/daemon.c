@@ -31,6 +31,7 @@
 #include "faults/control.h"
 #include "fs/fault_gate.h"
 #include "store/loss.h"
+#include "fs/graphite_push.h"
 #include "fs/metrics_http.h"
 #include "fs/scenario_run.h"
 #include "fs/ops.h"
@@ -45,6 +46,7 @@ struct daemon {
 	struct periodic *syncer; /* NULL without a sync interval */
 	struct sampler *sampler;
 	struct metrics_http *metrics;
+	struct graphite_push *graphite;
 	/* The sampler thread's alone: the array's picture and the last
 	 * sample's counters. */
 	struct array_snapshot snap;
@@ -82,6 +84,23 @@ static int metrics_begin(struct daemon *d, const char *spec, char *err,
 		r = metrics_http_start(&d->fs, &addr, &d->metrics, err, errlen);
 	if (!r)
 		log_info("mount", "metrics at http://%s/metrics", spec);
+	return r;
+}
+
+static int graphite_begin(struct daemon *d, const char *spec, char *err,
+			  size_t errlen)
+{
+	struct graphite_target t;
+	int r = graphite_parse_target(spec, &t, err, errlen) ? -EINVAL : 0;
+
+	if (!r)
+		r = graphite_push_start(&d->fs, &t, &d->graphite, err, errlen);
+	if (!r)
+		log_info("mount",
+			 "metrics pushed to Carbon at %s:%s%s%s each "
+			 "second",
+			 t.host, t.port, *t.prefix ? ", prefix " : "",
+			 t.prefix);
 	return r;
 }
 
@@ -440,6 +459,8 @@ static int run(const struct daemon_opts *o, int *wfd)
 		r = sampler_begin(d, err, sizeof(err));
 	if (!r && o->metrics)
 		r = metrics_begin(d, o->metrics, err, sizeof(err));
+	if (!r && o->graphite)
+		r = graphite_begin(d, o->graphite, err, sizeof(err));
 	if (r) {
 		fail(wfd, err);
 		goto out;
@@ -451,6 +472,7 @@ static int run(const struct daemon_opts *o, int *wfd)
 	code = serve(d) ? 1 : 0;
 	log_info("mount", "unmounting %s", o->mountpoint);
 out:
+	graphite_push_stop(d->graphite);
 	metrics_http_stop(d->metrics);
 	sampler_stop(d->sampler);
 	syncer_stop(d);

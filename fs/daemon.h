@@ -13,6 +13,7 @@ struct daemon_opts {
 	bool foreground;	     /* -f: stay attached, log to stderr */
 	const char *fuse_opts;	     /* -o: passed to FUSE (allow_other, ...) */
 	const char *metrics;	     /* --metrics [ADDR:]PORT, or NULL */
+	const char *graphite; /* --graphite HOST:PORT[,prefix=P], or NULL */
 	enum channel_uring io_uring; /* -o io_uring=off|auto|on */
 };
 

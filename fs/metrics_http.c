@@ -13,9 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/metrics.h"
-#include "faults/faults.h"
-#include "tiers/array_metrics.h"
+#include "fs/metrics_render.h"
 
 struct metrics_http {
 	struct MHD_Daemon *mhd;
@@ -50,23 +48,6 @@ int metrics_parse_addr(const char *spec, struct sockaddr_in *out, char *err,
 	return 0;
 }
 
-static void fill_state(struct fs *fs, const struct array_snapshot *as,
-		       struct metrics_state *st)
-{
-	memset(st, 0, sizeof(*st));
-	store_gauges(fs->st, &st->g);
-	st->faults_active = faults_count(fs->faults);
-	st->power_lost = store_powered_off(fs->st);
-	if (as->has_cache) {
-		st->has_cache = true;
-		st->cache_blocks = as->cache.resident;
-		st->cache_dirty_blocks = as->cache.dirty;
-		st->cache_hits = as->cache.hits;
-		st->cache_misses = as->cache.misses;
-		st->cache_destaged = as->cache.destaged;
-	}
-}
-
 static enum MHD_Result reply(struct MHD_Connection *c, unsigned status,
 			     const char *type, char *body, size_t len)
 {
@@ -99,16 +80,9 @@ static enum MHD_Result serve(void *cls, struct MHD_Connection *c,
 	FILE *out = open_memstream(&body, &len);
 	if (!out)
 		return MHD_NO;
-	/* The array's picture is taken here, on the server's thread: one
-	 * pass under the model's lock, rendered after it is released. */
+	/* The array's picture is taken here, on the server's thread. */
 	static struct array_snapshot as; /* one polling thread: not shared */
-	struct metrics_state st;
-	array_snapshot(m->fs->array, &as);
-	fill_state(m->fs, &as, &st);
-	metrics_write(out, &m->fs->stats, &st);
-	array_metrics_write(out, &as);
-	array_metrics_info(out, array_conf_get(m->fs->array));
-	array_snapshot_free(&as);
+	metrics_render(m->fs, &as, out);
 	fclose(out);
 	return reply(c, MHD_HTTP_OK, "text/plain; version=0.0.4", body, len);
 }

@@ -14,7 +14,7 @@ PACKAGES=(
 	libfuse3-dev fuse3 liburing-dev libxxhash-dev libssl-dev libcmocka-dev
 	liblmdb-dev lmdb-utils libinih-dev liblz4-dev libzstd-dev
 	libmicrohttpd-dev
-	fio attr python3 curl prometheus chromium
+	fio attr python3 curl prometheus chromium graphite-carbon
 	clang
 )
 

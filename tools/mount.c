@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "fs/daemon.h"
+#include "common/graphite.h"
 #include "fs/metrics_http.h"
 #include "tiers/profile.h"
 #include "tools/commands.h"
@@ -123,6 +124,12 @@ int cmd_mount(int argc, char **argv)
 		tool_error("mount: %s", merr);
 		return 2;
 	}
+	struct graphite_target gt;
+	if (o.graphite &&
+	    graphite_parse_target(o.graphite, &gt, merr, sizeof(merr))) {
+		tool_error("mount: %s", merr);
+		return 2;
+	}
 	char store[PATH_MAX], mnt[PATH_MAX], def[PATH_MAX];
 	if (!o.store) {
 		if (default_store(def, sizeof(def))) {
@@ -159,6 +166,7 @@ int cmd_mount(int argc, char **argv)
 	    .foreground = o.foreground,
 	    .fuse_opts = rest,
 	    .metrics = o.metrics,
+	    .graphite = o.graphite,
 	    .io_uring = transport,
 	};
 	return fs_daemon_run(&d);

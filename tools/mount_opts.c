@@ -40,6 +40,9 @@ const struct opt_def mount_opt_defs[] = {
     {"metrics", 0, OPT_STRING, O(metrics), "[ADDR:]PORT",
      "serve Prometheus metrics at http://ADDR:PORT/metrics (ADDR "
      "default 127.0.0.1)"},
+    {"graphite", 0, OPT_STRING, O(graphite), "HOST:PORT[,prefix=P]",
+     "push the same series to a Carbon server (Graphite's plaintext "
+     "protocol) once a second, paths under P"},
     {"foreground", 'f', OPT_FLAG, O(foreground), NULL,
      "stay in the foreground, log to stderr"},
     {"options", 'o', OPT_STRING, O(fuse_opts), "OPTS",

@@ -25,6 +25,7 @@ struct mount_opts {
 	/* As typed; NULL: not given (then the same as --scale). */
 	const char *time_scale;
 	const char *metrics;
+	const char *graphite;
 	bool power_loss;
 };
 
