@@ -3,9 +3,12 @@
 # Debian 12 / Ubuntu. Idempotent; uses sudo only when not already root.
 #   build:  build-essential meson ninja-build pkg-config and the -dev packages
 #   tests:  libcmocka-dev (unit), fuse3 fio attr python3 lmdb-utils curl
-#           prometheus (integration; its service is not needed, the test
-#           runs its own server on loopback), chromium (renders the page of
-#           arraysim report, tests/integration/report.sh)
+#           prometheus and graphite-carbon (integration; their services
+#           are not needed, the tests run their own servers on loopback),
+#           chromium (renders the page of arraysim report,
+#           tests/integration/report.sh), nbdkit libnbd-bin tgt
+#           libiscsi-bin qemu-utils qemu-block-extra (the LUN tests: NBD
+#           and iSCSI servers and clients)
 #   fuzz:   clang (libFuzzer build, -Dfuzz=true)
 set -euo pipefail
 
@@ -15,6 +18,7 @@ PACKAGES=(
 	liblmdb-dev lmdb-utils libinih-dev liblz4-dev libzstd-dev
 	libmicrohttpd-dev
 	fio attr python3 curl prometheus chromium graphite-carbon
+	nbdkit libnbd-bin tgt libiscsi-bin qemu-utils qemu-block-extra e2fsprogs
 	clang
 )
 
