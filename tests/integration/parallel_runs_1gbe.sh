@@ -3,11 +3,14 @@
 # observation (arrays.md, the Tintri/Tegile/Nexsan/ZFS NFS datastores over
 # one 1 GbE link): 2 to 4 parallel runs "only added latency once the
 # 1Gbps pipe was full". A prediction, on the 1 GbE NFS profile we have
-# (synology-1813-raid5-1gbe at --scale 0.5, so that the host keeps pace
-# under a sanitizer: the link is then 62.5 MB/s, and so is every bound):
+# (synology-1813-raid5-1gbe at --scale 0.2: the link is then 25 MB/s, and
+# a 1 MiB write costs the host about 20 ms of a core under ASan on a loaded
+# 2-core machine, so even 4 runs leave it half idle; at 0.5, 1 run was
+# host-bound there and the shape was the host's, not the model's):
 # 1, 2 and 4 runs of 1 MiB sequential writes, one outstanding each.
-# - 2 and 4 runs move the same total within 10%, no more than the link
-#   carries (1 GbE less the profile's 22.6% write overhead, +5%);
+# - the pipe full: 4 runs move the link's write rate within 10% (the
+#   Synology's published SEQ write Q32, 96.743 MB/s, times the scale), and
+#   2 runs already 80% to 105% of it;
 # - each of 4 runs waits about twice as long as each of 2 (1.6x to 2.5x);
 # - one run does not fill the pipe alone (its total is below 2 runs').
 set -euo pipefail
@@ -15,7 +18,7 @@ set -euo pipefail
 t_require_cmd fio python3
 
 t_setup
-t_mount --profile synology-1813-raid5-1gbe --scale 0.5
+t_mount --profile synology-1813-raid5-1gbe --scale 0.2
 t_fio --name=lay --directory="$MNT" --rw=write --bs=1M --size=96M --numjobs=4 \
 	--filename_format='run.$jobnum' --ioengine=psync
 # runs N: N parallel runs for 4 s; prints "total_MB/s mean_latency_ms".
@@ -32,12 +35,13 @@ read -r bw1 lat1 < <(runs 1)
 read -r bw2 lat2 < <(runs 2)
 read -r bw4 lat4 < <(runs 4)
 t_log "1 run: $bw1 MB/s, $lat1 ms; 2 runs: $bw2 MB/s, $lat2 ms each; 4 runs: $bw4 MB/s, $lat4 ms each"
+"$ARRAYSIM" stats --array "$MNT" | grep 'host-bound' >&2 || true
 python3 - "$bw1" "$lat1" "$bw2" "$lat2" "$bw4" "$lat4" <<'PY' || t_fail "parallel runs (above)"
 import sys
 bw1, lat1, bw2, lat2, bw4, lat4 = map(float, sys.argv[1:])
-link = 0.5 * 125e6 / 1.22606 / 1e6 * 1.05
-assert abs(bw4 / bw2 - 1) <= 0.10, f"4 runs moved {bw4:.1f} MB/s against 2 runs' {bw2:.1f}"
-assert bw4 <= link and bw2 <= link, f"more than the link carries ({link:.1f} MB/s)"
+pipe = 0.2 * 96.743
+assert abs(bw4 / pipe - 1) <= 0.10, f"4 runs moved {bw4:.1f} MB/s, the full pipe is {pipe:.1f}"
+assert 0.80 <= bw2 / pipe <= 1.05, f"2 runs moved {bw2:.1f} MB/s, the full pipe is {pipe:.1f}"
 assert 1.6 <= lat4 / lat2 <= 2.5, f"latency of 4 runs / 2 runs = {lat4 / lat2:.2f}"
 assert bw1 < bw2, f"one run ({bw1:.1f} MB/s) already filled the pipe"
 PY
