@@ -10,7 +10,6 @@
 #           libiscsi-bin qemu-utils qemu-block-extra (the LUN tests: NBD
 #           and iSCSI servers and clients)
 #   fuzz:   clang (libFuzzer build, -Dfuzz=true)
-#   package: debhelper dpkg-dev fakeroot lintian (scripts/package-check.sh)
 set -euo pipefail
 
 PACKAGES=(
@@ -21,7 +20,6 @@ PACKAGES=(
 	fio attr python3 curl prometheus chromium graphite-carbon
 	nbdkit libnbd-bin tgt libiscsi-bin qemu-utils qemu-block-extra e2fsprogs
 	clang
-	debhelper dpkg-dev fakeroot lintian
 )
 
 SUDO=()
