@@ -23,7 +23,7 @@ bad() {
 
 # Every built-in: shown, and what is shown loads and shows the same.
 names=$("$ARRAYSIM" profiles | awk '{ print $1 }')
-if [ "$(echo "$names" | wc -l)" -eq 9 ]; then ok "9 built-ins"; else bad "built-ins: $names"; fi
+if [ "$(echo "$names" | wc -l)" -eq 11 ]; then ok "11 built-ins"; else bad "built-ins: $names"; fi
 for n in $names; do
 	if ! "$ARRAYSIM" profile show "$n" >"$T/$n.ini" 2>"$T/err"; then
 		bad "profile show $n: $(cat "$T/err")"
