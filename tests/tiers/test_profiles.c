@@ -185,11 +185,44 @@ static void test_published_figures(void **state)
  * of the two is what the hardware predicts. xtremio-xbrick is fitted on
  * one X-Brick; four (8 controllers, 100 SSDs in 4 sets of 25, 16 links)
  * predict the published cluster figures. Within 15%. */
-static double t_ratio(const struct t_figure *a, const struct t_figure *b)
+/* The built-in @name's text with @from (which must occur) replaced by
+ * @to, as a malloc'd string. */
+static char *t_builtin_with(const char *name, const char *from, const char *to)
 {
-	struct t_result ra = t_figure_run(a), rb = t_figure_run(b);
+	const struct profile_builtin *b = profile_builtins();
 
-	return rb.iops / ra.iops;
+	while (b->name && strcmp(b->name, name))
+		b++;
+	assert_non_null(b->name);
+	const char *at = strstr(b->text, from);
+	assert_non_null(at);
+	size_t head = (size_t)(at - b->text);
+	char *text = malloc(strlen(b->text) + strlen(to) + 1);
+	assert_non_null(text);
+	memcpy(text, b->text, head);
+	strcpy(text + head, to);
+	strcat(text, at + strlen(from));
+	return text;
+}
+
+/* @f's IOPS on @text, at @qd outstanding. */
+static double t_iops_on(const char *text, const struct t_figure *f, unsigned qd)
+{
+	struct profile *p = t_profile(text);
+	struct model *m = t_model(p, 1.0, 1);
+	struct t_workload w = {
+	    .block = f->block,
+	    .read_frac = f->read_frac,
+	    .random_frac = f->random_frac,
+	    .hit_frac = f->hit_frac,
+	    .span_bytes = 64 * GIB,
+	};
+
+	w.rng = 7;
+	double iops = t_run(m, &w, qd, 20000).iops;
+	model_free(m);
+	free(p);
+	return iops;
 }
 
 static const struct t_figure *t_find(const char *profile, const char *what)
@@ -202,21 +235,43 @@ static const struct t_figure *t_find(const char *profile, const char *what)
 	return NULL;
 }
 
+/* The Exchange / OLTP ratio of @profile with @from replaced by @to, at
+ * @qd outstanding; within 15% of the published one. */
+static void t_ratio_check(const char *profile, const char *from, const char *to,
+			  unsigned qd)
+{
+	const struct t_figure *o = t_find(profile, "OLTP");
+	const struct t_figure *e = t_find(profile, "Exchange");
+	char *text = t_builtin_with(profile, from, to);
+	double got = t_iops_on(text, e, qd) / t_iops_on(text, o, qd);
+	double want = e->published / o->published;
+
+	print_message("# %-16s %-22s QD%-3u Exchange / OLTP IOPS: model "
+		      "%.3f published %.3f %+.1f%% (predicted)\n",
+		      profile, strcmp(from, to) ? to : "as shipped", qd, got,
+		      want, (got - want) / want * 100);
+	t_assert_within(got, want, 0.15);
+	free(text);
+}
+
+/* The ratios hold across the fitted number's whole plausible range, so
+ * they are the hardware's, not the fit's: tintri-t540 at Intel's
+ * datasheet 4K write rates as shipped (2,700) and with 20% spare area
+ * (4,000), per command once the per-byte part is out (1 / (1/rate -
+ * 4096 / 210 MB/s)); traditional-san at the outstanding counts the
+ * profile says put both figures within 10% (128 to 176). */
 static void test_predicted_ratios(void **state)
 {
-	static const char *const two[] = {"tintri-t540", "traditional-san"};
+	static const char *const tintri[] = {
+	    "write_iops = 3527", "write_iops = 2850", "write_iops = 4338"};
+	static const unsigned san_qd[] = {160, 128, 176};
 
-	for (unsigned i = 0; i < 2; i++) {
-		const struct t_figure *o = t_find(two[i], "OLTP");
-		const struct t_figure *e = t_find(two[i], "Exchange");
-		double got = t_ratio(o, e);
-		double want = e->published / o->published;
-
-		print_message("# %-16s Exchange / OLTP IOPS: model %.3f "
-			      "published %.3f %+.1f%% (predicted)\n",
-			      two[i], got, want, (got - want) / want * 100);
-		t_assert_within(got, want, 0.15);
-	}
+	for (unsigned i = 0; i < 3; i++)
+		t_ratio_check("tintri-t540", "write_iops = 3527", tintri[i],
+			      16);
+	for (unsigned i = 0; i < 3; i++)
+		t_ratio_check("traditional-san", "[array]", "[array]",
+			      san_qd[i]);
 	(void)state;
 }
 
