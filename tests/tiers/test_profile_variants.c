@@ -37,19 +37,6 @@
 
 #define GIB (1024ull * MIB)
 
-/* The built-in @name's text, as a malloc'd string. */
-static char *t_builtin_text(const char *name)
-{
-	const struct profile_builtin *b = profile_builtins();
-
-	while (b->name && strcmp(b->name, name))
-		b++;
-	assert_non_null(b->name);
-	char *text = strdup(b->text);
-	assert_non_null(text);
-	return text;
-}
-
 struct t_case {
 	const char *what;
 	unsigned qd;
@@ -191,7 +178,7 @@ static void test_synology_variants(void **state)
 		      "raid5 nfs", "raid10 nfs", "raid5 iscsi");
 	for (size_t i = 0; i < NCDM; i++) {
 		for (size_t k = 0; k < NNAS; k++) {
-			char *text = t_builtin_text(nas[k]);
+			char *text = t_builtin_with(nas[k], NULL, NULL);
 			struct t_result r = t_case_run(text, &cdm[i]);
 			v[k][i] = t_figure(&cdm[i], &r);
 			free(text);
@@ -253,7 +240,7 @@ static void test_workers_shape(void **state)
 
 	for (size_t i = 0; i < sizeof(workers) / sizeof(*workers); i++) {
 		const struct t_workers *wk = &workers[i];
-		char *text = t_builtin_text(wk->profile);
+		char *text = t_builtin_with(wk->profile, NULL, NULL);
 		struct t_case c = wk->one;
 		double l0, ceiling, prev = 0;
 
@@ -301,7 +288,7 @@ static const struct t_case tintri_workers[] = {
 
 static void test_tintri_several_workers(void **state)
 {
-	char *text = t_builtin_text("tintri-t540");
+	char *text = t_builtin_with("tintri-t540", NULL, NULL);
 	struct t_workload w[NTW], *pw[NTW];
 	struct t_result alone[NTW], each[NTW], all, two_oltp;
 	unsigned qd[NTW];

@@ -128,11 +128,12 @@ static const struct t_figure figures[] = {
      T_IOPS, 150000, false},
 };
 
-static struct t_result t_figure_run(const struct t_figure *f)
+/* @f run on the profile @text with @qd outstanding. */
+static struct t_result t_figure_on(const char *text, const struct t_figure *f,
+				   unsigned qd)
 {
-	struct profile *p = malloc(sizeof(*p));
-	char err[PROFILE_ERR_LEN];
-	struct model *m;
+	struct profile *p = t_profile(text);
+	struct model *m = t_model(p, 1.0, 1);
 	struct t_workload w = {
 	    .block = f->block,
 	    .read_frac = f->read_frac,
@@ -143,15 +144,21 @@ static struct t_result t_figure_run(const struct t_figure *f)
 	};
 	struct t_result r;
 
-	assert_non_null(p);
-	assert_int_equal(profile_load(f->profile, p, err, sizeof(err)), 0);
-	m = t_model(p, 1.0, 1);
 	w.rng = 7;
 	/* Enough I/Os that start-up is noise: about 2 s of emulated time,
 	 * at least 2000 and 100 per outstanding I/O. */
-	r = t_run(m, &w, f->qd, 20000);
+	r = t_run(m, &w, qd, 20000);
 	model_free(m);
 	free(p);
+	return r;
+}
+
+static struct t_result t_figure_run(const struct t_figure *f)
+{
+	char *text = t_builtin_with(f->profile, NULL, NULL);
+	struct t_result r = t_figure_on(text, f, f->qd);
+
+	free(text);
 	return r;
 }
 
@@ -185,45 +192,6 @@ static void test_published_figures(void **state)
  * of the two is what the hardware predicts. xtremio-xbrick is fitted on
  * one X-Brick; four (8 controllers, 100 SSDs in 4 sets of 25, 16 links)
  * predict the published cluster figures. Within 15%. */
-/* The built-in @name's text with @from (which must occur) replaced by
- * @to, as a malloc'd string. */
-static char *t_builtin_with(const char *name, const char *from, const char *to)
-{
-	const struct profile_builtin *b = profile_builtins();
-
-	while (b->name && strcmp(b->name, name))
-		b++;
-	assert_non_null(b->name);
-	const char *at = strstr(b->text, from);
-	assert_non_null(at);
-	size_t head = (size_t)(at - b->text);
-	char *text = malloc(strlen(b->text) + strlen(to) + 1);
-	assert_non_null(text);
-	memcpy(text, b->text, head);
-	strcpy(text + head, to);
-	strcat(text, at + strlen(from));
-	return text;
-}
-
-/* @f's IOPS on @text, at @qd outstanding. */
-static double t_iops_on(const char *text, const struct t_figure *f, unsigned qd)
-{
-	struct profile *p = t_profile(text);
-	struct model *m = t_model(p, 1.0, 1);
-	struct t_workload w = {
-	    .block = f->block,
-	    .read_frac = f->read_frac,
-	    .random_frac = f->random_frac,
-	    .hit_frac = f->hit_frac,
-	    .span_bytes = 64 * GIB,
-	};
-
-	w.rng = 7;
-	double iops = t_run(m, &w, qd, 20000).iops;
-	model_free(m);
-	free(p);
-	return iops;
-}
 
 static const struct t_figure *t_find(const char *profile, const char *what)
 {
@@ -243,7 +211,8 @@ static void t_ratio_check(const char *profile, const char *from, const char *to,
 	const struct t_figure *o = t_find(profile, "OLTP");
 	const struct t_figure *e = t_find(profile, "Exchange");
 	char *text = t_builtin_with(profile, from, to);
-	double got = t_iops_on(text, e, qd) / t_iops_on(text, o, qd);
+	double got =
+	    t_figure_on(text, e, qd).iops / t_figure_on(text, o, qd).iops;
 	double want = e->published / o->published;
 
 	print_message("# %-16s %-22s QD%-3u Exchange / OLTP IOPS: model "
