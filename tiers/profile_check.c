@@ -87,10 +87,15 @@ static const char *const link_family_names[] = {
     [PROFILE_PROTO_LOCAL] = "a SATA or SAS speed",
 };
 
-/* The protocol against the link that carries it (profile_calc.c). */
+/* The protocol against the link that carries it (profile_calc.c). Not
+ * given, it is the link's own (nfs on Ethernet, fc, local on SATA and
+ * SAS): what every profile assumed before the key existed. */
 static int check_protocol(struct pstate *st)
 {
-	const struct profile_frontend *fe = &st->p->fe;
+	struct profile_frontend *fe = &st->p->fe;
+
+	if (!st->key_line[pkey_find(PSEC_FRONTEND, "protocol")][0])
+		fe->protocol = profile_link_family(fe);
 	enum profile_protocol want = fe->protocol == PROFILE_PROTO_ISCSI
 					 ? PROFILE_PROTO_NFS
 					 : fe->protocol;

@@ -69,7 +69,8 @@ const struct pkey pkeys[] = {
 	.help = "I/O while too few controllers are up: eio or block"),
     KEY(PSEC_FRONTEND, "protocol", PK_ENUM, P(fe.protocol), "nfs",
 	.names = protocol_names, .what = "protocol",
-	.help = "nfs, iscsi (software), fc or local (tiers/profile_calc.c)"),
+	.help = "nfs, iscsi (software), fc or local; not given: the "
+		"link's own (profile_check.c)"),
     KEY(PSEC_FRONTEND, "links", PK_UINT, P(fe.links), "1", .min = 1, .max = 64),
     KEY(PSEC_FRONTEND, "speed", PK_LINK, P(fe), NULL),
     KEY(PSEC_FRONTEND, "read_overhead", PK_PERCENT, P(fe.overhead_pct[R]), "0%",

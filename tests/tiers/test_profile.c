@@ -53,8 +53,8 @@ static const struct t_case cases[] = {
     {"speed = 10GbE", "speed = 10GbE\nprotocol = fc",
      "test.ini:3: [frontend] protocol: fc needs an FC speed (4GFC..32GFC) "
      "(speed is 10GbE)"},
-    {"speed = 10GbE", "speed = 8GFC",
-     "test.ini:1: [frontend] protocol: nfs needs an Ethernet speed "
+    {"speed = 10GbE", "speed = 8GFC\nprotocol = nfs",
+     "test.ini:3: [frontend] protocol: nfs needs an Ethernet speed "
      "(1GbE..100GbE) (speed is 8GFC)"},
     {"speed = 10GbE", "speed = 8GFC\nprotocol = iscsi",
      "test.ini:3: [frontend] protocol: iscsi needs an Ethernet speed "
@@ -304,6 +304,23 @@ static void test_defaults(void **state)
 	/* One hour for 70% of 1T. */
 	assert_int_equal(t->rebuild_bytes_per_s,
 			 (uint64_t)((double)(1ull << 40) * 0.7 / 3600));
+	/* The protocol, not given, is the link's own. */
+	assert_int_equal(p.fe.protocol, PROFILE_PROTO_NFS);
+	static const struct {
+		const char *speed;
+		enum profile_protocol want;
+	} links[] = {{"speed = 16GFC", PROFILE_PROTO_FC},
+		     {"speed = SATA-6G", PROFILE_PROTO_LOCAL},
+		     {"speed = SAS-12G", PROFILE_PROTO_LOCAL}};
+	for (size_t i = 0; i < sizeof(links) / sizeof(*links); i++) {
+		char *text = t_with("speed = 10GbE", links[i].speed);
+
+		assert_int_equal(
+		    profile_parse_string(text, "d.ini", &p, err, sizeof(err)),
+		    0);
+		assert_int_equal(p.fe.protocol, links[i].want);
+		free(text);
+	}
 }
 
 static void test_values(void **state)
