@@ -15,6 +15,10 @@
  *   read   +request_latency ─ ctl: CPU ─┬─ drives ──────────┐
  *                                       └─ link.out: data ──┴ done
  *
+ * request_latency is one round trip; the protocol (profile_calc.c) adds
+ * iSCSI's PDU headers to the wire and its initiator and R2T round trips
+ * to the request.
+ *
  * CPU per request = frontend_op_cost + drive ops x backend_op_cost
  * (+ when dedupe is on, per write: cpu_cost per 4 KiB, and its bytes
  * at hash_rate and compress_rate, each a rate of one core; with
@@ -395,7 +399,7 @@ static uint64_t run_link(struct model *m, const struct model_io *io,
 	    .res = io->op == ENGINE_OP_WRITE ? m->link_in[link]
 					     : m->link_out[link],
 	    .op = io->op,
-	    .bytes = io->length,
+	    .bytes = profile_wire_bytes(&m->p->fe, io->length),
 	};
 
 	return engine_submit(m->e, start, &st, 1);
@@ -417,7 +421,9 @@ uint64_t model_submit(struct model *m, uint64_t now_ns,
 	now_ns = model_fault_arrive(m, now_ns);
 	link = model_fault_pick_link(m);
 	plan_io(m, io, &w);
-	t = now_ns + m->request_ns;
+	t = now_ns + m->request_ns +
+	    model_scale_ns(m,
+			   profile_protocol_ns(&m->p->fe, io->op, io->length));
 	/* A write's data arrives before the controller works on it; a
 	 * read's leaves once the controller has sent it to the drives. */
 	wire = io->op == ENGINE_OP_WRITE ? run_link(m, io, link, t) : 0;

@@ -1,9 +1,12 @@
 /* Figures derived from a resolved profile: its data tier, a tier's usable
- * capacity by RAID level, a link's payload rate. Pure functions of
+ * capacity by RAID level, a link's payload rate, what the front-end
+ * protocol adds to a request. Pure functions of
  * struct profile, used by the checks, the RAID expansion, the model and
  * `profile show` alike; they call nothing else of tiers/.
  */
 #include "tiers/profile_calc.h"
+
+#include <string.h>
 
 unsigned profile_data_tier(const struct profile *p)
 {
@@ -35,4 +38,90 @@ double profile_link_bytes_per_s(const struct profile_frontend *fe,
 {
 	return (double)fe->line_bytes_per_s *
 	       (1.0 - fe->overhead_pct[op] / 100.0);
+}
+
+/* ---- the front-end protocol ----------------------------------------------
+ *
+ * What each protocol costs, from its wire format, with the assumptions
+ * stated once here (tiers/README.md refers to this table).
+ *
+ * nfs (NFSv3 over TCP, ESXi's client) is the baseline the [frontend] keys
+ * describe: one RPC round trip per request (request_latency), the RPC,
+ * TCP, IP and Ethernet headers in the per-direction overheads, and
+ * ESXi's stable writes (FILE_SYNC: acknowledged once on the write cache
+ * or, with write_cache = none, on the drives, as the model does). It adds
+ * nothing to them.
+ *
+ * iscsi (a software initiator, over the same TCP) differs from NFS in
+ * three ways, each charged on top of the keys:
+ *   - PDUs: data moves in PDUs of at most MaxRecvDataSegmentLength, 8 KiB
+ *     (RFC 3720's default; neither side's setting is in any report),
+ *     each with a 48-byte basic header segment, header and data digests
+ *     off. The command and status PDUs stand where NFS's call and reply
+ *     headers stand; every further data PDU is 48 bytes more on the wire.
+ *   - R2T: RFC 3720's defaults InitialR2T = Yes, ImmediateData = Yes,
+ *     MaxBurstLength 256 KiB, MaxOutstandingR2T 1: a write sends at most
+ *     one PDU of data with its command, and each further burst of up to
+ *     256 KiB waits for the target's R2T, one more round trip
+ *     (request_latency) each, one at a time. NFS sends a write's data
+ *     with its call.
+ *   - the initiator: ESXi's software initiator builds the PDUs on the
+ *     host's cores, 20 us per I/O more than NFS's client (an assumption:
+ *     VMware's protocol comparisons found software iSCSI's host CPU per
+ *     I/O above NFS's, without a figure we could carry). It delays each
+ *     I/O; the host has cores enough that it binds nothing.
+ * fc (FCP through an HBA): frames of up to 2 KiB of payload with 36
+ * bytes of header, CRC and delimiters, and idles between frames: 2.9% of
+ * the line, what the FC profiles' 3% overheads are; the HBA does the
+ * work, and the XFER_RDY of a write is a fabric turnaround inside
+ * request_latency. It adds nothing to the keys.
+ * local (a direct-attached drive, the datastore-on-file case): no network
+ * protocol; the link is a SATA or SAS port. It adds nothing.
+ *
+ * Which links carry which protocol (checked at load): nfs and iscsi an
+ * Ethernet speed, fc an FC speed, local SATA or SAS; write_staging (a
+ * NAS taking a whole request off the wire) only nfs and iscsi.
+ */
+#define ISCSI_PDU_DATA (8u * 1024)
+#define ISCSI_BHS 48u
+#define ISCSI_BURST (256u * 1024)
+#define ISCSI_INITIATOR_NS 20000u
+
+uint64_t profile_wire_bytes(const struct profile_frontend *fe, uint64_t length)
+{
+	uint64_t pdus = (length + ISCSI_PDU_DATA - 1) / ISCSI_PDU_DATA;
+
+	if (fe->protocol != PROFILE_PROTO_ISCSI || pdus < 2)
+		return length;
+	return length + (pdus - 1) * ISCSI_BHS;
+}
+
+unsigned profile_r2t_rounds(const struct profile_frontend *fe,
+			    enum engine_op op, uint64_t length)
+{
+	if (fe->protocol != PROFILE_PROTO_ISCSI || op != ENGINE_OP_WRITE ||
+	    length <= ISCSI_PDU_DATA)
+		return 0;
+	return (unsigned)((length - ISCSI_PDU_DATA + ISCSI_BURST - 1) /
+			  ISCSI_BURST);
+}
+
+uint64_t profile_protocol_ns(const struct profile_frontend *fe,
+			     enum engine_op op, uint64_t length)
+{
+	if (fe->protocol != PROFILE_PROTO_ISCSI)
+		return 0;
+	return ISCSI_INITIATOR_NS +
+	       profile_r2t_rounds(fe, op, length) * fe->request_ns;
+}
+
+enum profile_protocol profile_link_family(const struct profile_frontend *fe)
+{
+	size_t n = strlen(fe->speed);
+
+	if (n > 3 && !strcmp(fe->speed + n - 3, "GbE"))
+		return PROFILE_PROTO_NFS;
+	if (n > 3 && !strcmp(fe->speed + n - 3, "GFC"))
+		return PROFILE_PROTO_FC;
+	return PROFILE_PROTO_LOCAL;
 }

@@ -12,4 +12,18 @@ unsigned profile_data_tier(const struct profile *p);
 double profile_link_bytes_per_s(const struct profile_frontend *fe,
 				enum engine_op op);
 
+/* The bytes a request of @length data puts on the wire beyond the
+ * overheads' share: iSCSI's further PDU headers. */
+uint64_t profile_wire_bytes(const struct profile_frontend *fe, uint64_t length);
+/* iSCSI R2T round trips a request waits for (0 but iSCSI writes). */
+unsigned profile_r2t_rounds(const struct profile_frontend *fe,
+			    enum engine_op op, uint64_t length);
+/* The delay the protocol adds to a request beyond request_latency: the
+ * software initiator and the R2T round trips (iSCSI only). */
+uint64_t profile_protocol_ns(const struct profile_frontend *fe,
+			     enum engine_op op, uint64_t length);
+/* The protocol family a link speed carries: NFS for Ethernet (nfs or
+ * iscsi), FC, LOCAL for SATA and SAS. */
+enum profile_protocol profile_link_family(const struct profile_frontend *fe);
+
 #endif

@@ -80,6 +80,39 @@ static int check_controllers(struct pstate *st)
 	return 0;
 }
 
+static const char *const link_family_names[] = {
+    [PROFILE_PROTO_NFS] = "an Ethernet speed (1GbE..100GbE)",
+    [PROFILE_PROTO_ISCSI] = "an Ethernet speed (1GbE..100GbE)",
+    [PROFILE_PROTO_FC] = "an FC speed (4GFC..32GFC)",
+    [PROFILE_PROTO_LOCAL] = "a SATA or SAS speed",
+};
+
+/* The protocol against the link that carries it (profile_calc.c). Not
+ * given, it is the link's own (nfs on Ethernet, fc, local on SATA and
+ * SAS): what every profile assumed before the key existed. */
+static int check_protocol(struct pstate *st)
+{
+	struct profile_frontend *fe = &st->p->fe;
+
+	if (!st->key_line[pkey_find(PSEC_FRONTEND, "protocol")][0])
+		fe->protocol = profile_link_family(fe);
+	enum profile_protocol want = fe->protocol == PROFILE_PROTO_ISCSI
+					 ? PROFILE_PROTO_NFS
+					 : fe->protocol;
+
+	if (profile_link_family(fe) != want)
+		FAIL(st, PSEC_FRONTEND, 0, "protocol",
+		     "%s needs %s (speed is %s)", protocol_names[fe->protocol],
+		     link_family_names[fe->protocol], fe->speed);
+	if (fe->write_staging && fe->protocol != PROFILE_PROTO_NFS &&
+	    fe->protocol != PROFILE_PROTO_ISCSI)
+		FAIL(st, PSEC_FRONTEND, 0, "write_staging",
+		     "only a NAS stages writes (protocol nfs or iscsi, not "
+		     "%s)",
+		     protocol_names[fe->protocol]);
+	return 0;
+}
+
 static int check_frontend(struct pstate *st)
 {
 	for (int op = 0; op < ENGINE_OP_COUNT; op++)
@@ -88,7 +121,7 @@ static int check_frontend(struct pstate *st)
 			     op == ENGINE_OP_READ ? "read_overhead"
 						  : "write_overhead",
 			     "must be below 100%%");
-	return 0;
+	return check_protocol(st);
 }
 
 /* RAID layout against the drive count; resolves stripe_width. */

@@ -51,6 +51,8 @@ struct pkey {
 extern const struct pkey pkeys[];
 extern const unsigned n_pkeys;
 extern const char *const psec_names[PSEC_COUNT];
+/* The protocol key's values, by enum profile_protocol. */
+extern const char *const protocol_names[];
 extern const char *const ptier_names[PROFILE_TIER_COUNT];
 
 /* What parsing saw, for resolving and for error lines. */

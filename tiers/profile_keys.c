@@ -18,6 +18,7 @@ static const char *const ha_names[] = {"single", "active-standby",
 static const char *const wcache_names[] = {"none", "unmirrored", "mirrored",
 					   NULL};
 static const char *const shutdown_names[] = {"eio", "block", NULL};
+const char *const protocol_names[] = {"nfs", "iscsi", "fc", "local", NULL};
 static const char *const kind_names[] = {"nvme", "ssd", "hdd", NULL};
 static const char *const raid_names[] = {"raid0", "raid1", "raid10",
 					 "raid5", "raid6", NULL};
@@ -66,6 +67,10 @@ const struct pkey pkeys[] = {
     KEY(PSEC_CONTROLLERS, "shutdown", PK_ENUM, P(ctl.shutdown), "eio",
 	.names = shutdown_names, .what = "shutdown mode",
 	.help = "I/O while too few controllers are up: eio or block"),
+    KEY(PSEC_FRONTEND, "protocol", PK_ENUM, P(fe.protocol), "nfs",
+	.names = protocol_names, .what = "protocol",
+	.help = "nfs, iscsi (software), fc or local; not given: the "
+		"link's own (profile_check.c)"),
     KEY(PSEC_FRONTEND, "links", PK_UINT, P(fe.links), "1", .min = 1, .max = 64),
     KEY(PSEC_FRONTEND, "speed", PK_LINK, P(fe), NULL),
     KEY(PSEC_FRONTEND, "read_overhead", PK_PERCENT, P(fe.overhead_pct[R]), "0%",

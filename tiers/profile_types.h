@@ -34,6 +34,14 @@ enum profile_write_cache {
  * front-end path) are left: fail it, or hold it until they return. */
 enum profile_shutdown { PROFILE_SHUTDOWN_EIO, PROFILE_SHUTDOWN_BLOCK };
 
+/* The front end's protocol (tiers/profile_calc.c says what each costs). */
+enum profile_protocol {
+	PROFILE_PROTO_NFS,   /* NFSv3 over TCP: the [frontend] keys' baseline */
+	PROFILE_PROTO_ISCSI, /* software iSCSI over TCP */
+	PROFILE_PROTO_FC,    /* FCP through an HBA */
+	PROFILE_PROTO_LOCAL, /* direct attached: no network protocol */
+};
+
 enum profile_kind { PROFILE_KIND_NVME, PROFILE_KIND_SSD, PROFILE_KIND_HDD };
 
 enum profile_raid {
@@ -80,6 +88,7 @@ struct profile_controllers {
 };
 
 struct profile_frontend {
+	enum profile_protocol protocol;
 	unsigned links;
 	char speed[24];		   /* the name given: "10GbE", "8GFC" */
 	uint64_t line_bytes_per_s; /* that speed's data rate, per direction */

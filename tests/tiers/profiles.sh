@@ -23,7 +23,7 @@ bad() {
 
 # Every built-in: shown, and what is shown loads and shows the same.
 names=$("$ARRAYSIM" profiles | awk '{ print $1 }')
-if [ "$(echo "$names" | wc -l)" -eq 9 ]; then ok "9 built-ins"; else bad "built-ins: $names"; fi
+if [ "$(echo "$names" | wc -l)" -eq 11 ]; then ok "11 built-ins"; else bad "built-ins: $names"; fi
 for n in $names; do
 	if ! "$ARRAYSIM" profile show "$n" >"$T/$n.ini" 2>"$T/err"; then
 		bad "profile show $n: $(cat "$T/err")"
@@ -92,6 +92,7 @@ bad_profile raid5_two 's/drives = 4/drives = 2/' "7: [tier flash] raid: raid5 ne
 bad_profile pct_order 's/read_latency = 100us/read_latency = p99:1ms p50:90us/' "8: [tier flash] read_latency: percentiles out of order"
 bad_profile syntax 's/^speed = 10GbE/speed 10GbE/' "2: expected [section] or key = value"
 bad_profile section 's/\[frontend\]/[frontman]/' "1: unknown section [frontman]"
+bad_profile protocol 's/^speed = 10GbE/speed = 10GbE\nprotocol = fc/' "3: [frontend] protocol: fc needs an FC speed"
 printf '\x00\xff[[[\n=\n' >"$T/binary.ini"
 WANT="$T/binary.ini:1: not a text file" one_line_failure "profile show of binary junk" "$ARRAYSIM" profile show "$T/binary.ini"
 

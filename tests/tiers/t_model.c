@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <cmocka.h>
 
@@ -200,4 +201,24 @@ struct t_result t_run_workers(struct model *m, struct t_workload *const *w,
 	}
 	free(t);
 	return t_tally_result(&all);
+}
+
+char *t_builtin_with(const char *name, const char *from, const char *to)
+{
+	const struct profile_builtin *b = profile_builtins();
+
+	while (b->name && strcmp(b->name, name))
+		b++;
+	assert_non_null(b->name);
+	if (!from)
+		from = to = "";
+	const char *at = strstr(b->text, from);
+	assert_non_null(at);
+	size_t head = (size_t)(at - b->text);
+	char *text = malloc(strlen(b->text) + strlen(to) + 1);
+	assert_non_null(text);
+	memcpy(text, b->text, head);
+	strcpy(text + head, to);
+	strcat(text, at + strlen(from));
+	return text;
 }

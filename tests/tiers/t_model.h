@@ -67,6 +67,9 @@ struct t_result t_run_rate_capped(struct model *m, struct t_workload *w,
 struct t_result t_run_workers(struct model *m, struct t_workload *const *w,
 			      const unsigned *qd, unsigned workers, unsigned n,
 			      struct t_result *each);
+/* The built-in @name's text with @from (which must occur) replaced by
+ * @to, or as it is with @from NULL; a malloc'd string. */
+char *t_builtin_with(const char *name, const char *from, const char *to);
 /* |got - want| <= tol * want, printing both on failure. */
 void t_assert_within(double got, double want, double tol);
 

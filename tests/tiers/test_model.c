@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "tests/tiers/t_model.h"
+#include "tiers/profile_calc.h"
 #include "tiers/raid.h"
 
 /* ---- RAID expansion: exact counts --------------------------------------- */
@@ -513,6 +514,81 @@ static void test_write_staging(void **state)
 	free(p);
 }
 
+/* One I/O's end on a fresh model of the staged 1 GbE NAS below. */
+static double t_proto_end(const char *proto, enum engine_op op, uint64_t len)
+{
+	char text[512];
+
+	snprintf(text, sizeof(text),
+		 "[controllers]\ncores = 1\nfrontend_op_cost = 100us\n"
+		 "[frontend]\nspeed = 1GbE\nprotocol = %s\n"
+		 "write_staging = yes\nrequest_latency = 100us\n"
+		 "[tier flash]\nkind = ssd\ndrives = 1\ncapacity = 100G\n"
+		 "raid = raid0\nread_latency = 50us\nwrite_latency = 50us\n",
+		 proto);
+	struct profile *p = t_profile(text);
+	struct model *m = t_model(p, 1.0, 1);
+	struct model_io io = {.op = op, .length = len};
+	double end = (double)model_submit(m, 0, &io);
+
+	model_free(m);
+	free(p);
+	return end;
+}
+
+/* iSCSI against NFS on the same link (tiers/profile_calc.c): the
+ * initiator's 20 us on every I/O; a further 48-byte header per 8 KiB PDU
+ * (8 ns a byte at 1 GbE); and a write past its first 8 KiB waits one
+ * round trip (100 us) per R2T burst of 256 KiB: 1 MiB, 4 of them. */
+static void test_protocol_iscsi(void **state)
+{
+	static const struct {
+		enum engine_op op;
+		uint64_t len;
+		double extra_ns;
+	} cases[] = {
+	    {ENGINE_OP_READ, 4096, 20e3},
+	    {ENGINE_OP_WRITE, 8192, 20e3},
+	    {ENGINE_OP_WRITE, 64 * KIB, 20e3 + 100e3 + 7 * 48 * 8},
+	    {ENGINE_OP_WRITE, MIB, 20e3 + 4 * 100e3 + 127 * 48 * 8},
+	    {ENGINE_OP_READ, MIB, 20e3 + 127 * 48 * 8},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		double nfs = t_proto_end("nfs", cases[i].op, cases[i].len);
+		double iscsi = t_proto_end("iscsi", cases[i].op, cases[i].len);
+
+		t_assert_within(iscsi - nfs, cases[i].extra_ns, 0.001);
+	}
+	(void)state;
+}
+
+/* nfs, fc and local add nothing to what the [frontend] keys say; the
+ * check keeps each on its own kind of link (test_profile.c). */
+static void test_protocol_baselines(void **state)
+{
+	struct profile_frontend fe = {.request_ns = 100000};
+	static const enum profile_protocol none[] = {
+	    PROFILE_PROTO_NFS, PROFILE_PROTO_FC, PROFILE_PROTO_LOCAL};
+
+	for (size_t i = 0; i < sizeof(none) / sizeof(*none); i++) {
+		fe.protocol = none[i];
+		assert_int_equal(profile_wire_bytes(&fe, MIB), MIB);
+		assert_int_equal(profile_protocol_ns(&fe, ENGINE_OP_WRITE, MIB),
+				 0);
+		assert_int_equal(profile_r2t_rounds(&fe, ENGINE_OP_WRITE, MIB),
+				 0);
+	}
+	fe.protocol = PROFILE_PROTO_ISCSI;
+	assert_int_equal(profile_r2t_rounds(&fe, ENGINE_OP_WRITE, 8192), 0);
+	assert_int_equal(profile_r2t_rounds(&fe, ENGINE_OP_WRITE, 8192 + 1), 1);
+	assert_int_equal(
+	    profile_r2t_rounds(&fe, ENGINE_OP_WRITE, 8192 + 256 * KIB), 1);
+	assert_int_equal(profile_r2t_rounds(&fe, ENGINE_OP_READ, MIB), 0);
+	assert_int_equal(profile_wire_bytes(&fe, 8192), 8192);
+	(void)state;
+}
+
 /* A write whose every block dedupe found costs no drive operation. */
 static void test_dedupe_skips_drives(void **state)
 {
@@ -606,6 +682,8 @@ int main(void)
 	    cmocka_unit_test(test_hybrid_paths),
 	    cmocka_unit_test(test_write_backlog),
 	    cmocka_unit_test(test_write_staging),
+	    cmocka_unit_test(test_protocol_iscsi),
+	    cmocka_unit_test(test_protocol_baselines),
 	    cmocka_unit_test(test_dedupe_skips_drives),
 	    cmocka_unit_test(test_dedupe_per_byte),
 	    cmocka_unit_test(test_model_rejects),

@@ -47,6 +47,29 @@ struct t_case {
 };
 
 static const struct t_case cases[] = {
+    {"speed = 10GbE", "speed = 10GbE\nprotocol = smb",
+     "test.ini:3: [frontend] protocol: unknown protocol 'smb' (known: nfs, "
+     "iscsi, fc, local)"},
+    {"speed = 10GbE", "speed = 10GbE\nprotocol = fc",
+     "test.ini:3: [frontend] protocol: fc needs an FC speed (4GFC..32GFC) "
+     "(speed is 10GbE)"},
+    {"speed = 10GbE", "speed = 8GFC\nprotocol = nfs",
+     "test.ini:3: [frontend] protocol: nfs needs an Ethernet speed "
+     "(1GbE..100GbE) (speed is 8GFC)"},
+    {"speed = 10GbE", "speed = 8GFC\nprotocol = iscsi",
+     "test.ini:3: [frontend] protocol: iscsi needs an Ethernet speed "
+     "(1GbE..100GbE) (speed is 8GFC)"},
+    {"speed = 10GbE", "speed = 10GbE\nprotocol = local",
+     "test.ini:3: [frontend] protocol: local needs a SATA or SAS speed "
+     "(speed is 10GbE)"},
+    {"speed = 10GbE", "speed = 8GFC\nprotocol = fc\nwrite_staging = yes",
+     "test.ini:4: [frontend] write_staging: only a NAS stages writes "
+     "(protocol nfs or iscsi, not fc)"},
+    {"speed = 10GbE",
+     "speed = SAS-12G\nprotocol = local\nwrite_staging = "
+     "yes",
+     "test.ini:4: [frontend] write_staging: only a NAS stages writes "
+     "(protocol nfs or iscsi, not local)"},
     {"raid = raid5", "raid = raid7",
      "test.ini:7: [tier flash] raid: unknown RAID level 'raid7' (known: "
      "raid0, raid1, raid10, raid5, raid6)"},
@@ -281,12 +304,29 @@ static void test_defaults(void **state)
 	/* One hour for 70% of 1T. */
 	assert_int_equal(t->rebuild_bytes_per_s,
 			 (uint64_t)((double)(1ull << 40) * 0.7 / 3600));
+	/* The protocol, not given, is the link's own. */
+	assert_int_equal(p.fe.protocol, PROFILE_PROTO_NFS);
+	static const struct {
+		const char *speed;
+		enum profile_protocol want;
+	} links[] = {{"speed = 16GFC", PROFILE_PROTO_FC},
+		     {"speed = SATA-6G", PROFILE_PROTO_LOCAL},
+		     {"speed = SAS-12G", PROFILE_PROTO_LOCAL}};
+	for (size_t i = 0; i < sizeof(links) / sizeof(*links); i++) {
+		char *text = t_with("speed = 10GbE", links[i].speed);
+
+		assert_int_equal(
+		    profile_parse_string(text, "d.ini", &p, err, sizeof(err)),
+		    0);
+		assert_int_equal(p.fe.protocol, links[i].want);
+		free(text);
+	}
 }
 
 static void test_values(void **state)
 {
 	static const char text[] =
-	    "[frontend]\nspeed = 8gfc\nread_overhead = 99.9%\n"
+	    "[frontend]\nspeed = 8gfc\nprotocol = FC\nread_overhead = 99.9%\n"
 	    "[tier flash]\nkind = NVMe\ndrives = 1\ncapacity = 1.5T\n"
 	    "raid = raid0\nread_latency = p0:10us, p99.9:1.5ms p100:2ms\n"
 	    "write_latency = 0.5ms\nread_bandwidth = 2.5G/s\n"
@@ -298,6 +338,7 @@ static void test_values(void **state)
 	assert_int_equal(
 	    profile_parse_string(text, "v.ini", &p, err, sizeof(err)), 0);
 	assert_string_equal(p.fe.speed, "8GFC");
+	assert_int_equal(p.fe.protocol, PROFILE_PROTO_FC);
 	assert_int_equal(p.fe.line_bytes_per_s, 800000000);
 	assert_true(p.fe.overhead_pct[ENGINE_OP_READ] == 99.9);
 	assert_int_equal(t->kind, PROFILE_KIND_NVME);

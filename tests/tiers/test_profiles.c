@@ -65,7 +65,7 @@ static void test_builtins_print_back(void **state)
 		if (b[1].name)
 			assert_true(strcmp(b->name, b[1].name) < 0);
 	}
-	assert_int_equal(n, 9);
+	assert_int_equal(n, 11);
 }
 
 /* ---- the published figures ---------------------------------------------- */
@@ -128,11 +128,12 @@ static const struct t_figure figures[] = {
      T_IOPS, 150000, false},
 };
 
-static struct t_result t_figure_run(const struct t_figure *f)
+/* @f run on the profile @text with @qd outstanding. */
+static struct t_result t_figure_on(const char *text, const struct t_figure *f,
+				   unsigned qd)
 {
-	struct profile *p = malloc(sizeof(*p));
-	char err[PROFILE_ERR_LEN];
-	struct model *m;
+	struct profile *p = t_profile(text);
+	struct model *m = t_model(p, 1.0, 1);
 	struct t_workload w = {
 	    .block = f->block,
 	    .read_frac = f->read_frac,
@@ -143,15 +144,21 @@ static struct t_result t_figure_run(const struct t_figure *f)
 	};
 	struct t_result r;
 
-	assert_non_null(p);
-	assert_int_equal(profile_load(f->profile, p, err, sizeof(err)), 0);
-	m = t_model(p, 1.0, 1);
 	w.rng = 7;
 	/* Enough I/Os that start-up is noise: about 2 s of emulated time,
 	 * at least 2000 and 100 per outstanding I/O. */
-	r = t_run(m, &w, f->qd, 20000);
+	r = t_run(m, &w, qd, 20000);
 	model_free(m);
 	free(p);
+	return r;
+}
+
+static struct t_result t_figure_run(const struct t_figure *f)
+{
+	char *text = t_builtin_with(f->profile, NULL, NULL);
+	struct t_result r = t_figure_on(text, f, f->qd);
+
+	free(text);
 	return r;
 }
 
@@ -185,12 +192,6 @@ static void test_published_figures(void **state)
  * of the two is what the hardware predicts. xtremio-xbrick is fitted on
  * one X-Brick; four (8 controllers, 100 SSDs in 4 sets of 25, 16 links)
  * predict the published cluster figures. Within 15%. */
-static double t_ratio(const struct t_figure *a, const struct t_figure *b)
-{
-	struct t_result ra = t_figure_run(a), rb = t_figure_run(b);
-
-	return rb.iops / ra.iops;
-}
 
 static const struct t_figure *t_find(const char *profile, const char *what)
 {
@@ -202,21 +203,44 @@ static const struct t_figure *t_find(const char *profile, const char *what)
 	return NULL;
 }
 
+/* The Exchange / OLTP ratio of @profile with @from replaced by @to, at
+ * @qd outstanding; within 15% of the published one. */
+static void t_ratio_check(const char *profile, const char *from, const char *to,
+			  unsigned qd)
+{
+	const struct t_figure *o = t_find(profile, "OLTP");
+	const struct t_figure *e = t_find(profile, "Exchange");
+	char *text = t_builtin_with(profile, from, to);
+	double got =
+	    t_figure_on(text, e, qd).iops / t_figure_on(text, o, qd).iops;
+	double want = e->published / o->published;
+
+	print_message("# %-16s %-22s QD%-3u Exchange / OLTP IOPS: model "
+		      "%.3f published %.3f %+.1f%% (predicted)\n",
+		      profile, strcmp(from, to) ? to : "as shipped", qd, got,
+		      want, (got - want) / want * 100);
+	t_assert_within(got, want, 0.15);
+	free(text);
+}
+
+/* The ratios hold across the fitted number's whole plausible range, so
+ * they are the hardware's, not the fit's: tintri-t540 at Intel's
+ * datasheet 4K write rates as shipped (2,700) and with 20% spare area
+ * (4,000), per command once the per-byte part is out (1 / (1/rate -
+ * 4096 / 210 MB/s)); traditional-san at the outstanding counts the
+ * profile says put both figures within 10% (128 to 176). */
 static void test_predicted_ratios(void **state)
 {
-	static const char *const two[] = {"tintri-t540", "traditional-san"};
+	static const char *const tintri[] = {
+	    "write_iops = 3527", "write_iops = 2850", "write_iops = 4338"};
+	static const unsigned san_qd[] = {160, 128, 176};
 
-	for (unsigned i = 0; i < 2; i++) {
-		const struct t_figure *o = t_find(two[i], "OLTP");
-		const struct t_figure *e = t_find(two[i], "Exchange");
-		double got = t_ratio(o, e);
-		double want = e->published / o->published;
-
-		print_message("# %-16s Exchange / OLTP IOPS: model %.3f "
-			      "published %.3f %+.1f%% (predicted)\n",
-			      two[i], got, want, (got - want) / want * 100);
-		t_assert_within(got, want, 0.15);
-	}
+	for (unsigned i = 0; i < 3; i++)
+		t_ratio_check("tintri-t540", "write_iops = 3527", tintri[i],
+			      16);
+	for (unsigned i = 0; i < 3; i++)
+		t_ratio_check("traditional-san", "[array]", "[array]",
+			      san_qd[i]);
 	(void)state;
 }
 
