@@ -226,6 +226,13 @@ uint32_t ms_seal_of(enum ms_table t, const MDB_val *k, const void *val,
 void ms_seal(enum ms_table t, const MDB_val *k, void *val, size_t size);
 /* Is record (@k, @v) of @t whole? */
 bool ms_sealed(enum ms_table t, const MDB_val *k, const MDB_val *v);
+/* Seal record @key (a 64-bit key) of @t just before @txn commits
+ * (metastore_txn_commit), once however often it changes in place until
+ * then (meta/metastore_defer.c). false: too many noted, seal it now. */
+bool ms_seal_later(const struct metastore *ms, MDB_txn *txn, enum ms_table t,
+		   uint64_t key);
+/* Is record @key of @t to be sealed at @txn's commit (its seal stale)? */
+bool ms_seal_pending(MDB_txn *txn, enum ms_table t, uint64_t key);
 /* What key @k of @t names ("inode 12 offset 262144", "blocks 80..159"). */
 void ms_record_name(enum ms_table t, const MDB_val *k, char *buf, size_t len);
 /* "Not known" for metastore_damaged's @ino and @off. */
