@@ -12,8 +12,9 @@
  *   blocks   key pblk/80 -> ms_block[80]   a slot is changed in place in
  *                     + seal               its 1284-byte record, which is
  *                                          checked when first opened in a
- *                                          transaction and sealed again
- *                                          once, at its commit
+ *                                          transaction, sealed at its first
+ *                                          change there and at the commit
+ *                                          if changed again
  *
  * A block is indexed under its SHA-1 when it is born and unindexed when
  * its last reference goes (dedupe/index.h).
@@ -114,8 +115,9 @@ static int slot_open(const struct metastore *ms, MDB_txn *txn, uint64_t pblk,
 	return 0;
 }
 
-/* Write the slot back; the record is sealed again once, at the commit (or
- * now, when too many wait); a record whose last slot emptied is deleted. */
+/* Write the slot back; the record is sealed again now, at its first change
+ * in the transaction, or else once at the commit; a record whose last
+ * slot emptied is deleted. */
 static int slot_close(struct slot *s)
 {
 	memcpy(s->bytes, &s->b, sizeof(s->b));

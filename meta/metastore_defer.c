@@ -3,10 +3,12 @@
  * A record changed in place many times in one write transaction (a blocks
  * record holds 80 blocks' refs: a 1 MiB write changes one 256 times) was
  * sealed after every change: an XXH3 of 1284 bytes each time. Instead the
- * record is noted here and sealed once, just before the commit. Until then
- * its seal is stale, so the transaction's own reads of it ask
- * ms_seal_pending first (it was checked when first opened in the
- * transaction, and no one else writes it).
+ * record is sealed at its first change in a transaction, as before (most
+ * records change once: a 4 KiB write's), and noted here; a second change
+ * leaves it to be sealed once, just before the commit. Until then its seal
+ * may be stale, so the transaction's own reads of it ask ms_seal_pending
+ * first (it was checked when first opened in the transaction, and no one
+ * else writes it).
  *
  * The notes are the thread's: an LMDB write transaction lives on the
  * thread that began it. metastore_txn_begin clears them, commit seals them
@@ -29,6 +31,7 @@ static _Thread_local struct {
 	uint16_t used[DEFER_MAX];   /* the slots taken, to clear and flush */
 	uint64_t key1[DEFER_SLOTS]; /* key + 1; 0: free */
 	uint8_t table[DEFER_SLOTS];
+	bool stale[DEFER_SLOTS]; /* changed since its seal */
 } d;
 
 static unsigned slot_of(enum ms_table t, uint64_t key)
@@ -71,13 +74,14 @@ bool ms_seal_later(const struct metastore *ms, MDB_txn *txn, enum ms_table t,
 	}
 	unsigned s = find(t, key);
 	if (d.key1[s])
-		return true;
-	if (d.n == DEFER_MAX || d.ms != ms)
-		return false;
-	d.key1[s] = key + 1;
-	d.table[s] = (uint8_t)t;
-	d.used[d.n++] = (uint16_t)s;
-	return true;
+		return d.stale[s] = true;
+	if (d.n < DEFER_MAX && d.ms == ms) {
+		d.key1[s] = key + 1;
+		d.table[s] = (uint8_t)t;
+		d.stale[s] = false;
+		d.used[d.n++] = (uint16_t)s;
+	}
+	return false; /* the first change: sealed now */
 }
 
 bool ms_seal_pending(MDB_txn *txn, enum ms_table t, uint64_t key)
@@ -109,8 +113,10 @@ int ms_seal_flush(MDB_txn *txn)
 	int r = 0;
 	if (d.txn == txn)
 		for (unsigned i = 0; i < d.n && !r; i++)
-			r = seal_one(txn, (enum ms_table)d.table[d.used[i]],
-				     d.key1[d.used[i]] - 1);
+			if (d.stale[d.used[i]])
+				r = seal_one(txn,
+					     (enum ms_table)d.table[d.used[i]],
+					     d.key1[d.used[i]] - 1);
 	ms_seal_drop(txn);
 	return r;
 }
