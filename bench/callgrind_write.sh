@@ -34,13 +34,13 @@ row() { # NAME FIO-ARGS...
 		--ioengine=psync --end_fsync=1 "$@" >/dev/null
 	local writes getx
 	writes=$("$BIN" stats "$MNT" | awk '$1 == "write" {print $2}')
-	getx=$("$BIN" stats "$MNT" | awk '$1 == "getxattr" {print $2}')
+	getx=$("$BIN" stats "$MNT" | awk '$1 == "xattr" {print $2}')
 	"$BIN" umount "$MNT"
 	wait "$pid" || true
 	local ir
 	ir=$(callgrind_annotate "$WORK/cg.$name" 2>/dev/null |
 		awk '/PROGRAM TOTALS/ && !n++ {gsub(",", "", $1); print $1}')
-	printf '%-4s writes=%s getxattr=%s Ir(op_write)=%s Ir/write=%s\n' \
+	printf '%-4s writes=%s xattr_ops=%s Ir(op_write)=%s Ir/write=%s\n' \
 		"$name" "$writes" "${getx:-0}" "$ir" "$((ir / writes))"
 }
 
