@@ -14,6 +14,8 @@
  * plus SHA-1+XXH3 of the same blocks alone, so the remainder is metadata and
  * store I/O. One thread: this is the cost of one request, not throughput.
  * MICRO_META_MAP_MIB=N bounds the metadata map (for valgrind).
+ * MICRO_GROUP=N queues N writes before waiting (store/group_commit.h): the
+ * cost per write when N writers share one commit.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -69,9 +71,28 @@ struct run {
 	uint64_t ino;
 	size_t bs;
 	uint64_t nreq;
-	uint8_t *buf;
+	uint8_t *buf; /* group buffers of bs bytes */
 	uint64_t seed;
+	unsigned group;
+	struct dp_write *w;
 };
+
+static void check(int e, const char *what)
+{
+	if (e) {
+		fprintf(stderr, "micro_datapath: %s: %s\n", what, strerror(-e));
+		exit(1);
+	}
+}
+
+/* The writes queued in r->w[0..n), waited for together. */
+static void wait_group(struct run *r, unsigned n)
+{
+	for (unsigned g = 0; g < n; g++) {
+		check(datapath_write_wait(&r->w[g]), "write");
+		datapath_write_free(&r->w[g]);
+	}
+}
 
 /* Requests in order, or in a random order when @shuffle; @fresh: new
  * random bytes per request (else the bytes of the fill phase again). */
@@ -80,20 +101,22 @@ static uint64_t write_phase(struct run *r, bool shuffle, bool fresh)
 	uint64_t t0 = clock_mono_ns(), order = 7, data = r->seed;
 	for (uint64_t i = 0; i < r->nreq; i++) {
 		uint64_t at = shuffle ? prng_next(&order) % r->nreq : i;
+		unsigned g = (unsigned)(i % r->group);
+		uint8_t *b = r->buf + g * r->bs; /* queued ones are borrowed */
 		if (fresh)
-			fill_random(r->buf, r->bs, &r->seed);
+			fill_random(b, r->bs, &r->seed);
 		else {
 			data = PRNG_GOLDEN * (at + 1);
-			fill_random(r->buf, r->bs, &data);
+			fill_random(b, r->bs, &data);
 		}
 		bool setid = false;
-		int e = datapath_write(r->fs->st, r->ino, at * r->bs, r->buf,
-				       r->bs, &setid, NULL);
-		if (e) {
-			fprintf(stderr, "micro_datapath: write: %s\n",
-				strerror(-e));
-			exit(1);
-		}
+		check(datapath_write_prep(&r->w[g], at * r->bs, b, r->bs),
+		      "write");
+		check(datapath_write_queue(r->fs->st, &r->w[g], r->ino, &setid,
+					   NULL),
+		      "write");
+		if (g == r->group - 1 || i == r->nreq - 1)
+			wait_group(r, g + 1);
 	}
 	return clock_mono_ns() - t0;
 }
@@ -151,12 +174,16 @@ int main(int argc, char **argv)
 		fprintf(stderr, "micro_datapath: %s\n", err);
 		return 2;
 	}
+	const char *grp = getenv("MICRO_GROUP");
+	unsigned group = grp && atoi(grp) > 0 ? (unsigned)atoi(grp) : 1;
 	struct run r = {&fs,
 			new_file(&fs),
 			bs,
 			(mib << 20) / bs,
-			aligned_alloc(BLOCK_BYTES, bs),
-			1};
+			aligned_alloc(BLOCK_BYTES, group * bs),
+			1,
+			group,
+			calloc(group, sizeof(struct dp_write))};
 	report("fill", write_phase(&r, false, false), r.nreq, bs);
 	store_sync(fs.st);
 	report("dup", write_phase(&r, true, false), r.nreq, bs);
@@ -165,6 +192,7 @@ int main(int argc, char **argv)
 	report("read", read_phase(&r), r.nreq, bs);
 	report("sha1+xxh3", hash_phase(&r), r.nreq, bs);
 	free(r.buf);
+	free(r.w);
 	fs_close(&fs);
 	return 0;
 }

@@ -11,8 +11,10 @@
  *
  *   blocks   key pblk/80 -> ms_block[80]   a slot is changed in place in
  *                     + seal               its 1284-byte record, which is
- *                                          checked when opened and sealed
- *                                          again when closed
+ *                                          checked when first opened in a
+ *                                          transaction, sealed at its first
+ *                                          change there and at the commit
+ *                                          if changed again
  *
  * A block is indexed under its SHA-1 when it is born and unindexed when
  * its last reference goes (dedupe/index.h).
@@ -36,9 +38,10 @@ _Static_assert(sizeof(((struct ms_block *)0)->sha1_head) ==
  * Records are only 2-byte aligned in the page: slots are copied in and out
  * with memcpy. */
 struct slot {
+	const struct metastore *ms;
+	MDB_txn *txn;
 	MDB_cursor *cur;
 	uint64_t key;	/* the record's, for its seal */
-	size_t txnid;	/* the write transaction's */
 	uint8_t *rec;	/* the record's bytes, writable */
 	uint8_t *bytes; /* this slot's bytes, inside it */
 	struct ms_block b;
@@ -49,27 +52,13 @@ _Static_assert(MS_BLOCK_REC_LEN ==
 		   SLOTS * sizeof(struct ms_block) + MS_SEAL_LEN,
 	       "a blocks record is its slots and a seal");
 
-/* The record this thread sealed last, in which write transaction: a
- * sequential write changes the same record for 80 blocks in a row, and
- * re-reading its 1284 bytes to check a seal written moments ago in the
- * same transaction (which nothing else writes) would double the cost of
- * a block's seal. Transaction ids are never reused, so a stale entry only
- * misses. */
-static _Thread_local struct {
-	size_t txnid;
-	uint64_t key;
-	uint32_t seal;
-} last_sealed;
-
-static bool sealed_here(size_t txnid, uint64_t key, const MDB_val *v)
+/* Was the record checked already in this transaction, which changed it
+ * since and seals it at its commit (meta/metastore_defer.c)? A sequential
+ * write changes one record for 80 blocks in a row: checking its 1284
+ * bytes again each time would cost as much as the seal saved. */
+static bool record_checked(MDB_txn *txn, uint64_t key, const MDB_val *v)
 {
-	uint32_t seal;
-	if (last_sealed.txnid != txnid || last_sealed.key != key ||
-	    v->mv_size != REC_BYTES)
-		return false;
-	memcpy(&seal, (const uint8_t *)v->mv_data + REC_BYTES - MS_SEAL_LEN,
-	       sizeof(seal));
-	return seal == last_sealed.seal;
+	return v->mv_size == REC_BYTES && ms_seal_pending(txn, MS_BLOCKS, key);
 }
 
 /* Is a record past every stored one? Then it goes in with MDB_APPEND: a
@@ -96,8 +85,9 @@ static int slot_open(const struct metastore *ms, MDB_txn *txn, uint64_t pblk,
 		return metastore_errno(rc);
 	MDB_val k = {sizeof(key), &key}, v = {REC_BYTES, NULL};
 	rc = mdb_cursor_get(s->cur, &k, &v, MDB_SET_KEY);
-	s->txnid = mdb_txn_id(txn);
-	if (rc == 0 && !sealed_here(s->txnid, key, &v) &&
+	s->ms = ms;
+	s->txn = txn;
+	if (rc == 0 && !record_checked(txn, key, &v) &&
 	    (v.mv_size != REC_BYTES || !ms_sealed(MS_BLOCKS, &k, &v))) {
 		mdb_cursor_close(s->cur);
 		return metastore_damaged(ms, MS_BLOCKS, &k, MS_NO_INO,
@@ -125,17 +115,15 @@ static int slot_open(const struct metastore *ms, MDB_txn *txn, uint64_t pblk,
 	return 0;
 }
 
-/* Write the slot back and seal the record again; a record whose last slot
- * emptied is deleted. */
+/* Write the slot back; the record is sealed again now, at its first change
+ * in the transaction, or else once at the commit; a record whose last
+ * slot emptied is deleted. */
 static int slot_close(struct slot *s)
 {
 	memcpy(s->bytes, &s->b, sizeof(s->b));
 	MDB_val k = {sizeof(s->key), &s->key};
-	ms_seal(MS_BLOCKS, &k, s->rec, REC_BYTES);
-	last_sealed.txnid = s->txnid;
-	last_sealed.key = s->key;
-	memcpy(&last_sealed.seal, s->rec + REC_BYTES - MS_SEAL_LEN,
-	       sizeof(last_sealed.seal));
+	if (!ms_seal_later(s->ms, s->txn, MS_BLOCKS, s->key))
+		ms_seal(MS_BLOCKS, &k, s->rec, REC_BYTES);
 	int rc = 0;
 	bool empty = true;
 	for (unsigned i = 0; i < SLOTS && empty; i++) {
@@ -162,7 +150,8 @@ int dedupe_block_record(const struct metastore *ms, MDB_txn *txn, uint64_t pblk,
 	int rc = mdb_get(txn, metastore_dbi(ms, MS_BLOCKS), &k, &v);
 	if (rc)
 		return metastore_errno(rc);
-	if (v.mv_size != REC_BYTES || !ms_sealed(MS_BLOCKS, &k, &v))
+	if (!record_checked(txn, key, &v) &&
+	    (v.mv_size != REC_BYTES || !ms_sealed(MS_BLOCKS, &k, &v)))
 		return metastore_damaged(ms, MS_BLOCKS, &k, ino, off);
 	*rec = v.mv_data;
 	return 0;

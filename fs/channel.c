@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "fs/fuse_uring_abi.h"
+#include "fs/open_reply.h"
 #include "fs/uring.h"
 
 #ifndef FUSE_DIRECT_IO_ALLOW_MMAP
@@ -65,8 +66,10 @@ static void note_init(const void *buf, size_t len)
 static ssize_t ch_read(int fd, void *buf, size_t len, void *userdata)
 {
 	ssize_t n = read(fd, buf, len);
-	if (n > 0)
+	if (n > 0) {
 		note_init(buf, (size_t)n);
+		open_reply_note(buf, (size_t)n);
+	}
 	return n;
 }
 
@@ -108,6 +111,7 @@ static void patch_init_reply(struct iovec *iov, int count)
 static ssize_t ch_writev(int fd, struct iovec *iov, int count, void *userdata)
 {
 	ssize_t n;
+	open_reply_patch(iov, count);
 	if (uring_reply(iov, count, &n))
 		return n;
 	patch_init_reply(iov, count);

@@ -12,8 +12,10 @@
  *       fs/fault_gate.c       fault_gate_io: error, latency, torn prefix
  *   store/datapath_write.c  fingerprint whole blocks (no lock), take the
  *                           file's data lock, complete partial edge blocks,
- *                           then one transaction: inode, block map, and
- *                           per block
+ *                           queue the write for the group commit
+ *                           (store/group_commit.c: one transaction for all
+ *                           writes waiting): inode, block map, and per
+ *                           block
  *       dedupe/chunker.c,     the blocks of the range, SHA-1 and XXH3
  *       dedupe/fingerprint.c
  *       store/namespace.c,    the inode and the block map's extents
@@ -195,8 +197,16 @@ void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size,
 	if (!x->io.result) {
 		inode_table_lock(fs->itab, ino);
 		x->io.result =
-		    datapath_write_commit(fs->st, &w, ino, &drop_setid, &x->io);
-		inode_table_unlock(fs->itab, ino);
+		    datapath_write_queue(fs->st, &w, ino, &drop_setid, &x->io);
+		/* Whole blocks only: the queue keeps this write's place, the
+		 * lock need not wait for its commit. */
+		bool held = !x->io.result && datapath_write_read_file(&w);
+		if (!held)
+			inode_table_unlock(fs->itab, ino);
+		if (!x->io.result)
+			x->io.result = datapath_write_wait(&w);
+		if (held)
+			inode_table_unlock(fs->itab, ino);
 	}
 	datapath_write_free(&w);
 	if (!x->io.result && drop_setid && fs->session)

@@ -39,6 +39,7 @@
 
 #include "common/log.h"
 #include "fs/fuse_uring_abi.h"
+#include "fs/open_reply.h"
 
 /* Entries per ring: requests one CPU's processes may have in the daemon
  * at once before the kernel queues them. A timed array holds requests
@@ -266,6 +267,7 @@ static void serve(struct queue *q, struct ent *e)
 	map_put(e);
 	atomic_fetch_add_explicit(&q->served, 1, memory_order_relaxed);
 	struct fuse_buf buf = {.mem = start, .size = in.len};
+	open_reply_note(start, in.len);
 	fuse_session_process_buf(U.se, &buf);
 	pthread_mutex_lock(&q->lock);
 	e->busy = false;

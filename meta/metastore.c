@@ -579,6 +579,7 @@ int metastore_txn_begin(struct metastore *ms, bool write, MDB_txn **out)
 		int r = reserve_ahead(ms);
 		if (r)
 			return r;
+		ms_seal_drop(NULL); /* this thread's last one has ended */
 	}
 	return metastore_errno(
 	    mdb_txn_begin(ms->env, NULL, write ? 0 : MDB_RDONLY, out));
@@ -586,13 +587,20 @@ int metastore_txn_begin(struct metastore *ms, bool write, MDB_txn **out)
 
 int metastore_txn_commit(MDB_txn *txn)
 {
+	int r = ms_seal_flush(txn);
+	if (r) {
+		mdb_txn_abort(txn);
+		return r;
+	}
 	return metastore_errno(mdb_txn_commit(txn));
 }
 
 void metastore_txn_abort(MDB_txn *txn)
 {
-	if (txn)
+	if (txn) {
+		ms_seal_drop(txn);
 		mdb_txn_abort(txn);
+	}
 }
 
 int metastore_get_exact(MDB_txn *txn, MDB_dbi dbi, MDB_val *key, void *out,

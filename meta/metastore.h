@@ -226,6 +226,15 @@ uint32_t ms_seal_of(enum ms_table t, const MDB_val *k, const void *val,
 void ms_seal(enum ms_table t, const MDB_val *k, void *val, size_t size);
 /* Is record (@k, @v) of @t whole? */
 bool ms_sealed(enum ms_table t, const MDB_val *k, const MDB_val *v);
+/* Record @key (a 64-bit key) of @t was changed in place in @txn. false:
+ * seal it now (its first change in @txn, or too many noted); true: it is
+ * sealed just before @txn commits (metastore_txn_commit), once however
+ * often it changes until then (meta/metastore_defer.c). */
+bool ms_seal_later(const struct metastore *ms, MDB_txn *txn, enum ms_table t,
+		   uint64_t key);
+/* Was record @key of @t changed in @txn, its seal maybe stale until the
+ * commit (and checked when first opened in @txn)? */
+bool ms_seal_pending(MDB_txn *txn, enum ms_table t, uint64_t key);
 /* What key @k of @t names ("inode 12 offset 262144", "blocks 80..159"). */
 void ms_record_name(enum ms_table t, const MDB_val *k, char *buf, size_t len);
 /* "Not known" for metastore_damaged's @ino and @off. */

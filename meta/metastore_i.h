@@ -47,4 +47,9 @@ void metastore_durable_unpin(struct metastore *ms);
  * state saved beside it (meta.next/), make that the metadata. */
 int metastore_durable_adopt(const char *dir, char *err, size_t errlen);
 
+/* meta/metastore_defer.c: seal the records noted for @txn (before its
+ * commit); forget them (@txn NULL: whatever this thread noted). */
+int ms_seal_flush(MDB_txn *txn);
+void ms_seal_drop(MDB_txn *txn);
+
 #endif

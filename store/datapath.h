@@ -28,6 +28,7 @@
 
 #include "dedupe/fingerprint.h"
 #include "store/blockmap.h"
+#include "store/group_commit.h"
 #include "store/store.h"
 #include "store/txn.h"
 
@@ -55,12 +56,33 @@ struct dp_write {
 	/* When the caller sets it (n entries): the physical block each
 	 * logical block now maps to (0: a hole), for the array model. */
 	uint64_t *pblks;
+	/* set by datapath_write_queue, for the group commit */
+	struct store *st;
+	uint64_t ino;
+	bool drop_in, *drop_setid;
+	struct array_io *io;
+	struct gc_entry gc;
 };
 int datapath_write_prep(struct dp_write *w, uint64_t off, const void *buf,
 			size_t len);
-/* The caller holds the inode's data lock; arguments as datapath_write. */
+/* The caller holds the inode's data lock; arguments as datapath_write.
+ * datapath_write_queue then datapath_write_wait. */
 int datapath_write_commit(struct store *st, struct dp_write *w, uint64_t ino,
 			  bool *drop_setid, struct array_io *io);
+/* The commit in two steps, for the group commit (store/group_commit.h).
+ * Under the inode's data lock: complete the partial edge blocks (after
+ * every write queued before is committed, so they read its bytes) and
+ * queue the write. Nonzero: an error, nothing queued. */
+int datapath_write_queue(struct store *st, struct dp_write *w, uint64_t ino,
+			 bool *drop_setid, struct array_io *io);
+/* Whether @w (queued) read blocks of its file: the data lock must then be
+ * held until datapath_write_wait returns, so that nothing changes them
+ * between the read and the commit. A write of whole blocks only reads
+ * nothing and may drop the lock once queued: the queue keeps the order. */
+bool datapath_write_read_file(const struct dp_write *w);
+/* Until the commit covering @w is done (*drop_setid and @io set then);
+ * 0 or -errno. */
+int datapath_write_wait(struct dp_write *w);
 /* Free what prep and commit allocated; @w may be reused after prep. */
 void datapath_write_free(struct dp_write *w);
 /* datapath_read, also telling the physical block of each logical block

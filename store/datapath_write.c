@@ -195,8 +195,9 @@ static int complete_edge(struct store *st, uint64_t ino, struct dp_write *w,
 	if (r)
 		return r;
 	uint64_t from = w->off > start ? w->off : start;
-	uint64_t to = w->off + w->len < start + BLOCK_BYTES ? w->off + w->len
-							   : start + BLOCK_BYTES;
+	uint64_t to = w->off + w->len < start + BLOCK_BYTES
+			  ? w->off + w->len
+			  : start + BLOCK_BYTES;
 	memcpy(b + (from - start), w->buf + (from - w->off), to - from);
 	return fingerprint_block(b, &w->fp[i]);
 }
@@ -228,62 +229,127 @@ static bool drop_setid_bits(struct ms_inode *in)
 	return in->mode != before;
 }
 
-static int write_txn(struct store *st, uint64_t ino, const struct dp_write *p,
-		     bool *drop_setid, struct array_io *io)
+/* A write's change inside @t, which other writes of its group may share:
+ * its counters and outputs are its own deltas. */
+static int write_apply(struct store_txn *t, void *arg)
 {
-	uint64_t off = p->off;
-	size_t len = p->len;
+	struct dp_write *p = arg;
+	struct store *st = t->st;
+	struct dedupe_stats d0 = t->delta;
+	struct ms_inode in;
+	int r = ns_inode_get(st->ms, t->txn, p->ino, &in);
+	if (!r && !S_ISREG(in.mode))
+		r = -EINVAL;
+	uint64_t first = p->off / BLOCK_BYTES;
+	for (unsigned i = 0; i < p->n && !r; i++)
+		r = store_block(t, p->ino, first + i, dp_block(p, i), &p->fp[i],
+				&in, p->pblks ? &p->pblks[i] : NULL);
+	if (r)
+		return r;
+	if (p->off + p->len > in.size) {
+		t->c.logical_bytes += p->off + p->len - in.size;
+		in.size = p->off + p->len;
+	}
+	in.mtime_ns = in.ctime_ns = clock_wall_ns();
+	*p->drop_setid = p->drop_in && drop_setid_bits(&in);
+	r = ns_inode_put(st->ms, t->txn, p->ino, &in);
+	if (r)
+		return r;
+	t->delta.logical_bytes_written += p->len;
+	if (p->io) {
+		p->io->blocks_stored =
+		    (uint32_t)(t->delta.unique_writes - d0.unique_writes);
+		p->io->blocks_deduped =
+		    (uint32_t)(t->delta.duplicate_hits - d0.duplicate_hits);
+	}
+	return 0;
+}
+
+static int write_txn(struct store *st, struct dp_write *p)
+{
 	struct store_txn t;
 	int r = store_txn_begin(st, &t);
 	if (r)
 		return r;
-	struct ms_inode in;
-	r = ns_inode_get(st->ms, t.txn, ino, &in);
-	if (!r && !S_ISREG(in.mode))
-		r = -EINVAL;
-	uint64_t first = off / BLOCK_BYTES;
-	for (unsigned i = 0; i < p->n && !r; i++)
-		r = store_block(&t, ino, first + i, dp_block(p, i), &p->fp[i],
-				&in, p->pblks ? &p->pblks[i] : NULL);
+	r = write_apply(&t, p);
 	if (r) {
 		store_txn_abort(&t);
 		return r;
-	}
-	if (off + len > in.size) {
-		t.c.logical_bytes += off + len - in.size;
-		in.size = off + len;
-	}
-	in.mtime_ns = in.ctime_ns = clock_wall_ns();
-	if (*drop_setid)
-		*drop_setid = drop_setid_bits(&in);
-	r = ns_inode_put(st->ms, t.txn, ino, &in);
-	if (r) {
-		store_txn_abort(&t);
-		return r;
-	}
-	t.delta.logical_bytes_written = len;
-	if (io) {
-		io->blocks_stored = (uint32_t)t.delta.unique_writes;
-		io->blocks_deduped = (uint32_t)t.delta.duplicate_hits;
 	}
 	uint64_t no_trim; /* a write never truncates */
 	return store_txn_commit_one(&t, &no_trim);
 }
 
-int datapath_write_commit(struct store *st, struct dp_write *w, uint64_t ino,
-			  bool *drop_setid, struct array_io *io)
+/* The write alone, in its own transaction. */
+static int write_solo(void *ctx, void *arg)
 {
-	if (w->n == 0)
-		return 0;
-	int r = complete_edges(st, ino, w);
-	if (r)
-		return r;
-	r = write_txn(st, ino, w, drop_setid, io);
+	struct store *st = ctx;
+	int r = write_txn(st, arg);
 	/* Freed blocks wait in `pending` until a sync makes their freeing
 	 * durable; a full disk may only need that sync. */
 	if (r == -ENOSPC && store_sync(st) == 0)
-		r = write_txn(st, ino, w, drop_setid, io);
+		r = write_txn(st, arg);
 	return r;
+}
+
+int datapath_write_queue(struct store *st, struct dp_write *w, uint64_t ino,
+			 bool *drop_setid, struct array_io *io)
+{
+	w->st = st;
+	w->ino = ino;
+	w->drop_in = *drop_setid;
+	w->drop_setid = drop_setid;
+	w->io = io;
+	*drop_setid = false;
+	if (w->n == 0)
+		return 0;
+	if (datapath_write_read_file(w)) {
+		/* An edge block's bytes may be in a queued write. */
+		group_commit_drain(&st->gc);
+		int r = complete_edges(st, ino, w);
+		if (r)
+			return r;
+	}
+	w->gc = (struct gc_entry){.solo = write_solo, .arg = w};
+	group_commit_submit(&st->gc, &w->gc);
+	return 0;
+}
+
+bool datapath_write_read_file(const struct dp_write *w)
+{
+	return w->n && (block_partial(w, 0) || block_partial(w, w->n - 1));
+}
+
+/* A group of writes in one transaction (store/group_commit.h). */
+static int write_together(void *ctx, struct gc_entry *first, unsigned n)
+{
+	struct store_txn t;
+	int r = store_txn_begin(ctx, &t);
+	if (r)
+		return r;
+	struct gc_entry *e = first;
+	for (unsigned i = 0; i < n && !r; i++, e = e->next)
+		r = write_apply(&t, e->arg);
+	if (r) {
+		store_txn_abort(&t);
+		return r;
+	}
+	uint64_t no_trim; /* a write never truncates */
+	return store_txn_commit_one(&t, &no_trim);
+}
+
+int datapath_write_wait(struct dp_write *w)
+{
+	return w->n ? group_commit_wait(&w->st->gc, write_together, w->st,
+					&w->gc)
+		    : 0;
+}
+
+int datapath_write_commit(struct store *st, struct dp_write *w, uint64_t ino,
+			  bool *drop_setid, struct array_io *io)
+{
+	int r = datapath_write_queue(st, w, ino, drop_setid, io);
+	return r ? r : datapath_write_wait(w);
 }
 
 int datapath_write(struct store *st, uint64_t ino, uint64_t off,

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "store/group_commit.h"
 #include "store/store.h"
 #include "tiers/array.h"
 #include "tiers/backing.h"
@@ -35,6 +36,7 @@ struct store {
 	/* A power loss was injected: everything fails until the close, and
 	 * the next open starts from the state of the last sync. */
 	atomic_bool powered_off;
+	struct group_commit gc; /* writes' metadata, committed in groups */
 };
 
 #endif

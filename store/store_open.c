@@ -56,11 +56,13 @@ static struct store *store_new(const struct store_config *cfg)
 	st->stats = cfg->stats ? cfg->stats : &st->own_stats;
 	st->owner = getuid();
 	pthread_mutex_init(&st->sync_lock, NULL);
+	group_commit_init(&st->gc);
 	return st;
 }
 
 static void store_free(struct store *st)
 {
+	group_commit_destroy(&st->gc);
 	pthread_mutex_destroy(&st->sync_lock);
 	free(st);
 }

@@ -543,6 +543,58 @@ static void test_pblk_limit(void **state)
 	assert_int_equal(t->c.next_pblk, MS_PBLK_LIMIT);
 }
 
+/* A blocks record changed many times in one transaction is sealed once,
+ * at its commit, whole (meta/metastore_defer.c); an aborted transaction's
+ * changes leave the record as committed; more records than the notes hold
+ * are sealed at once, and all of them are whole after the commit. */
+static void test_block_seal_at_commit(void **state)
+{
+	struct t_store *t = *state;
+	struct fingerprint fp = t_fp(0x51, 3);
+	uint64_t pblk;
+	assert_int_equal(dedupe_block_new(t->ms, t->txn, &t->c, &fp, &pblk), 0);
+	for (int i = 0; i < 5; i++)
+		assert_int_equal(dedupe_block_ref(t->ms, t->txn, pblk), 0);
+	bool freed;
+	assert_int_equal(dedupe_block_unref(t->ms, t->txn, &t->c, pblk, &freed),
+			 0);
+	assert_int_equal(metastore_txn_commit(t->txn), 0);
+	assert_int_equal(metastore_txn_begin(t->ms, true, &t->txn), 0);
+	uint64_t key = pblk / MS_BLOCK_EXTENT;
+	MDB_val k = {sizeof(key), &key}, v;
+	MDB_dbi dbi = metastore_dbi(t->ms, MS_BLOCKS);
+	assert_int_equal(mdb_get(t->txn, dbi, &k, &v), 0);
+	assert_true(ms_sealed(MS_BLOCKS, &k, &v));
+	struct ms_block b;
+	assert_int_equal(dedupe_block_get(t->ms, t->txn, pblk, &b), 0);
+	assert_int_equal(b.refs, 5);
+
+	assert_int_equal(dedupe_block_ref(t->ms, t->txn, pblk), 0);
+	metastore_txn_abort(t->txn);
+	assert_int_equal(metastore_txn_begin(t->ms, true, &t->txn), 0);
+	assert_int_equal(dedupe_block_get(t->ms, t->txn, pblk, &b), 0);
+	assert_int_equal(b.refs, 5);
+
+	/* 700 records in one transaction: past the 512 notes. */
+	enum { NREC = 700 };
+	static uint64_t p[NREC];
+	for (unsigned i = 0; i < NREC; i++) {
+		struct fingerprint f = t_fp(0x60, i + 1);
+		f.sha1[1] = (uint8_t)i;
+		f.sha1[2] = (uint8_t)(i >> 8);
+		t->c.next_pblk = (uint64_t)(i + 10) * MS_BLOCK_EXTENT;
+		assert_int_equal(
+		    dedupe_block_new(t->ms, t->txn, &t->c, &f, &p[i]), 0);
+		assert_int_equal(dedupe_block_ref(t->ms, t->txn, p[i]), 0);
+	}
+	assert_int_equal(metastore_txn_commit(t->txn), 0);
+	assert_int_equal(metastore_txn_begin(t->ms, true, &t->txn), 0);
+	for (unsigned i = 0; i < NREC; i++) {
+		assert_int_equal(dedupe_block_get(t->ms, t->txn, p[i], &b), 0);
+		assert_int_equal(b.refs, 2);
+	}
+}
+
 /* A `blocks` record with any byte of its value or key flipped is -EIO to
  * a reader and to a change (ref), counted; never another block's slot. */
 static void test_block_record_seal(void **state)
@@ -551,6 +603,10 @@ static void test_block_record_seal(void **state)
 	struct fingerprint fp = t_fp(0x31, 7);
 	uint64_t pblk;
 	assert_int_equal(dedupe_block_new(t->ms, t->txn, &t->c, &fp, &pblk), 0);
+	/* Sealed at the commit (meta/metastore_defer.c), checked in the
+	 * transactions after it. */
+	assert_int_equal(metastore_txn_commit(t->txn), 0);
+	assert_int_equal(metastore_txn_begin(t->ms, true, &t->txn), 0);
 	MDB_dbi dbi = metastore_dbi(t->ms, MS_BLOCKS);
 	uint64_t key = pblk / MS_BLOCK_EXTENT;
 	MDB_val k = {sizeof(key), &key}, v;
@@ -642,6 +698,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_unindexed_block_is_eio,
 					    t_setup, t_teardown),
 	    cmocka_unit_test_setup_teardown(test_block_record_seal, t_setup,
+					    t_teardown),
+	    cmocka_unit_test_setup_teardown(test_block_seal_at_commit, t_setup,
 					    t_teardown),
 	    cmocka_unit_test_setup_teardown(test_fp_item_seal, t_setup,
 					    t_teardown),

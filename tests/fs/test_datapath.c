@@ -19,6 +19,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <ftw.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -43,6 +44,7 @@
 #include "tiers/backing.h"
 #include "fs/fs_open.h"
 #include "store/namespace.h"
+#include "store/store_i.h"
 
 #ifndef TEST_DATA_DIR
 #error "TEST_DATA_DIR must name tests/integration/data"
@@ -1269,6 +1271,183 @@ static void test_blockmap_codec(void **state)
 	metastore_txn_abort(txn);
 }
 
+/* ---- group commit (store/group_commit.h) -------------------------------- */
+
+struct t_queued {
+	struct dp_write w;
+	struct array_io io;
+	bool setid;
+};
+
+static void t_queue(struct t_ctx *t, struct t_queued *q, uint64_t ino,
+		    uint64_t off, const void *buf, size_t len)
+{
+	memset(q, 0, sizeof(*q));
+	assert_int_equal(datapath_write_prep(&q->w, off, buf, len), 0);
+	assert_int_equal(
+	    datapath_write_queue(t->fs.st, &q->w, ino, &q->setid, &q->io), 0);
+}
+
+/* Three writes queued before anyone waits commit as one group: two of
+ * them store the same new block (in two files), which the group stores
+ * once, with two refs; each write's report is its own. */
+static void test_group_commit_one_transaction(void **state)
+{
+	struct t_ctx *t = *state;
+	struct group_commit *g = &t->fs.st->gc;
+	uint64_t f1 = t_new_file(t), f2 = t_new_file(t);
+	uint8_t p[BLOCK_BYTES], q[BLOCK_BYTES];
+	t_pattern(p, 61);
+	t_pattern(q, 62);
+	uint64_t groups0 = g->groups, entries0 = g->entries;
+	struct t_queued a, b, c;
+	t_queue(t, &a, f1, 0, p, BLOCK_BYTES);
+	t_queue(t, &b, f2, 0, p, BLOCK_BYTES);
+	t_queue(t, &c, f1, BLOCK_BYTES, q, BLOCK_BYTES);
+	assert_int_equal(datapath_write_wait(&b.w), 0); /* leads all three */
+	assert_true(a.w.gc.done && c.w.gc.done);
+	assert_int_equal(datapath_write_wait(&a.w), 0);
+	assert_int_equal(datapath_write_wait(&c.w), 0);
+	assert_int_equal(g->groups - groups0, 1);
+	assert_int_equal(g->entries - entries0, 3);
+	assert_int_equal(a.io.blocks_stored, 1);
+	assert_int_equal(b.io.blocks_deduped, 1);
+	assert_int_equal(b.io.blocks_stored, 0);
+	assert_int_equal(c.io.blocks_stored, 1);
+	struct ms_counters cn = t_counters(t);
+	assert_int_equal(cn.unique_blocks, 2);
+	assert_int_equal(cn.live_blocks, 3);
+	/* verified against the bytes the group is about to write, which
+	 * no device read counts */
+	assert_int_equal(T_STAT(t, verify_reads), 0);
+	assert_int_equal(T_STAT(t, duplicate_hits), 1);
+	uint64_t pp = t_pblk_of(t, f1, 0);
+	assert_int_equal(t_pblk_of(t, f2, 0), pp);
+	assert_int_equal(t_refs(t, pp), 2);
+	assert_int_equal(t_inode(t, f1).size, 2 * BLOCK_BYTES);
+	t_expect(t, f1, 0, BLOCK_BYTES, p, BLOCK_BYTES);
+	t_expect(t, f1, BLOCK_BYTES, BLOCK_BYTES, q, BLOCK_BYTES);
+	t_expect(t, f2, 0, BLOCK_BYTES, p, BLOCK_BYTES);
+	datapath_write_free(&a.w);
+	datapath_write_free(&b.w);
+	datapath_write_free(&c.w);
+}
+
+/* One write of a group fails (a directory is no regular file): the group
+ * is retried write by write, the failing one alone gets its error, and
+ * nothing of the aborted group's transaction stays (no leaked block). */
+static void test_group_commit_failure_is_one_writers(void **state)
+{
+	struct t_ctx *t = *state;
+	struct group_commit *g = &t->fs.st->gc;
+	uint64_t f1 = t_new_file(t), f2 = t_new_file(t);
+	uint8_t p[BLOCK_BYTES], q[BLOCK_BYTES];
+	t_pattern(p, 71);
+	t_pattern(q, 72);
+	uint64_t retried0 = g->retried;
+	struct t_queued a, x, b;
+	t_queue(t, &a, f1, 0, p, BLOCK_BYTES);
+	t_queue(t, &x, 1 /* the root */, 0, q, BLOCK_BYTES);
+	t_queue(t, &b, f2, 0, q, BLOCK_BYTES);
+	assert_int_equal(datapath_write_wait(&a.w), 0);
+	assert_int_equal(datapath_write_wait(&x.w), -EINVAL);
+	assert_int_equal(datapath_write_wait(&b.w), 0);
+	assert_int_equal(g->retried - retried0, 1);
+	struct ms_counters cn = t_counters(t);
+	assert_int_equal(cn.unique_blocks, 2);
+	assert_int_equal(cn.live_blocks, 2);
+	assert_int_equal(t_refs(t, t_pblk_of(t, f2, 0)), 1);
+	t_expect(t, f1, 0, BLOCK_BYTES, p, BLOCK_BYTES);
+	t_expect(t, f2, 0, BLOCK_BYTES, q, BLOCK_BYTES);
+	datapath_write_free(&a.w);
+	datapath_write_free(&x.w);
+	datapath_write_free(&b.w);
+}
+
+/* Writers on threads, one file, each owning a byte range whose ends fall
+ * inside blocks its neighbours write too, with the data lock discipline
+ * of fs/ops_io.c's op_write: a write of whole blocks drops the lock once
+ * queued, one with partial edges keeps it until its commit. Every edge
+ * must see its neighbour's committed or queued bytes: the file ends equal
+ * to the shadow. */
+#define GC_THREADS 4
+#define GC_SPAN 20000 /* bytes a thread owns: not a block multiple */
+#define GC_WRITES 300
+
+struct gc_writer {
+	struct t_ctx *t;
+	pthread_mutex_t *lock;
+	uint64_t ino;
+	unsigned id;
+	uint8_t *shadow;
+	int err;
+};
+
+static void *gc_writer_run(void *arg)
+{
+	struct gc_writer *wr = arg;
+	uint64_t rng = 1000 + wr->id;
+	uint64_t base = (uint64_t)wr->id * GC_SPAN;
+	uint8_t buf[GC_SPAN];
+	for (int i = 0; i < GC_WRITES && !wr->err; i++) {
+		uint64_t off = prng_next(&rng) % GC_SPAN;
+		size_t len = 1 + prng_next(&rng) % (GC_SPAN - off);
+		if (i % 2) { /* aligned inside the range when it can be */
+			uint64_t a = (base + off + BLOCK_BYTES - 1) /
+				     BLOCK_BYTES * BLOCK_BYTES;
+			if (a + BLOCK_BYTES <= base + GC_SPAN) {
+				off = a - base;
+				len = BLOCK_BYTES;
+			}
+		}
+		memset(buf, 'a' + (wr->id * 7 + i) % 26, len);
+		buf[0] = (uint8_t)('A' + i % 26);
+		memcpy(wr->shadow + base + off, buf, len);
+		struct dp_write w;
+		bool setid = false;
+		int r = datapath_write_prep(&w, base + off, buf, len);
+		pthread_mutex_lock(wr->lock);
+		if (!r)
+			r = datapath_write_queue(wr->t->fs.st, &w, wr->ino,
+						 &setid, NULL);
+		bool held = !r && datapath_write_read_file(&w);
+		if (!held)
+			pthread_mutex_unlock(wr->lock);
+		if (!r)
+			r = datapath_write_wait(&w);
+		if (held)
+			pthread_mutex_unlock(wr->lock);
+		datapath_write_free(&w);
+		wr->err = r;
+	}
+	return NULL;
+}
+
+static void test_group_commit_threads_share_edges(void **state)
+{
+	struct t_ctx *t = *state;
+	uint64_t ino = t_new_file(t);
+	static uint8_t shadow[GC_THREADS * GC_SPAN];
+	memset(shadow, 0, sizeof(shadow));
+	pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	struct gc_writer wr[GC_THREADS];
+	pthread_t th[GC_THREADS];
+	for (unsigned i = 0; i < GC_THREADS; i++) {
+		wr[i] = (struct gc_writer){t, &lock, ino, i, shadow, 0};
+		assert_int_equal(
+		    pthread_create(&th[i], NULL, gc_writer_run, &wr[i]), 0);
+	}
+	for (unsigned i = 0; i < GC_THREADS; i++) {
+		pthread_join(th[i], NULL);
+		assert_int_equal(wr[i].err, 0);
+	}
+	size_t end = sizeof(shadow);
+	while (end && !shadow[end - 1])
+		end--;
+	t_expect(t, ino, 0, sizeof(shadow), shadow, t_inode(t, ino).size);
+	assert_true(t_inode(t, ino).size >= end);
+}
+
 int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, t_setup, t_teardown)
@@ -1289,6 +1468,9 @@ int main(void)
 	    T(test_checksum_mismatch_is_eio),
 	    T(test_verify_keeps_collisions_apart),
 	    T(test_blockmap_codec),
+	    T(test_group_commit_one_transaction),
+	    T(test_group_commit_failure_is_one_writers),
+	    T(test_group_commit_threads_share_edges),
 	    cmocka_unit_test_setup_teardown(test_noverify_trusts_sha1,
 					    t_setup_noverify, t_teardown),
 	};

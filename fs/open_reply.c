@@ -1,0 +1,58 @@
+/* FOPEN_PARALLEL_DIRECT_WRITES in open replies (fs/open_reply.h). */
+#include "fs/open_reply.h"
+
+#include <linux/fuse.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#ifndef FOPEN_PARALLEL_DIRECT_WRITES
+#define FOPEN_PARALLEL_DIRECT_WRITES (1 << 6) /* protocol 7.36 */
+#endif
+
+/* The uniques of OPEN and CREATE requests not yet answered; 0: free. As
+ * many opens are in flight as worker threads at most; with the table full
+ * an open just goes without the flag. */
+#define SLOTS 128
+static _Atomic uint64_t pending[SLOTS];
+
+void open_reply_note(const void *req, size_t len)
+{
+	const struct fuse_in_header *in = req;
+	if (len < sizeof(*in) ||
+	    (in->opcode != FUSE_OPEN && in->opcode != FUSE_CREATE))
+		return;
+	for (unsigned i = 0; i < SLOTS; i++) {
+		uint64_t free_slot = 0;
+		unsigned s = (unsigned)(in->unique + i) % SLOTS;
+		if (atomic_compare_exchange_strong(&pending[s], &free_slot,
+						   in->unique))
+			return;
+	}
+}
+
+/* Forget @unique; whether it was noted. */
+static int take(uint64_t unique)
+{
+	for (unsigned i = 0; i < SLOTS; i++) {
+		uint64_t want = unique;
+		unsigned s = (unsigned)(unique + i) % SLOTS;
+		if (atomic_compare_exchange_strong(&pending[s], &want, 0))
+			return 1;
+	}
+	return 0;
+}
+
+void open_reply_patch(struct iovec *iov, int count)
+{
+	if (count < 1 || iov[0].iov_len < sizeof(struct fuse_out_header))
+		return;
+	const struct fuse_out_header *out = iov[0].iov_base;
+	if (!out->unique || !take(out->unique) || out->error || count != 2 ||
+	    iov[1].iov_len < sizeof(struct fuse_open_out))
+		return;
+	/* libfuse sends an open's reply in one piece, a create's as the
+	 * entry then the open: fuse_open_out ends the payload either way. */
+	struct fuse_open_out *o =
+	    (void *)((char *)iov[1].iov_base + iov[1].iov_len - sizeof(*o));
+	o->open_flags |= FOPEN_PARALLEL_DIRECT_WRITES;
+}

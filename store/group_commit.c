@@ -1,0 +1,114 @@
+/* Group commit (store/group_commit.h): a leader/follower queue in front of
+ * the store transaction. */
+#include "store/group_commit.h"
+
+#include <stdatomic.h>
+
+/* A group larger than this waits for no gain: the commit is paid once
+ * either way, and a huge group only delays its first writer's reply. */
+#define GC_MAX_GROUP 64
+
+void group_commit_init(struct group_commit *g)
+{
+	*g = (struct group_commit){.max_group = GC_MAX_GROUP};
+	pthread_mutex_init(&g->mu, NULL);
+	pthread_cond_init(&g->cv, NULL);
+}
+
+void group_commit_destroy(struct group_commit *g)
+{
+	pthread_cond_destroy(&g->cv);
+	pthread_mutex_destroy(&g->mu);
+}
+
+void group_commit_submit(struct group_commit *g, struct gc_entry *e)
+{
+	e->next = NULL;
+	e->done = false;
+	e->result = 0;
+	pthread_mutex_lock(&g->mu);
+	e->seq = ++g->next_seq;
+	if (g->tail)
+		g->tail->next = e;
+	else
+		g->head = e;
+	g->tail = e;
+	pthread_mutex_unlock(&g->mu);
+}
+
+static void run_group(struct group_commit *g, gc_together_fn together,
+		      void *ctx, struct gc_entry *first, unsigned n)
+{
+	int r = n > 1 ? together(ctx, first, n) : first->solo(ctx, first->arg);
+	struct gc_entry *e = first;
+	if (r && n > 1) {
+		/* Which entry failed, and whether the others would, is
+		 * theirs alone to find out. */
+		atomic_fetch_add_explicit(&g->retried, 1, memory_order_relaxed);
+		for (unsigned i = 0; i < n; i++, e = e->next)
+			e->result = e->solo(ctx, e->arg);
+	} else {
+		for (unsigned i = 0; i < n; i++, e = e->next)
+			e->result = r;
+	}
+	atomic_fetch_add_explicit(&g->groups, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&g->entries, n, memory_order_relaxed);
+}
+
+/* Take up to max_group entries off the queue (g->mu held). */
+static struct gc_entry *take(struct group_commit *g, unsigned *n)
+{
+	struct gc_entry *first = g->head, *last = first;
+	*n = 1;
+	while (last->next && *n < g->max_group) {
+		last = last->next;
+		++*n;
+	}
+	g->head = last->next;
+	if (!g->head)
+		g->tail = NULL;
+	return first;
+}
+
+int group_commit_wait(struct group_commit *g, gc_together_fn together,
+		      void *ctx, struct gc_entry *e)
+{
+	pthread_mutex_lock(&g->mu);
+	while (!e->done) {
+		if (g->leading) {
+			pthread_cond_wait(&g->cv, &g->mu);
+			continue;
+		}
+		/* Not done and no leader: @e is still queued. */
+		unsigned n;
+		struct gc_entry *first = take(g, &n);
+		g->leading = true;
+		pthread_mutex_unlock(&g->mu);
+		run_group(g, together, ctx, first, n);
+		pthread_mutex_lock(&g->mu);
+		/* The group's next pointers are read before any owner may
+		 * return and free its entry. */
+		struct gc_entry *x = first;
+		for (unsigned i = 0; i < n; i++) {
+			struct gc_entry *next = x->next;
+			if (x->seq > g->done_seq)
+				g->done_seq = x->seq;
+			x->done = true;
+			x = next;
+		}
+		g->leading = false;
+		pthread_cond_broadcast(&g->cv);
+	}
+	int r = e->result;
+	pthread_mutex_unlock(&g->mu);
+	return r;
+}
+
+void group_commit_drain(struct group_commit *g)
+{
+	pthread_mutex_lock(&g->mu);
+	uint64_t upto = g->next_seq;
+	while (g->done_seq < upto)
+		pthread_cond_wait(&g->cv, &g->mu);
+	pthread_mutex_unlock(&g->mu);
+}

@@ -1,0 +1,75 @@
+/* Group commit: many writers' metadata changes in one LMDB write
+ * transaction.
+ *
+ * LMDB has one writer at a time and a commit costs about as much as the
+ * B-tree work of a 4 KiB write, so writers that arrive while a commit is
+ * running queue their work; the first of them to find no commit running
+ * becomes the leader, takes every entry waiting, runs each one's apply
+ * inside one store transaction (store/datapath_write.c: their new blocks'
+ * bytes are written before it, as for one writer) and commits once. Each writer
+ * returns when the commit that covers its entry is done, so a reply that
+ * follows still means "committed", and fsync (store_sync) covers it as
+ * before.
+ *
+ *   submit(e) --> [queue] --leader takes all--> begin, apply e1..en,
+ *                                                commit, wake them
+ *
+ * Entries run in the order they were submitted, which is the order of the
+ * callers' data locks: the caller submits under its lock and may drop it
+ * before waiting when its change reads nothing another queued entry could
+ * still change (group_commit_drain makes it wait until they are done).
+ *
+ * If an apply fails, the group's transaction is aborted and every entry
+ * of it runs again alone (its own transaction, through solo), so one
+ * writer's error never fails another's write.
+ */
+#ifndef ARRAYSIM_STORE_GROUP_COMMIT_H
+#define ARRAYSIM_STORE_GROUP_COMMIT_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+struct gc_entry;
+
+/* The group @first and the n-1 entries after it (by next), in one
+ * transaction: 0, or an error when nothing of the group was stored. */
+typedef int (*gc_together_fn)(void *ctx, struct gc_entry *first, unsigned n);
+
+struct gc_entry {
+	/* The change alone, its own transaction(s) and commit: the group of
+	 * one, and the retry of a failed group; 0 or -errno. */
+	int (*solo)(void *ctx, void *arg);
+	void *arg;
+	int result;
+	/* the queue's, not the caller's */
+	uint64_t seq;
+	bool done;
+	struct gc_entry *next;
+};
+
+struct group_commit {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct gc_entry *head, *tail;
+	bool leading;	    /* a leader is running a group */
+	uint64_t next_seq;  /* seq of the last entry submitted */
+	uint64_t done_seq;  /* every entry up to it is done */
+	unsigned max_group; /* entries a leader takes at most */
+	/* counters: groups committed, entries in them, groups retried alone */
+	_Atomic uint64_t groups, entries, retried;
+};
+
+void group_commit_init(struct group_commit *g);
+void group_commit_destroy(struct group_commit *g);
+/* Queue @e (solo and arg set). */
+void group_commit_submit(struct group_commit *g, struct gc_entry *e);
+/* Until @e is done, leading groups (through @together, or e->solo for a
+ * group of one, with @ctx) when no one else is; e->result. The queue
+ * knows no store: the caller says what a group's transaction is. */
+int group_commit_wait(struct group_commit *g, gc_together_fn together,
+		      void *ctx, struct gc_entry *e);
+/* Wait until every entry submitted before this call is done. */
+void group_commit_drain(struct group_commit *g);
+
+#endif
