@@ -14,6 +14,7 @@ const struct subcommand subcommands[] = {
     {"profile", cmd_profile, "show NAME|FILE: print a profile fully resolved"},
     {"profiles", cmd_profiles, "list the built-in array profiles"},
     {"report", cmd_report, "RUN: the rehearsal report of a run, as HTML"},
+    {"run", cmd_run, "mount, run a command on it, check, unmount: one CI step"},
     {"stats", cmd_stats, "print the counters of a mounted array"},
     {"top", cmd_top, "live view of a mounted array, once a second"},
     {"umount", cmd_umount, "unmount and wait for the store to close"},
