@@ -31,6 +31,9 @@
 
 struct run {
 	const char *scenario, *report, *mountpoint, *store;
+	/* The mount's --time-scale, else its --scale: the scenario's too. */
+	const char *time_scale;
+	bool time_scale_given;
 	struct expect expect[RUN_MAX_EXPECT];
 	unsigned n_expect;
 	char *mount_argv[RUN_MAX_WORDS]; /* "arraysim" "mount" OPTIONS... */
@@ -49,7 +52,8 @@ static const char synopsis[] =
 /* Run's own options; the offsets are unused (run_split takes them). */
 static const struct opt_def run_defs[] = {
     {"scenario", 0, OPT_STRING, 0, "FILE",
-     "start this fault timeline (arraysim-scenario(5)) as COMMAND starts"},
+     "start this fault timeline (arraysim-scenario(5)) as COMMAND starts, "
+     "at the mount's --time-scale (else its --scale)"},
     {"report", 0, OPT_STRING, 0, "OUT.html",
      "write the run's report (arraysim report) here after the unmount"},
     {"expect", 0, OPT_STRING, 0, "EXPR",
@@ -145,6 +149,11 @@ static int split_one(struct run *r, int argc, char **argv, int *i)
 	}
 	if (own)
 		return take_run_opt(r, d, val);
+	if (!strcmp(d->name, "time-scale") ||
+	    (!strcmp(d->name, "scale") && !r->time_scale_given)) {
+		r->time_scale = val;
+		r->time_scale_given = !strcmp(d->name, "time-scale");
+	}
 	if (!strcmp(d->name, "store")) {
 		r->store = val;
 		return 0;
@@ -291,9 +300,12 @@ static int run_command(struct run *r)
 	}
 	child_pid = pid;
 	if (r->scenario) {
+		char ts[128];
+		snprintf(ts, sizeof(ts), "time-scale=%.100s",
+			 r->time_scale ? r->time_scale : "1");
 		char *argv[] = {"arraysim", "ctl", (char *)r->mountpoint,
 				"scenario", "run", (char *)r->scenario,
-				NULL};
+				ts,	    NULL};
 		if (self_run(argv, true) != 0) {
 			r->scenario_failed = true; /* ctl said why */
 			kill(pid, SIGTERM);
