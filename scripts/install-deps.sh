@@ -7,6 +7,8 @@
 #           runs its own server on loopback), chromium (renders the page of
 #           arraysim report, tests/integration/report.sh)
 #   fuzz:   clang (libFuzzer build, -Dfuzz=true)
+#   deb:    debhelper dpkg-dev fakeroot lintian man-db (scripts/deb-check.sh:
+#           dpkg-buildpackage -b -us -uc, then the package used)
 set -euo pipefail
 
 PACKAGES=(
@@ -16,6 +18,7 @@ PACKAGES=(
 	libmicrohttpd-dev
 	fio attr python3 curl prometheus chromium
 	clang
+	debhelper dpkg-dev fakeroot lintian man-db
 )
 
 SUDO=()

@@ -45,7 +45,7 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "--man")) {
 		if (argc != 3) {
 			tool_error("--man needs one PAGE (arraysim, "
-				   "arraysim-COMMAND, arraysim-profile, "
+				   "arraysim-COMMAND, arraysim-profile.5, "
 				   "arraysim-scenario)");
 			return 2;
 		}

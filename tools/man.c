@@ -201,26 +201,45 @@ static void scenario_page(FILE *out)
 	fputs(".fi\n.SH SEE ALSO\n\\fBarraysim\\-ctl\\fR(1)\n", out);
 }
 
+/* The page of mount.fuse.arraysim(8): mount's, which says how its
+ * options become -o options. */
+static void helper_page(FILE *out)
+{
+	fputs(".so man1/arraysim-mount.1\n", out);
+}
+
 int man_page(FILE *out, const char *page)
 {
-	if (!strcmp(page, "arraysim")) {
-		main_page(out);
-		return 0;
-	}
-	if (!strcmp(page, "arraysim-profile")) {
-		profile_page(out);
-		return 0;
-	}
-	if (!strcmp(page, "arraysim-scenario")) {
-		scenario_page(out);
-		return 0;
-	}
-	if (!strncmp(page, "arraysim-", 9))
+	/* PAGE or PAGE.SECTION: arraysim-profile is the command's page (1),
+	 * arraysim-profile.5 the file format's. */
+	static const struct {
+		const char *name;
+		void (*print)(FILE *out);
+	} pages[] = {
+	    {"arraysim", main_page},
+	    {"arraysim.1", main_page},
+	    {"arraysim-profile.5", profile_page},
+	    {"arraysim-scenario", scenario_page},
+	    {"arraysim-scenario.5", scenario_page},
+	    {"mount.fuse.arraysim.8", helper_page},
+	};
+	for (size_t i = 0; i < sizeof(pages) / sizeof(*pages); i++)
+		if (!strcmp(page, pages[i].name)) {
+			pages[i].print(out);
+			return 0;
+		}
+	char name[64];
+	snprintf(name, sizeof(name), "%s", page);
+	size_t n = strlen(name);
+	if (n > 2 && !strcmp(name + n - 2, ".1"))
+		name[n - 2] = '\0';
+	if (!strncmp(name, "arraysim-", 9))
 		for (const struct subcommand *c = subcommands; c->name; c++)
-			if (!strcmp(page + 9, c->name))
+			if (!strcmp(name + 9, c->name))
 				return command_page(out, c);
 	tool_error("--man: no page '%s' (arraysim, arraysim-COMMAND, "
-		   "arraysim-profile, arraysim-scenario)",
+		   "arraysim-profile.5, arraysim-scenario.5, "
+		   "mount.fuse.arraysim.8)",
 		   page);
 	return 2;
 }

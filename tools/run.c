@@ -9,6 +9,7 @@
  * run (one line says why). The mount, umount, ctl and report steps are
  * this binary's own commands, run as children (/proc/self/exe). */
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
 #include <signal.h>
@@ -209,8 +210,9 @@ static int self_run(char *const argv[], bool quiet)
 	if (pid < 0)
 		return -1;
 	if (pid == 0) {
-		if (quiet)
-			freopen("/dev/null", "w", stdout);
+		int null = quiet ? open("/dev/null", O_WRONLY) : -1;
+		if (null >= 0)
+			dup2(null, STDOUT_FILENO);
 		execv("/proc/self/exe", argv);
 		_exit(127);
 	}
