@@ -265,11 +265,13 @@ static int do_mount(struct run *r)
 	return 0;
 }
 
-static volatile sig_atomic_t child_pid;
+static volatile sig_atomic_t child_pid, got_signal;
 
-/* INT, TERM, HUP: to the command; run then cleans up as it would. */
+/* INT, TERM, HUP: to the command; run then cleans up as it would. Before
+ * the command starts, run skips it. */
 static void forward(int sig)
 {
+	got_signal = sig;
 	if (child_pid > 0)
 		kill(child_pid, sig);
 }
@@ -301,6 +303,8 @@ static int run_command(struct run *r)
 		_exit(127);
 	}
 	child_pid = pid;
+	if (got_signal) /* came before child_pid was set */
+		kill(pid, got_signal);
 	if (r->scenario) {
 		char ts[128];
 		snprintf(ts, sizeof(ts), "time-scale=%.100s",
@@ -437,6 +441,10 @@ int cmd_run(int argc, char **argv)
 	int status = 2;
 	if (make_dirs(&r) || do_mount(&r) || check_expect(&r, true))
 		goto out;
+	if (got_signal) {
+		status = 128 + got_signal;
+		goto out;
+	}
 	status = run_command(&r);
 	if (status < 0 || r.scenario_failed) {
 		status = 2;
