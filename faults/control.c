@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char known[] = "status, stats [json|reset|array [json]], sync, "
-			    "fault inject|list|clear, scenario "
-			    "run|status|stop";
+static const char known[] =
+    "status, stats [json|reset|mark|array [since-mark] [json]], sync, "
+    "fault inject|list|clear, scenario run|status|stop, model pause|resume";
 
 static const struct {
 	const char *line;
@@ -21,6 +21,11 @@ static const struct {
     {"stats reset", CONTROL_STATS_RESET},
     {"stats array", CONTROL_STATS_ARRAY},
     {"stats array json", CONTROL_STATS_ARRAY_JSON},
+    {"stats mark", CONTROL_STATS_MARK},
+    {"stats array since-mark", CONTROL_STATS_ARRAY_MARK},
+    {"stats array since-mark json", CONTROL_STATS_ARRAY_MARK_JSON},
+    {"model pause", CONTROL_MODEL_PAUSE},
+    {"model resume", CONTROL_MODEL_RESUME},
     {"sync", CONTROL_SYNC},
     {"fault list", CONTROL_FAULT_LIST},
     {"scenario status", CONTROL_SCENARIO_STATUS},

@@ -34,6 +34,11 @@ enum control_verb {
 	CONTROL_SCENARIO_RUN,
 	CONTROL_SCENARIO_STATUS,
 	CONTROL_SCENARIO_STOP,
+	CONTROL_STATS_MARK,	       /* stats mark */
+	CONTROL_STATS_ARRAY_MARK,      /* stats array since-mark */
+	CONTROL_STATS_ARRAY_MARK_JSON, /* stats array since-mark json */
+	CONTROL_MODEL_PAUSE,	       /* model pause: no timing, same layout */
+	CONTROL_MODEL_RESUME,
 };
 
 #define CONTROL_PATH_MAX 1024

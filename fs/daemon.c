@@ -35,6 +35,7 @@
 #include "fs/metrics_http.h"
 #include "fs/scenario_run.h"
 #include "fs/ops.h"
+#include "faults/events.h"
 #include "tiers/array.h"
 #include "tiers/array_samples.h"
 #include "tiers/array_stats.h"
@@ -174,10 +175,42 @@ static int ctl_sync(struct daemon *d, char *err, size_t errlen)
 	return r;
 }
 
-static int ctl_stats(struct daemon *d, enum control_verb v, FILE *out)
+/* `model pause|resume`: said in the log and the event log, since every
+ * figure of the time between is not the model's. */
+static int ctl_model(struct daemon *d, bool pause, char *err, size_t errlen)
+{
+	if (array_model_pause(d->fs.array, pause)) {
+		snprintf(err, errlen,
+			 "model %s: the null profile has no timing "
+			 "to pause",
+			 pause ? "pause" : "resume");
+		return -ENOTSUP;
+	}
+	log_info("ctl", "model %s", pause ? "paused" : "resumed");
+	events_emit(d->fs.events, pause ? "model_pause" : "model_resume", "%s",
+		    "");
+	return 0;
+}
+
+static int ctl_stats(struct daemon *d, enum control_verb v, FILE *out,
+		     char *err, size_t errlen)
 {
 	struct stats_gauges g;
 	switch (v) {
+	case CONTROL_STATS_MARK:
+		array_stats_mark(d->fs.array);
+		events_emit(d->fs.events, "stats_mark", "%s", "");
+		return 0;
+	case CONTROL_STATS_ARRAY_MARK:
+	case CONTROL_STATS_ARRAY_MARK_JSON:
+		if (array_stats_print_since_mark(
+			d->fs.array, out, v == CONTROL_STATS_ARRAY_MARK_JSON)) {
+			snprintf(err, errlen,
+				 "no mark (ctl MOUNTPOINT stats "
+				 "mark sets one)");
+			return -ENOENT;
+		}
+		return 0;
 	case CONTROL_STATS_RESET:
 		stats_reset(&d->fs.stats);
 		array_stats_reset(d->fs.array);
@@ -230,8 +263,11 @@ static int ctl_handle(void *ctx, const char *line, FILE *out, char *err,
 	case CONTROL_SCENARIO_STOP:
 		scenario_run_stop(&d->fs);
 		return 0;
+	case CONTROL_MODEL_PAUSE:
+	case CONTROL_MODEL_RESUME:
+		return ctl_model(d, c.verb == CONTROL_MODEL_PAUSE, err, errlen);
 	default:
-		return ctl_stats(d, c.verb, out);
+		return ctl_stats(d, c.verb, out, err, errlen);
 	}
 }
 

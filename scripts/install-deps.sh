@@ -10,6 +10,8 @@
 #           libiscsi-bin qemu-utils qemu-block-extra (the LUN tests: NBD
 #           and iSCSI servers and clients)
 #   fuzz:   clang (libFuzzer build, -Dfuzz=true)
+#   deb:    debhelper dpkg-dev fakeroot lintian man-db (scripts/deb-check.sh:
+#           dpkg-buildpackage -b -us -uc, then the package used)
 set -euo pipefail
 
 PACKAGES=(
@@ -20,6 +22,7 @@ PACKAGES=(
 	fio attr python3 curl prometheus chromium graphite-carbon
 	nbdkit libnbd-bin tgt libiscsi-bin qemu-utils qemu-block-extra e2fsprogs
 	clang
+	debhelper dpkg-dev fakeroot lintian man-db
 )
 
 SUDO=()

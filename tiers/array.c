@@ -155,6 +155,7 @@ void array_free(struct array *a)
 	free(a->profile);
 	free(a->profile_name);
 	free(a->stats_base);
+	free(a->mark_base);
 	pthread_mutex_destroy(&a->lock);
 	free(a);
 }
@@ -167,6 +168,16 @@ const struct array_conf *array_conf_get(const struct array *a)
 bool array_timed(const struct array *a)
 {
 	return a->ops->timed;
+}
+
+int array_model_pause(struct array *a, bool pause)
+{
+	if (!a->ops->timed)
+		return -ENOTSUP;
+	pthread_mutex_lock(&a->lock);
+	a->paused = pause;
+	pthread_mutex_unlock(&a->lock);
+	return 0;
 }
 
 unsigned array_in_flight(struct array *a)

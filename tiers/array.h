@@ -55,6 +55,11 @@ const struct array_conf *array_conf_get(const struct array *a);
 bool array_wants_blocks(const struct array *a);
 /* Whether requests are timed (false: the null model). */
 bool array_timed(const struct array *a);
+/* `ctl MNT model pause|resume`, to lay out files at host speed: while
+ * paused, a request lands where the model would put it (a hybrid's flash
+ * residency and write policy) and completes at once, booking no time on
+ * any resource. 0, or -ENOTSUP for the null model (nothing to pause). */
+int array_model_pause(struct array *a, bool pause);
 /* Requests the array holds now: arrived, not yet replied to (waiting for
  * their modelled time, or held while the array is shut down). The host's
  * queue depth at the array. */

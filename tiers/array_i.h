@@ -34,6 +34,10 @@ struct array {
 	/* array_stats.c's figures at the last array_stats_reset() (NULL:
 	 * none yet), one malloc'd block freed with the array. */
 	void *stats_base;
+	void *mark_base; /* the same at the last array_stats_mark() */
+	/* array_model_pause(): requests land as the model would place them
+	 * (flash residency) but complete at once, booking no time. */
+	bool paused;
 	/* Held while shut down with `shutdown = block`, oldest first. */
 	struct held *held, **held_tail;
 };

@@ -18,6 +18,7 @@
 #include "tiers/array_stats.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -247,30 +248,57 @@ static void print_host_bound(struct printer *pr, struct array *a)
 		(double)l.late_ns / 1e9);
 }
 
-void array_stats_print(struct array *a, FILE *out, bool json,
-		       uint64_t elapsed_ns)
+/* The figures counted from @base (NULL: the mount), over @elapsed_s
+ * (locked). */
+static void print_from(struct array *a, FILE *out, bool json,
+		       const struct stats_base *base, double elapsed_s)
 {
 	struct printer pr = {
-	    .out = out, .json = json, .elapsed_s = (double)elapsed_ns / 1e9};
-	if (!array_timed(a)) {
-		fputs(json ? "{\"timed\":false}\n"
-			   : "array: null profile (no timing)\n",
-		      out);
-		return;
-	}
-	pthread_mutex_lock(&base_lock);
-	pr.base = a->stats_base;
-	if (pr.base && clock_mono_ns() - pr.base->reset_ns < elapsed_ns)
-		pr.elapsed_s =
-		    (double)(clock_mono_ns() - pr.base->reset_ns) / 1e9;
+	    .out = out, .json = json, .elapsed_s = elapsed_s, .base = base};
 	fputs(json ? "{\"timed\":true,\"elapsed_s\":" : "array: ", out);
 	fprintf(out, json ? "%.3f" : "figures over %.3f s\n", pr.elapsed_s);
 	array_with_engine(a, print_resources, &pr);
 	print_cache(&pr, a);
 	print_host_bound(&pr, a);
-	pthread_mutex_unlock(&base_lock);
 	if (json)
 		fputs("}\n", out);
+}
+
+static bool print_untimed(struct array *a, FILE *out, bool json)
+{
+	if (array_timed(a))
+		return false;
+	fputs(json ? "{\"timed\":false}\n"
+		   : "array: null profile (no timing)\n",
+	      out);
+	return true;
+}
+
+void array_stats_print(struct array *a, FILE *out, bool json,
+		       uint64_t elapsed_ns)
+{
+	if (print_untimed(a, out, json))
+		return;
+	pthread_mutex_lock(&base_lock);
+	const struct stats_base *base = a->stats_base;
+	double elapsed_s = (double)elapsed_ns / 1e9;
+	if (base && clock_mono_ns() - base->reset_ns < elapsed_ns)
+		elapsed_s = (double)(clock_mono_ns() - base->reset_ns) / 1e9;
+	print_from(a, out, json, base, elapsed_s);
+	pthread_mutex_unlock(&base_lock);
+}
+
+int array_stats_print_since_mark(struct array *a, FILE *out, bool json)
+{
+	if (print_untimed(a, out, json))
+		return 0;
+	pthread_mutex_lock(&base_lock);
+	const struct stats_base *base = a->mark_base;
+	if (base)
+		print_from(a, out, json, base,
+			   (double)(clock_mono_ns() - base->reset_ns) / 1e9);
+	pthread_mutex_unlock(&base_lock);
+	return base ? 0 : -ENOENT;
 }
 
 struct reset_ctx {
@@ -304,7 +332,8 @@ static void take_base(void *ctx, const struct engine *e)
 	rc->base = b;
 }
 
-void array_stats_reset(struct array *a)
+/* The figures as they stand, into *@slot (the old ones freed). */
+static void take_into(struct array *a, void **slot)
 {
 	struct reset_ctx rc = {0};
 	void *old;
@@ -317,8 +346,18 @@ void array_stats_reset(struct array *a)
 	rc.base->late_valid = !array_host_bound(a, &rc.base->late);
 	rc.base->cache_valid = !array_cache_stats(a, &rc.base->cache);
 	pthread_mutex_lock(&base_lock);
-	old = a->stats_base;
-	a->stats_base = rc.base;
+	old = *slot;
+	*slot = rc.base;
 	pthread_mutex_unlock(&base_lock);
 	free(old);
+}
+
+void array_stats_reset(struct array *a)
+{
+	take_into(a, &a->stats_base);
+}
+
+void array_stats_mark(struct array *a)
+{
+	take_into(a, &a->mark_base);
 }

@@ -19,5 +19,12 @@ void array_stats_print(struct array *a, FILE *out, bool json,
  * from now on. The samples and Prometheus series, which take their own
  * differences, are unchanged. A no-op for the null model. */
 void array_stats_reset(struct array *a);
+/* `ctl MNT stats mark`: remember the figures as they stand, so that
+ * array_stats_print_since_mark gives one run's figures; a reset does not
+ * move the mark. A no-op for the null model. */
+void array_stats_mark(struct array *a);
+/* As array_stats_print, counting from the last mark: 0, or -ENOENT with
+ * nothing printed when no mark was set (timed model). */
+int array_stats_print_since_mark(struct array *a, FILE *out, bool json);
 
 #endif

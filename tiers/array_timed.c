@@ -24,6 +24,10 @@
  * foreground for the same drives. A dirty block evicted is destaged at
  * once.
  *
+ * Paused (array_model_pause), a request updates flash residency as above
+ * and completes at once: the layout the model would make, without its
+ * time.
+ *
  * While the model is down (beyond its controllers' tolerance) a request
  * fails with -EIO, or with `shutdown = block` waits, oldest first, until
  * a fault change brings the array back.
@@ -145,6 +149,14 @@ static void timed_submit(struct array *a, struct array_io *io)
 	arrive_ns = io->submit_ns ? io->submit_ns : clock_mono_ns();
 	if (arrive_ns < a->fault_ns)
 		arrive_ns = a->fault_ns;
+	if (a->paused) {
+		if (a->cache && io->length)
+			cache_residency_update(a->cache, &a->profile->cache,
+					       a->model, arrive_ns, io);
+		pthread_mutex_unlock(&a->lock);
+		io->complete(io);
+		return;
+	}
 	done_ns = timed(a, io, arrive_ns);
 	pthread_mutex_unlock(&a->lock);
 	if (completer_submit(a->completer, done_ns, io))

@@ -1,41 +1,34 @@
-/* The `arraysim` command: one binary, one subcommand per verb. */
+/* The `arraysim` command: one binary, one subcommand per verb. Invoked as
+ * mount.fuse.arraysim, or by mount.fuse3 as `arraysim STORE MNT -o OPTS`,
+ * it is mount(8)'s helper (mount_helper.c). */
 #include <stdio.h>
 #include <string.h>
 
 #include "tools/commands.h"
 
-struct subcommand {
-	const char *name;
-	int (*run)(int argc, char **argv);
-	const char *summary;
-};
-
-/* Sorted by name: the set of verbs, in one place. */
-static const struct subcommand subcommands[] = {
-    {"ctl", cmd_ctl, "control a mounted array: status, faults, stats"},
-    {"dedupe-scan", cmd_dedupe_scan,
-     "what dedupe and compression would save on files"},
-    {"fsck", cmd_fsck, "check a store that is not mounted"},
-    {"mount", cmd_mount, "mount a store as a virtual array"},
-    {"profile", cmd_profile, "show NAME|FILE: print a profile fully resolved"},
-    {"profiles", cmd_profiles, "list the built-in array profiles"},
-    {"report", cmd_report, "RUN: the rehearsal report of a run, as HTML"},
-    {"stats", cmd_stats, "print the counters of a mounted array"},
-    {"top", cmd_top, "live view of a mounted array, once a second"},
-    {"umount", cmd_umount, "unmount and wait for the store to close"},
-};
-
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: arraysim COMMAND [OPTIONS] ...\n\ncommands:\n");
-	for (size_t i = 0; i < sizeof(subcommands) / sizeof(*subcommands); i++)
-		fprintf(f, "  %-11s %s\n", subcommands[i].name,
-			subcommands[i].summary);
+	fprintf(f, "usage: arraysim COMMAND [OPTIONS] ...\n"
+		   "       arraysim --version | --man PAGE | --completion "
+		   "bash\n\ncommands:\n");
+	for (const struct subcommand *c = subcommands; c->name; c++)
+		fprintf(f, "  %-11s %s\n", c->name, c->summary);
 	fprintf(f, "\n'arraysim COMMAND --help' describes each.\n");
+}
+
+static const struct subcommand *find_command(const char *name)
+{
+	for (const struct subcommand *c = subcommands; c->name; c++)
+		if (!strcmp(name, c->name))
+			return c;
+	return NULL;
 }
 
 int main(int argc, char **argv)
 {
+	const char *base = strrchr(argv[0], '/');
+	if (!strcmp(base ? base + 1 : argv[0], "mount.fuse.arraysim"))
+		return mount_helper(argc, argv);
 	if (argc < 2) {
 		tool_error("no command given (try: arraysim --help)");
 		return 2;
@@ -45,9 +38,32 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
-	for (size_t i = 0; i < sizeof(subcommands) / sizeof(*subcommands); i++)
-		if (!strcmp(argv[1], subcommands[i].name))
-			return subcommands[i].run(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+		printf("arraysim %s\n", ARRAYSIM_VERSION);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--man")) {
+		if (argc != 3) {
+			tool_error("--man needs one PAGE (arraysim, "
+				   "arraysim-COMMAND, arraysim-profile.5, "
+				   "arraysim-scenario)");
+			return 2;
+		}
+		return man_page(stdout, argv[2]);
+	}
+	if (!strcmp(argv[1], "--completion")) {
+		if (argc != 3 || strcmp(argv[2], "bash")) {
+			tool_error("--completion: only bash is written");
+			return 2;
+		}
+		return completion_bash(stdout);
+	}
+	const struct subcommand *c = find_command(argv[1]);
+	if (c)
+		return c->run(argc - 1, argv + 1);
+	/* mount.fuse3 runs the type's subtype with the source first. */
+	if (strchr(argv[1], '/') && argc >= 3)
+		return mount_helper(argc, argv);
 	tool_error("unknown command '%s' (try: arraysim --help)", argv[1]);
 	return 2;
 }

@@ -147,9 +147,71 @@ int opts_parse(const char *cmd, const char *synopsis,
 	return 0;
 }
 
+/* Set by `arraysim --man` and `--completion`: --help then prints the
+ * same table as roff, or as bare words. */
+static enum opts_format usage_format;
+
+void opts_usage_format(enum opts_format f)
+{
+	usage_format = f;
+}
+
+void opts_roff_text(FILE *f, const char *s)
+{
+	bool line_start = true;
+	for (; *s; s++) {
+		if (line_start && (*s == '.' || *s == '\''))
+			fputs("\\&", f);
+		line_start = *s == '\n';
+		if (*s == '\\')
+			fputs("\\e", f);
+		else if (*s == '-')
+			fputs("\\-", f);
+		else
+			fputc(*s, f);
+	}
+}
+
+static void usage_roff(FILE *f, const char *cmd, const char *synopsis,
+		       const struct opt_def *defs)
+{
+	fprintf(f, ".SH SYNOPSIS\n.B arraysim %s\n", cmd);
+	opts_roff_text(f, synopsis);
+	fputs("\n", f);
+	if (!defs->name)
+		return;
+	fputs(".SH OPTIONS\n", f);
+	for (const struct opt_def *d = defs; d->name; d++) {
+		fputs(".TP\n", f);
+		if (d->short_name)
+			fprintf(f, "\\fB\\-%c\\fR, ", d->short_name);
+		fputs("\\fB\\-\\-", f);
+		opts_roff_text(f, d->name);
+		fputs("\\fR", f);
+		if (d->metavar) {
+			fputs(" \\fI", f);
+			opts_roff_text(f, d->metavar);
+			fputs("\\fR", f);
+		}
+		fputs("\n", f);
+		opts_roff_text(f, d->help);
+		fputs("\n", f);
+	}
+}
+
 void opts_usage(FILE *f, const char *cmd, const char *synopsis,
 		const struct opt_def *defs)
 {
+	if (usage_format == OPTS_FORMAT_ROFF) {
+		usage_roff(f, cmd, synopsis, defs);
+		return;
+	}
+	if (usage_format == OPTS_FORMAT_WORDS) {
+		for (const struct opt_def *d = defs; d->name; d++)
+			fprintf(f, "%s--%s", d == defs ? "" : " ", d->name);
+		fputs("\n", f);
+		return;
+	}
 	fprintf(f, "usage: arraysim %s %s\n\noptions:\n", cmd, synopsis);
 	for (const struct opt_def *d = defs; d->name; d++) {
 		char left[64];

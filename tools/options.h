@@ -4,6 +4,7 @@
 #ifndef ARRAYSIM_TOOLS_OPTIONS_H
 #define ARRAYSIM_TOOLS_OPTIONS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -33,5 +34,14 @@ int opts_parse(const char *cmd, const char *synopsis,
 	       const char **pos, int max_pos, int *npos);
 void opts_usage(FILE *f, const char *cmd, const char *synopsis,
 		const struct opt_def *defs);
+enum opts_format {
+	OPTS_FORMAT_TEXT,  /* --help as users read it */
+	OPTS_FORMAT_ROFF,  /* a man page's SYNOPSIS and OPTIONS */
+	OPTS_FORMAT_WORDS, /* "--a --b": the long names, for completion */
+};
+/* How opts_usage prints from now on. */
+void opts_usage_format(enum opts_format f);
+/* @s as roff text: backslashes, dashes and leading dots escaped. */
+void opts_roff_text(FILE *f, const char *s);
 
 #endif

@@ -11,6 +11,7 @@ struct stats_opts {
 	bool json;
 	bool reset;
 	bool array;
+	bool since_mark;
 };
 
 #define O(f) offsetof(struct stats_opts, f)
@@ -19,6 +20,9 @@ static const struct opt_def stats_defs[] = {
     {"array", 0, OPT_FLAG, O(array), NULL,
      "the array model's figures: per tier and per link, controller "
      "and drive; the flash cache; host-bound replies"},
+    {"since-mark", 0, OPT_FLAG, O(since_mark), NULL,
+     "with --array: the figures since `arraysim ctl MOUNTPOINT stats "
+     "mark` (one run's)"},
     {"reset", 0, OPT_FLAG, O(reset), NULL,
      "zero the counters (gauges such as unique blocks stay)"},
     {0},
@@ -30,16 +34,23 @@ int cmd_stats(int argc, char **argv)
 	struct stats_opts o = {0};
 	const char *pos[1];
 	int npos;
-	int r = opts_parse("stats", "[--array] [--json|--reset] MOUNTPOINT",
-			   stats_defs, &o, argc, argv, pos, 1, &npos);
+	int r = opts_parse(
+	    "stats", "[--array [--since-mark]] [--json|--reset] MOUNTPOINT",
+	    stats_defs, &o, argc, argv, pos, 1, &npos);
 	if (r)
 		return r > 0 ? 0 : 2;
 	if (npos != 1) {
 		tool_error("stats: no MOUNTPOINT given");
 		return 2;
 	}
+	if (o.since_mark && (!o.array || o.reset)) {
+		tool_error("stats: --since-mark goes with --array alone");
+		return 2;
+	}
 	char err[1024];
-	const char *cmd = o.reset	      ? "stats reset"
+	const char *cmd = o.since_mark ? (o.json ? "stats array since-mark json"
+						 : "stats array since-mark")
+			  : o.reset    ? "stats reset"
 			  : o.array && o.json ? "stats array json"
 			  : o.array	      ? "stats array"
 			  : o.json	      ? "stats json"
