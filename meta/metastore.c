@@ -661,6 +661,9 @@ int metastore_sync(struct metastore *ms)
 		int r = metastore_errno(mdb_txn_begin(ms->env, NULL, 0, &txn));
 		if (r)
 			return r;
+		/* LMDB hands every write transaction the same MDB_txn: no
+		 * deferred seal of an earlier one may pass for this one's. */
+		ms_seal_drop(NULL);
 		r = metastore_errno(mdb_env_sync(ms->env, 1));
 		if (!r)
 			metastore_durable_pin(ms);
@@ -668,7 +671,7 @@ int metastore_sync(struct metastore *ms)
 		if (!r)
 			r = release_pending(ms, txn, &moved);
 		if (r || !moved) {
-			mdb_txn_abort(txn);
+			metastore_txn_abort(txn);
 			return r;
 		}
 		r = metastore_txn_commit(txn);
