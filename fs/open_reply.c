@@ -14,6 +14,11 @@
  * an open just goes without the flag. */
 #define SLOTS 128
 static _Atomic uint64_t pending[SLOTS];
+/* How many are noted: every reply of every request passes through
+ * open_reply_patch, and with none noted (nearly always: opens are rare
+ * beside reads and writes) it must cost one load, not a probe of the
+ * table. */
+static _Atomic unsigned noted;
 
 void open_reply_note(const void *req, size_t len)
 {
@@ -25,8 +30,11 @@ void open_reply_note(const void *req, size_t len)
 		uint64_t free_slot = 0;
 		unsigned s = (unsigned)(in->unique + i) % SLOTS;
 		if (atomic_compare_exchange_strong(&pending[s], &free_slot,
-						   in->unique))
+						   in->unique)) {
+			atomic_fetch_add_explicit(&noted, 1,
+						  memory_order_release);
 			return;
+		}
 	}
 }
 
@@ -36,8 +44,11 @@ static int take(uint64_t unique)
 	for (unsigned i = 0; i < SLOTS; i++) {
 		uint64_t want = unique;
 		unsigned s = (unsigned)(unique + i) % SLOTS;
-		if (atomic_compare_exchange_strong(&pending[s], &want, 0))
+		if (atomic_compare_exchange_strong(&pending[s], &want, 0)) {
+			atomic_fetch_sub_explicit(&noted, 1,
+						  memory_order_relaxed);
 			return 1;
+		}
 	}
 	return 0;
 }
@@ -47,7 +58,8 @@ void open_reply_patch(struct iovec *iov, int count)
 	if (count < 1 || iov[0].iov_len < sizeof(struct fuse_out_header))
 		return;
 	const struct fuse_out_header *out = iov[0].iov_base;
-	if (!out->unique || !take(out->unique) || out->error || count != 2 ||
+	if (!atomic_load_explicit(&noted, memory_order_acquire) ||
+	    !out->unique || !take(out->unique) || out->error || count != 2 ||
 	    iov[1].iov_len < sizeof(struct fuse_open_out))
 		return;
 	/* libfuse sends an open's reply in one piece, a create's as the
