@@ -66,14 +66,10 @@ static const struct opt_def *mount_def(const char *name, size_t len)
 	for (size_t i = 0; i < len; i++)
 		want[i] = name[i] == '_' ? '-' : name[i];
 	want[len] = '\0';
-	for (const struct opt_def *d = mount_opt_defs; d->name; d++)
-		if (!strcmp(d->name, want))
-			return strcmp(want, "store") &&
-				       strcmp(want, "options") &&
-				       strcmp(want, "foreground")
-				   ? d
-				   : NULL;
-	return NULL;
+	if (!strcmp(want, "store") || !strcmp(want, "options") ||
+	    !strcmp(want, "foreground"))
+		return NULL;
+	return opts_find_long(mount_opt_defs, want, len);
 }
 
 struct helper_args {

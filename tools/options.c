@@ -8,8 +8,8 @@
 #include "common/units.h"
 #include "tools/commands.h"
 
-static const struct opt_def *find_long(const struct opt_def *d,
-				       const char *name, size_t len)
+const struct opt_def *opts_find_long(const struct opt_def *d, const char *name,
+				     size_t len)
 {
 	for (; d->name; d++)
 		if (strlen(d->name) == len && !strncmp(d->name, name, len))
@@ -17,7 +17,7 @@ static const struct opt_def *find_long(const struct opt_def *d,
 	return NULL;
 }
 
-static const struct opt_def *find_short(const struct opt_def *d, char c)
+const struct opt_def *opts_find_short(const struct opt_def *d, char c)
 {
 	for (; d->name; d++)
 		if (d->short_name == c)
@@ -107,10 +107,10 @@ static int parse_one(const char *cmd, const struct opt_def *defs, void *out,
 	if (a[1] == '-') {
 		const char *eq = strchr(a + 2, '=');
 		size_t len = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
-		d = find_long(defs, a + 2, len);
+		d = opts_find_long(defs, a + 2, len);
 		inline_val = eq ? eq + 1 : NULL;
 	} else {
-		d = a[2] ? NULL : find_short(defs, a[1]);
+		d = a[2] ? NULL : opts_find_short(defs, a[1]);
 	}
 	if (!d) {
 		tool_error("%s: unknown option '%s' (try: arraysim %s --help)",

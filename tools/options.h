@@ -26,6 +26,11 @@ struct opt_def {
 	const char *help;    /* one line; the default is said here */
 };
 
+/* The option of table @d named by the @len bytes at @name, or NULL. */
+const struct opt_def *opts_find_long(const struct opt_def *d, const char *name,
+				     size_t len);
+/* The option of table @d with short name @c, or NULL. */
+const struct opt_def *opts_find_short(const struct opt_def *d, char c);
 /* Parse @argv (argv[0] is the subcommand) into @out. Non-option words go
  * to @pos (at most @max_pos). Returns 0, 1 for --help (usage printed to
  * stdout), or -1 after one "arraysim: ..." line on stderr. */

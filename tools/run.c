@@ -80,15 +80,6 @@ static void usage(void)
 	opts_usage(stdout, "run", synopsis, all);
 }
 
-static const struct opt_def *find_def(const struct opt_def *defs, const char *a,
-				      size_t len)
-{
-	for (const struct opt_def *d = defs; d->name; d++)
-		if (strlen(d->name) == len && !strncmp(d->name, a, len))
-			return d;
-	return NULL;
-}
-
 /* Run's option @d with @val. */
 static int take_run_opt(struct run *r, const struct opt_def *d, const char *val)
 {
@@ -114,14 +105,6 @@ static int take_run_opt(struct run *r, const struct opt_def *d, const char *val)
 	return 0;
 }
 
-static const struct opt_def *find_short(char c)
-{
-	for (const struct opt_def *d = mount_opt_defs; d->name; d++)
-		if (d->short_name && d->short_name == c)
-			return d;
-	return NULL;
-}
-
 /* One option word at argv[*i]: run's own, or mount's (copied to the
  * mount's argv). */
 static int split_one(struct run *r, int argc, char **argv, int *i)
@@ -130,11 +113,12 @@ static int split_one(struct run *r, int argc, char **argv, int *i)
 	const char *a = argv[*i], *eq = strchr(a, '=');
 	bool lng = a[1] == '-';
 	size_t len = eq && lng ? (size_t)(eq - a - 2) : strlen(a + 1 + lng);
-	const struct opt_def *d = lng ? find_def(run_defs, a + 2, len) : NULL;
+	const struct opt_def *d =
+	    lng ? opts_find_long(run_defs, a + 2, len) : NULL;
 	bool own = d != NULL;
 	if (!d)
-		d = lng ? find_def(mount_opt_defs, a + 2, len)
-			: (a[2] ? NULL : find_short(a[1]));
+		d = lng ? opts_find_long(mount_opt_defs, a + 2, len)
+			: (a[2] ? NULL : opts_find_short(mount_opt_defs, a[1]));
 	if (!d || !strcmp(d->name, "foreground")) {
 		tool_error(
 		    "run: unknown option '%s' (try: arraysim run --help)", a);
