@@ -11,9 +11,11 @@
 #include "tools/commands.h"
 #include "tools/options.h"
 #include "tools/report.h"
+#include "tools/report_curve.h"
 
 struct report_opts {
 	const char *out;
+	const char *curve;
 	uint64_t run; /* 1-based; RUN_UNSET: not given, the last */
 };
 #define RUN_UNSET UINT64_MAX
@@ -24,6 +26,8 @@ static const struct opt_def report_defs[] = {
      "where to write the page [RUN/report.html]"},
     {"run", 0, OPT_U64, O(run), "N",
      "which mount of the store, from 1 [the last]"},
+    {"curve", 0, OPT_STRING, O(curve), "FILE[,FILE...]",
+     "also chart workloads/curve.sh output: latency against IOPS"},
     {0},
 };
 #undef O
@@ -79,6 +83,48 @@ static int check_dir(const char *dir)
 	return 0;
 }
 
+/* The curves of --curve, a comma-separated list: at most MAX_CURVES. */
+#define MAX_CURVES 8
+
+static void free_curves(struct rcurve *c, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		rcurve_free(&c[i]);
+}
+
+static int load_curves(const char *list, struct rcurve *c, size_t *n)
+{
+	*n = 0;
+	if (!list)
+		return 0;
+	char buf[PATH_MAX * 2];
+	snprintf(buf, sizeof(buf), "%s", list);
+	char *save = NULL;
+	for (char *p = strtok_r(buf, ",", &save); p;
+	     p = strtok_r(NULL, ",", &save)) {
+		size_t line;
+		int r =
+		    *n == MAX_CURVES ? -E2BIG : rcurve_load(p, &c[*n], &line);
+		if (r == -E2BIG)
+			tool_error("report: --curve: at most %d files",
+				   MAX_CURVES);
+		else if (r == -EINVAL && line)
+			tool_error("report: %s line %zu: not a curve.sh step "
+				   "(pct, iops and lat_mean_us, as numbers)",
+				   p, line);
+		else if (r == -EINVAL)
+			tool_error("report: %s: no curve.sh step in it", p);
+		else if (r)
+			tool_error("report: %s: %s", p, strerror(-r));
+		if (r) {
+			free_curves(c, *n);
+			return -1;
+		}
+		++*n;
+	}
+	return 0;
+}
+
 static int report_run(const char *dir, const struct report_opts *o)
 {
 	if (check_dir(dir))
@@ -113,8 +159,16 @@ static int report_run(const char *dir, const struct report_opts *o)
 	char def[PATH_MAX];
 	snprintf(def, sizeof(def), "%s/report.html", dir);
 	const char *path = o->out ? o->out : def;
-	struct report_page page = {dir, &f, &r};
+	struct rcurve curves[MAX_CURVES];
+	size_t ncurves;
+	if (load_curves(o->curve, curves, &ncurves)) {
+		rrun_free(&r);
+		rfile_free(&f);
+		return 2;
+	}
+	struct report_page page = {dir, &f, &r, curves, ncurves};
 	rc = write_page(path, &page);
+	free_curves(curves, ncurves);
 	if (!rc) {
 		size_t hangs = 0;
 		for (size_t i = 0; i < r.nstalls; i++)
@@ -147,8 +201,9 @@ int cmd_report(int argc, char **argv)
 	struct report_opts o = {.run = RUN_UNSET};
 	const char *pos[1];
 	int npos;
-	int r = opts_parse("report", "[--out FILE] [--run N] RUN", report_defs,
-			   &o, argc, argv, pos, 1, &npos);
+	int r = opts_parse(
+	    "report", "[--out FILE] [--run N] [--curve FILE[,FILE...]] RUN",
+	    report_defs, &o, argc, argv, pos, 1, &npos);
 	if (r)
 		return r > 0 ? 0 : 2;
 	if (npos != 1) {

@@ -4,9 +4,11 @@
 #define ARRAYSIM_TOOLS_REPORT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 
 #include "tools/report_data.h"
+#include "tools/report_text.h"
 
 /* Classes, and fill or stroke colours, that a test can look for in the
  * page or in a screenshot of it: each is used for one thing only. */
@@ -19,10 +21,14 @@
 #define REPORT_COLOUR_REBUILD "#9c27b0"	   /* a rebuild: band on top */
 #define REPORT_COLOUR_HOST_BOUND "#e53935" /* host-bound second: shading */
 
+struct rcurve;
+
 struct report_page {
 	const char *source; /* the directory read */
 	const struct rfile *file;
 	const struct rrun *run;
+	const struct rcurve *curves; /* --curve files, drawn after the run */
+	size_t ncurves;
 };
 
 /* One chart: @series of the run's samples against time, with the run's
@@ -47,8 +53,6 @@ void report_svg_chart(FILE *out, const struct rrun *r,
 		      const struct chart_spec *c);
 /* Whether some sample of @r has a value of one of @c's series. */
 bool report_chart_has_data(const struct rrun *r, const struct chart_spec *c);
-/* @s with &<>"' escaped. */
-void report_html_text(FILE *out, const char *s);
 void report_html_write(FILE *out, const struct report_page *p);
 
 #endif

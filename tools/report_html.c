@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "tools/report.h"
+#include "tools/report_curve.h"
 
 static const char style[] =
     "body{font-family:sans-serif;margin:16px;color:#222}"
@@ -379,6 +380,9 @@ void report_html_write(FILE *out, const struct report_page *p)
 	stall_rows(out, p->run);
 	rebuild_rows(out, p->run);
 	loss_rows(out, p->run);
+	/* Before the run's own charts: a curve run is what the reader came
+	 * for when one is given. */
+	report_curve_section(out, p->curves, p->ncurves);
 	fprintf(out, "<h2>Over time</h2>\n");
 	key(out);
 	if (!p->run->ns)

@@ -2,7 +2,7 @@
  * so the page and its charts never call each other. */
 #include <stdio.h>
 
-#include "tools/report.h"
+#include "tools/report_text.h"
 
 void report_html_text(FILE *out, const char *s)
 {

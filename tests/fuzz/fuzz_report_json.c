@@ -10,8 +10,9 @@
  * span lies inside the input, strings come back NUL-terminated within the
  * buffer given, and numbers are finite; only a fault_hits event counts
  * more than one hit of its rule. Then the input, read as both
- * files of a store, makes a whole page (to /dev/null): what the lines
- * hold cannot hang or crash the charts.
+ * files of a store, makes a whole page (to /dev/null), with the input
+ * also read as a --curve file: what the lines hold cannot hang or crash
+ * the charts. A curve read has a step, each finite and not negative.
  */
 #include <math.h>
 #include <stdint.h>
@@ -20,6 +21,7 @@
 #include <string.h>
 
 #include "tools/report.h"
+#include "tools/report_curve.h"
 #include "tools/report_data.h"
 #include "tools/report_json.h"
 
@@ -51,6 +53,26 @@ static void check_values(const struct rj_obj *o)
 	}
 }
 
+/* The input as a curve.sh file; the curve, if it is one. */
+static size_t as_curve(const char *p, size_t size, struct rcurve *c)
+{
+	FILE *in = fmemopen((void *)p, size, "r");
+	size_t line;
+	if (!in)
+		abort();
+	int r = rcurve_read(in, c, &line);
+	fclose(in);
+	if (r)
+		return 0;
+	for (size_t i = 0; i < c->n; i++) {
+		const struct rcurve_step *s = &c->steps[i];
+		if (!(s->iops >= 0 && s->lat_mean_us >= 0 && s->pct >= 0) ||
+		    !isfinite(s->iops) || !isfinite(s->lat_mean_us))
+			abort();
+	}
+	return c->n ? 1 : (abort(), 0);
+}
+
 static void whole_page(const char *p, size_t size)
 {
 	static FILE *null;
@@ -64,16 +86,20 @@ static void whole_page(const char *p, size_t size)
 	rewind(in);
 	rfile_read(in, false, &f);
 	fclose(in);
+	struct rcurve c;
+	size_t nc = as_curve(p, size, &c);
 	struct rrun r;
 	/* The last run, then the first two by number (0 is refused). */
 	unsigned runs[] = {REPORT_RUN_LAST, 1, 2};
 	for (unsigned i = 0; i < 3 && (i == 0 || runs[i] <= rfile_runs(&f));
 	     i++)
 		if (!rrun_select(&f, runs[i], &r)) {
-			struct report_page page = {"fuzz", &f, &r};
+			struct report_page page = {"fuzz", &f, &r, &c, nc};
 			report_html_write(null, &page);
 			rrun_free(&r);
 		}
+	if (nc)
+		rcurve_free(&c);
 	rfile_free(&f);
 }
 

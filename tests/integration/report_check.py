@@ -21,6 +21,10 @@
       the boxes in Chromium's --dump-dom of the probe overlap nowhere
       within a chart, and none is wider than its data-w (the layout's
       estimate holds for the font Chromium used).
+  report_check.py curve PAGE CURVE [SHOT]
+      the page's latency/IOPS chart draws CURVE (workloads/curve.sh's
+      lines): a point per held step, ordered as their IOPS and latency,
+      a ring per unlimited run; the screenshot has the curve's colour.
 """
 import html
 import json
@@ -34,6 +38,7 @@ from html.parser import HTMLParser
 INJECT = (0xFF, 0x00, 0xFF)
 STALL = (0x00, 0xE5, 0xFF)
 DEGRADED = (0xFF, 0xE4, 0xB5)
+CURVE = (0x00, 0xA6, 0x51)  # tools/report_curve.h
 BODY_MARGIN = 16  # the page's CSS: body{margin:16px}
 
 
@@ -288,6 +293,38 @@ def check_rendered(dom_path):
           (len(boxes), len(charts)))
 
 
+def check_curve(page, curve, png):
+    """The curve section of PAGE draws CURVE (curve.sh's lines): one point
+    per held step, left to right in the order of their IOPS, higher on
+    the page for a higher latency, the maximum as a ring; and, when PNG
+    is given, Chromium painted the curve's colour."""
+    steps = [json.loads(l) for l in open(curve) if l.strip()]
+    held = [s for s in steps if s["pct"] > 0]
+    html = open(page).read()
+    m = re.search(r'<polyline class="curve"[^>]*points="([^"]*)"', html)
+    if not m:
+        fail("no curve polyline in %s" % page)
+    pts = [tuple(map(float, p.split(","))) for p in m.group(1).split()]
+    if len(pts) != len(held):
+        fail("%d points for %d held steps" % (len(pts), len(held)))
+    for (xa, ya), (xb, yb), a, b in zip(pts, pts[1:], held, held[1:]):
+        if (xb - xa) * (b["iops"] - a["iops"]) < 0:
+            fail("x order: %r against IOPS %r" % (pts, [s["iops"] for s in held]))
+        if (yb - ya) * (b["lat_mean_us"] - a["lat_mean_us"]) > 0:
+            fail("y order: %r against latency %r" % (pts, [s["lat_mean_us"] for s in held]))
+    if html.count('class="step max"') != len(steps) - len(held):
+        fail("not one ring per unlimited run")
+    if png:
+        w, h, bpp, rows = png_pixels(png)
+        n = sum(1 for row in rows for x in range(w)
+                if tuple(row[x * bpp:x * bpp + 3]) == CURVE)
+        if n < 50:
+            fail("%d pixels of the curve's colour in %s" % (n, png))
+        print("%d points, %d curve pixels rendered" % (len(pts), n))
+    else:
+        print("%d points" % len(pts))
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "html":
         check_html(sys.argv[2], float(sys.argv[3]), float(sys.argv[4]))
@@ -297,6 +334,8 @@ if __name__ == "__main__":
         check_labels(sys.argv[2])
     elif sys.argv[1] == "probe":
         write_probe(sys.argv[2], sys.argv[3])
+    elif sys.argv[1] == "curve":
+        check_curve(sys.argv[2], sys.argv[3], sys.argv[4] if len(sys.argv) > 4 else None)
     elif sys.argv[1] == "rendered":
         check_rendered(sys.argv[2])
     else:

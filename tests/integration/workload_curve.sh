@@ -3,9 +3,12 @@
 # 0.2): the maximum run first, then the job held at 30% and 60% of it.
 # Each held step reaches its target within 10% (the array has the
 # headroom, so fio's rate limit is what sets the pace), stays below the
-# maximum, and every line carries IOPS and latency.
+# maximum, and every line carries IOPS and latency. Then `arraysim
+# report --curve` charts it: a point per held step where its IOPS and
+# latency put it, painted by Chromium when it is installed.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/report_lib.sh"
 t_require_cmd fio python3
 
 t_setup
@@ -27,4 +30,18 @@ for l in lines[1:]:
     assert l["lat_mean_us"] > 0 and l["lat_p99_us"] > 0, "no latency"
 PY
 t_umount
+
+"$ARRAYSIM" report "$STORE" --curve "$T/curve.jsonl" --out "$T/report.html" ||
+	t_fail "arraysim report --curve failed"
+CHECK=(python3 "$ARRAYSIM_SRC/tests/integration/report_check.py")
+if command -v chromium >/dev/null 2>&1; then
+	t_render "$T/report.html" "$T/shot.png"
+	[ -z "$(t_console_errors)" ] || t_fail "console errors: $(t_console_errors)"
+	"${CHECK[@]}" curve "$T/report.html" "$T/curve.jsonl" "$T/shot.png" >&2 ||
+		t_fail "curve chart (above)"
+else
+	"${CHECK[@]}" curve "$T/report.html" "$T/curve.jsonl" >&2 ||
+		t_fail "curve chart (above)"
+	t_log "chromium is not installed: the chart's structure passed, its rendering is untested"
+fi
 echo "PASS"

@@ -64,7 +64,7 @@ static char *page_of(const char *st, const char *et)
 
 	t_load(st, et, &f, &r);
 	FILE *out = open_memstream(&text, &len);
-	struct report_page p = {"/store", &f, &r};
+	struct report_page p = {"/store", &f, &r, NULL, 0};
 	report_html_write(out, &p);
 	fclose(out);
 	rrun_free(&r);

@@ -47,7 +47,7 @@ static char *page_of(const char *samples_text, const char *events_text)
 	char *text = NULL;
 	size_t len = 0;
 	FILE *out = open_memstream(&text, &len);
-	struct report_page p = {"/st<ore", &f, &r};
+	struct report_page p = {"/st<ore", &f, &r, NULL, 0};
 	report_html_write(out, &p);
 	fclose(out);
 	rrun_free(&r);
