@@ -94,7 +94,7 @@ static void finish(struct fp_pool *p, struct fp_job *j, int r, bool worker,
 		pthread_cond_broadcast(&p->done);
 }
 
-static void *worker(void *arg)
+static void *fp_pool_worker(void *arg)
 {
 	struct fp_pool *p = arg;
 	pthread_mutex_lock(&p->mu);
@@ -162,7 +162,7 @@ static int start_threads(struct fp_pool *p)
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	int r = 0;
 	while (p->started < p->cfg.threads && !r) {
-		r = pthread_create(&p->th[p->started], NULL, worker, p);
+		r = pthread_create(&p->th[p->started], NULL, fp_pool_worker, p);
 		p->started += !r;
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
