@@ -46,6 +46,7 @@ row() { # NAME FIO-ARGS...
 	for f in "$WORK/cg.$name"-*; do
 		ir=$(callgrind_annotate "$f" 2>/dev/null |
 			awk '/PROGRAM TOTALS/ && !n++ {gsub(",", "", $1); print $1}')
+		[[ $ir =~ ^[0-9]+$ ]] || ir=0 # a thread that never ran op_write
 		if grep -q 'fn=.*fp_pool_worker' "$f"; then
 			pool=$((pool + ${ir:-0}))
 		else
