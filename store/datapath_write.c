@@ -17,6 +17,7 @@
 #include "dedupe/chunker.h"
 #include "dedupe/dedupe.h"
 #include "dedupe/fingerprint.h"
+#include "dedupe/fingerprint_pool.h"
 #include "store/datapath_i.h"
 #include "store/loss.h"
 #include "store/namespace.h"
@@ -165,15 +166,16 @@ int datapath_write_prep(struct dp_write *w, uint64_t off, const void *buf,
 	w->fp = malloc(w->n * sizeof(*w->fp));
 	if (!w->fp)
 		return -ENOMEM;
-	/* Whole blocks depend on the caller's bytes alone. */
-	for (unsigned i = 0; i < w->n; i++) {
-		if (block_partial(w, i))
-			continue;
-		int r = fingerprint_block(dp_block(w, i), &w->fp[i]);
-		if (r)
-			return r;
-	}
-	return 0;
+	/* Whole blocks depend on the caller's bytes alone; they are one run
+	 * of the caller's buffer, between the partial edges. A long run is
+	 * hashed on idle threads too (dedupe/fingerprint_pool.h). */
+	unsigned lo = block_partial(w, 0), hi = w->n;
+	if (hi > lo && block_partial(w, hi - 1))
+		hi--;
+	if (hi <= lo)
+		return 0;
+	return fp_pool_blocks(fp_pool_shared(), dp_block(w, lo), hi - lo,
+			      &w->fp[lo]);
 }
 
 void datapath_write_free(struct dp_write *w)

@@ -1448,11 +1448,96 @@ static void test_group_commit_threads_share_edges(void **state)
 	assert_true(t_inode(t, ino).size >= end);
 }
 
+/* Large writes, whose whole blocks are hashed on the hashing pool
+ * (dedupe/fingerprint_pool.h), from several threads at once, each to its
+ * own file, unaligned: every byte reads back, and every block's
+ * fingerprint was its own (a block equal to the file's first whole block
+ * shares its physical block, a zero block is a hole, the others not). */
+#define BIG_THREADS 3
+#define BIG_BLOCKS 300 /* past the pool's threshold, not a chunk multiple */
+
+struct big_writer {
+	struct t_ctx *t;
+	uint64_t ino;
+	unsigned id;
+	uint8_t *data;
+	int err;
+};
+
+/* Logical block b of writer @id's file: a copy of block 1 every 5th,
+ * zeros every 7th, else its own bytes. */
+static void big_fill(uint8_t *data, unsigned id)
+{
+	uint64_t rng = 77 + id;
+	for (size_t i = 0; i < (BIG_BLOCKS + 1) * BLOCK_BYTES; i += 8) {
+		uint64_t x = prng_next(&rng);
+		memcpy(data + i, &x, 8);
+	}
+	/* written at offset 100: logical block b is at b x 4096 - 100 */
+	for (size_t b = 2; b < BIG_BLOCKS; b++) {
+		uint8_t *blk = data + b * BLOCK_BYTES - 100;
+		if (b % 7 == 0)
+			memset(blk, 0, BLOCK_BYTES);
+		else if (b % 5 == 0)
+			memcpy(blk, data + BLOCK_BYTES - 100, BLOCK_BYTES);
+	}
+}
+
+static void *big_writer_run(void *arg)
+{
+	struct big_writer *w = arg;
+	bool setid = false;
+	/* 100 bytes in: a partial head, BIG_BLOCKS - 1 whole, a tail */
+	w->err = datapath_write(w->t->fs.st, w->ino, 100, w->data,
+				BIG_BLOCKS * BLOCK_BYTES, &setid, NULL);
+	return NULL;
+}
+
+static void test_large_writes_hashed_in_parallel(void **state)
+{
+	struct t_ctx *t = *state;
+	struct big_writer w[BIG_THREADS];
+	pthread_t th[BIG_THREADS];
+	for (unsigned i = 0; i < BIG_THREADS; i++) {
+		w[i] = (struct big_writer){
+		    t, t_new_file(t), i, malloc((BIG_BLOCKS + 1) * BLOCK_BYTES),
+		    0};
+		assert_non_null(w[i].data);
+		big_fill(w[i].data, i);
+	}
+	for (unsigned i = 0; i < BIG_THREADS; i++)
+		assert_int_equal(
+		    pthread_create(&th[i], NULL, big_writer_run, &w[i]), 0);
+	for (unsigned i = 0; i < BIG_THREADS; i++) {
+		pthread_join(th[i], NULL);
+		assert_int_equal(w[i].err, 0);
+	}
+	for (unsigned i = 0; i < BIG_THREADS; i++) {
+		static uint8_t want[(BIG_BLOCKS + 1) * BLOCK_BYTES];
+		memset(want, 0, 100);
+		memcpy(want + 100, w[i].data, BIG_BLOCKS * BLOCK_BYTES);
+		t_expect(t, w[i].ino, 0, sizeof(want), want,
+			 100 + BIG_BLOCKS * BLOCK_BYTES);
+		uint64_t first = t_pblk_of(t, w[i].ino, 1);
+		for (uint64_t b = 2; b < BIG_BLOCKS; b++) {
+			uint64_t p = t_pblk_of(t, w[i].ino, b);
+			if (b % 7 == 0)
+				assert_int_equal(p, 0);
+			else if (b % 5 == 0)
+				assert_int_equal(p, first);
+			else
+				assert_true(p && p != first);
+		}
+		free(w[i].data);
+	}
+}
+
 int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, t_setup, t_teardown)
 	const struct CMUnitTest tests[] = {
 	    T(test_random_writes_match_shadow),
+	    T(test_large_writes_hashed_in_parallel),
 	    T(test_big_truncate_and_punch_span_transactions),
 	    T(test_random_ops_keep_invariants),
 	    T(test_short_tail_and_eof),

@@ -168,6 +168,9 @@ bad_case "--time-scale 2000" 2 --path 2000 "$A" mount --store "$STORE" --profile
 sed '/^\[tier flash\]/a rebuild_rate = 160G/s' "$ARRAYSIM_SRC/tiers/profiles/allflash.ini" >"$T/fast-rebuild.ini"
 bad_case "rebuild_rate past the drives (profile show)" 2 --path "rebuild at, " "$A" profile show "$T/fast-rebuild.ini"
 bad_case "rebuild_rate past the drives (mount)" 2 --path "rebuild at, " "$A" mount --store "$STORE" --profile "$T/fast-rebuild.ini" "$MNT"
+printf 'rand4k_read 40000\nrand4k_writes 1\n' >"$T/ceiling.txt"
+bad_case "profile show --ceiling: an unknown workload" 2 --path "$T/ceiling.txt:2" "$A" profile show hybrid --ceiling "$T/ceiling.txt"
+bad_case "profile show --ceiling: no such file" 2 --path "$T/no-ceiling" "$A" profile show hybrid --ceiling "$T/no-ceiling"
 bad_case "mountpoint does not exist" nonzero --path "$T/no-such-mnt" "$A" mount --store "$STORE" "$T/no-such-mnt"
 bad_case "fsck without --store" nonzero "$A" fsck
 bad_case "stats without a mountpoint" nonzero "$A" stats
