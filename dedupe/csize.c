@@ -16,11 +16,12 @@ struct rec {
 	uint16_t size[SLOTS];
 };
 
-static const char total_key[] = "csize:total";
+static const char total_key[] = DEDUPE_CSIZE_PREFIX "total";
+#define PREFIX_LEN (sizeof(DEDUPE_CSIZE_PREFIX) - 1)
 
 static MDB_val key_of(uint64_t pblk, char buf[KEY_LEN + 1])
 {
-	snprintf(buf, KEY_LEN + 1, "csize:%016llx",
+	snprintf(buf, KEY_LEN + 1, DEDUPE_CSIZE_PREFIX "%016llx",
 		 (unsigned long long)(pblk / SLOTS));
 	return (MDB_val){KEY_LEN, buf};
 }
@@ -113,4 +114,40 @@ int dedupe_csize_clear(const struct metastore *ms, MDB_txn *txn, uint64_t pblk)
 	*slot = 0;
 	r = rec_put(ms, txn, &k, &rec);
 	return r ? r : total_put(ms, txn, &t);
+}
+
+enum dedupe_csize_kind dedupe_csize_parse(const MDB_val *k, const MDB_val *v,
+					  uint64_t *first_pblk,
+					  uint16_t sizes[MS_BLOCK_EXTENT],
+					  struct dedupe_csize_total *total)
+{
+	const char *key = k->mv_data;
+	if (k->mv_size < PREFIX_LEN ||
+	    memcmp(key, DEDUPE_CSIZE_PREFIX, PREFIX_LEN))
+		return DEDUPE_CSIZE_OTHER;
+	if (k->mv_size == sizeof(total_key) - 1 &&
+	    !memcmp(key, total_key, k->mv_size)) {
+		if (v->mv_size != sizeof(*total) + MS_SEAL_LEN)
+			return DEDUPE_CSIZE_BROKEN;
+		memcpy(total, v->mv_data, sizeof(*total));
+		return DEDUPE_CSIZE_TOTAL;
+	}
+	if (k->mv_size != KEY_LEN ||
+	    v->mv_size != sizeof(struct rec) + MS_SEAL_LEN)
+		return DEDUPE_CSIZE_BROKEN;
+	uint64_t n = 0;
+	for (size_t i = PREFIX_LEN; i < KEY_LEN; i++) {
+		char c = key[i];
+		int d = c >= '0' && c <= '9'   ? c - '0'
+			: c >= 'a' && c <= 'f' ? c - 'a' + 10
+					       : -1;
+		if (d < 0)
+			return DEDUPE_CSIZE_BROKEN;
+		n = n << 4 | (uint64_t)d;
+	}
+	if (n > UINT64_MAX / SLOTS)
+		return DEDUPE_CSIZE_BROKEN;
+	*first_pblk = n * SLOTS;
+	memcpy(sizes, v->mv_data, sizeof(struct rec));
+	return DEDUPE_CSIZE_SIZES;
 }

@@ -38,4 +38,18 @@ int dedupe_csize_clear(const struct metastore *ms, MDB_txn *txn, uint64_t pblk);
 int dedupe_csize_total(const struct metastore *ms, MDB_txn *txn,
 		       struct dedupe_csize_total *out);
 
+/* For fsck: what record (@k, @v) of the `meta` table is. */
+enum dedupe_csize_kind {
+	DEDUPE_CSIZE_OTHER,  /* not a size record */
+	DEDUPE_CSIZE_SIZES,  /* 80 sizes: *first_pblk, @sizes filled */
+	DEDUPE_CSIZE_TOTAL,  /* the total: @total filled */
+	DEDUPE_CSIZE_BROKEN, /* named as one, but the key or size is wrong */
+};
+/* The key prefix every size record has: fsck's cursor starts there. */
+#define DEDUPE_CSIZE_PREFIX "csize:"
+enum dedupe_csize_kind dedupe_csize_parse(const MDB_val *k, const MDB_val *v,
+					  uint64_t *first_pblk,
+					  uint16_t sizes[MS_BLOCK_EXTENT],
+					  struct dedupe_csize_total *total);
+
 #endif

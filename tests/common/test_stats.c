@@ -318,7 +318,8 @@ static void test_reduction(void **state)
 	char *out = t_print(s, &g, true);
 	static const char *const keys[] = {
 	    "\"compression\":\"zstd\",\"compression_keep\":\"half\",",
-	    "\"logical_data_bytes\":40960,", "\"after_dedupe_bytes\":16384,",
+	    "\"logical_data_bytes\":40960,",
+	    "\"after_dedupe_bytes\":16384,",
 	    "\"after_compression_bytes\":6144,",
 	    "\"compression_ratio\":2.666667,",
 	    "\"data_reduction_ratio\":6.666667"};

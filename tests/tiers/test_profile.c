@@ -360,11 +360,11 @@ static void test_compression_keys(void **state)
 	char err[PROFILE_ERR_LEN];
 	struct profile p;
 
-	assert_int_equal(
-	    profile_parse_string("[array]\nmodel = null\n[dedupe]\n"
-				 "compression = zstd\ncompression_keep = half\n",
-				 "c.ini", &p, err, sizeof(err)),
-	    0);
+	assert_int_equal(profile_parse_string(
+			     "[array]\nmodel = null\n[dedupe]\n"
+			     "compression = zstd\ncompression_keep = half\n",
+			     "c.ini", &p, err, sizeof(err)),
+			 0);
 	assert_int_equal(p.dedupe.compression, PROFILE_COMPRESS_ZSTD);
 	assert_int_equal(p.dedupe.compression_keep, PROFILE_KEEP_HALF);
 	assert_int_equal(
