@@ -2,6 +2,7 @@
 #include "dedupe/compress.h"
 
 #include <lz4.h>
+#include <pthread.h>
 #include <zstd.h>
 
 #include "tiers/profile_types.h"
@@ -23,9 +24,41 @@ size_t dedupe_compress_bound(uint32_t len)
 	return l > z ? l : z;
 }
 
+/* One ZSTD_CCtx per thread, made at its first zstd block and freed when
+ * the thread exits: a context made per call (ZSTD_compress) cost the
+ * mount's writes more than the compression itself. */
+static pthread_key_t ctx_key;
+static pthread_once_t ctx_once = PTHREAD_ONCE_INIT;
+static int ctx_key_rc = -1;
+
+static void ctx_free(void *ctx)
+{
+	ZSTD_freeCCtx(ctx);
+}
+
+static void ctx_key_init(void)
+{
+	ctx_key_rc = pthread_key_create(&ctx_key, ctx_free);
+}
+
+static ZSTD_CCtx *thread_ctx(void)
+{
+	pthread_once(&ctx_once, ctx_key_init);
+	if (ctx_key_rc)
+		return NULL;
+	ZSTD_CCtx *c = pthread_getspecific(ctx_key);
+	if (!c && (c = ZSTD_createCCtx()) && pthread_setspecific(ctx_key, c)) {
+		ZSTD_freeCCtx(c);
+		c = NULL;
+	}
+	return c;
+}
+
 static long zstd_size(const void *p, uint32_t len, void *out, void *zctx)
 {
 	size_t bound = ZSTD_compressBound(len), z;
+	if (!zctx)
+		zctx = thread_ctx();
 	if (zctx)
 		z = ZSTD_compressCCtx(zctx, out, bound, p, len, ZSTD_LEVEL);
 	else

@@ -35,7 +35,7 @@ size_t dedupe_compress_bound(uint32_t len);
 /* The bytes a compressing array stores for @len bytes at @p (@len at most
  * INT32_MAX): in 1..@len, @len when @c's kind is none or the block is not
  * kept compressed. @out: dedupe_compress_bound(@len) bytes of scratch;
- * @zctx: a ZSTD_CCtx to reuse, or NULL (one made for the call). */
+ * @zctx: a ZSTD_CCtx to reuse, or NULL (the calling thread's own). */
 uint32_t dedupe_compressed_size(const struct dedupe_compression *c,
 				const void *p, uint32_t len, void *out,
 				void *zctx);
