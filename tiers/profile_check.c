@@ -350,8 +350,7 @@ static bool null_may_give(const struct pstate *st, unsigned s)
 		return false;
 	for (unsigned i = 0; i < n_pkeys; i++)
 		if (pkeys[i].sec == PSEC_DEDUPE && st->key_line[i][0] &&
-		    strcmp(pkeys[i].key, "compression") != 0 &&
-		    strcmp(pkeys[i].key, "compression_keep") != 0)
+		    !pkey_mount_only(&pkeys[i]))
 			return false;
 	return true;
 }

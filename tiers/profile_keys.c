@@ -5,6 +5,7 @@
 #include "tiers/profile_i.h"
 
 #include <stddef.h>
+#include <string.h>
 
 const char *const psec_names[PSEC_COUNT] = {
     "array", "controllers", "frontend", "tier", "cache", "dedupe",
@@ -166,3 +167,9 @@ const struct pkey pkeys[] = {
 const unsigned n_pkeys = sizeof(pkeys) / sizeof(pkeys[0]);
 
 _Static_assert(sizeof(pkeys) / sizeof(pkeys[0]) <= 64, "pstate.key_line");
+
+bool pkey_mount_only(const struct pkey *k)
+{
+	return k->sec == PSEC_DEDUPE && (!strcmp(k->key, "compression") ||
+					 !strcmp(k->key, "compression_keep"));
+}

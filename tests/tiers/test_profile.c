@@ -367,6 +367,22 @@ static void test_compression_keys(void **state)
 			 0);
 	assert_int_equal(p.dedupe.compression, PROFILE_COMPRESS_ZSTD);
 	assert_int_equal(p.dedupe.compression_keep, PROFILE_KEEP_HALF);
+	/* profile show prints them, and what it prints parses back. */
+	char *shown = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&shown, &len);
+	assert_non_null(f);
+	profile_print(f, &p);
+	assert_int_equal(fclose(f), 0);
+	assert_non_null(strstr(shown, "[dedupe]\ncompression = zstd\n"
+				      "compression_keep = half\n"));
+	assert_null(strstr(shown, "hash_rate"));
+	struct profile q;
+	assert_int_equal(
+	    profile_parse_string(shown, "c.ini", &q, err, sizeof(err)), 0);
+	assert_int_equal(q.dedupe.compression, PROFILE_COMPRESS_ZSTD);
+	assert_int_equal(q.dedupe.compression_keep, PROFILE_KEEP_HALF);
+	free(shown);
 	assert_int_equal(
 	    profile_parse_string("[array]\nmodel = null\n[dedupe]\n"
 				 "compression = lz4\nenabled = yes\n",
