@@ -119,9 +119,33 @@ static void dedupe_counters(FILE *out, const struct dedupe_stats *d)
 		}
 }
 
+/* Data reduction: what a compressing array would store. */
+static void reduction_gauges(FILE *out, const struct stats_gauges *g)
+{
+	struct stats_reduction r;
+	stats_reduction_of(g, &r);
+	gauge(out, "arraysim_logical_data_bytes",
+	      "Bytes of the non-zero logical blocks over all files.",
+	      (double)r.logical_bytes);
+	gauge(out, "arraysim_after_dedupe_bytes",
+	      "Bytes a deduplicating array stores: the unique blocks.",
+	      (double)r.after_dedupe_bytes);
+	gauge(out, "arraysim_after_compression_bytes",
+	      "Bytes a compressing array would store: the unique blocks at "
+	      "their compressed sizes.",
+	      (double)r.after_compression_bytes);
+	gauge(out, "arraysim_compression_ratio",
+	      "Unique block bytes per byte after compression.",
+	      r.compression_ratio);
+	gauge(out, "arraysim_data_reduction_ratio",
+	      "Logical data bytes per byte after dedupe and compression.",
+	      r.data_reduction_ratio);
+}
+
 static void gauges(FILE *out, const struct metrics_state *st)
 {
 	const struct stats_gauges *g = &st->g;
+	reduction_gauges(out, g);
 	gauge(out, "arraysim_dedupe_ratio",
 	      "Live non-zero logical blocks per unique stored block.",
 	      g->unique_blocks

@@ -24,6 +24,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "common/block.h"
 #include "common/clock.h"
 #include "common/jsonl.h"
 #include "common/units.h"
@@ -222,11 +223,72 @@ uint64_t stats_now_ns(void)
 
 /* ---- stats_print ------------------------------------------------------ */
 
+static void stats_print_size(FILE *out, const char *label, uint64_t bytes);
+
+static double ratio(uint64_t before, uint64_t after)
+{
+	return after ? (double)before / (double)after : 1.0;
+}
+
+void stats_reduction_of(const struct stats_gauges *g,
+			struct stats_reduction *out)
+{
+	out->logical_bytes = g->live_blocks * BLOCK_BYTES;
+	out->after_dedupe_bytes = g->unique_blocks * BLOCK_BYTES;
+	out->after_compression_bytes = g->compressed_bytes;
+	out->dedupe_ratio = ratio(g->live_blocks, g->unique_blocks);
+	out->compression_ratio =
+	    ratio(out->after_dedupe_bytes, out->after_compression_bytes);
+	out->data_reduction_ratio =
+	    ratio(out->logical_bytes, out->after_compression_bytes);
+}
+
 static double stats_dedupe_ratio(const struct stats_gauges *g)
 {
-	if (!g->unique_blocks)
-		return 1.0;
-	return (double)g->live_blocks / (double)g->unique_blocks;
+	return ratio(g->live_blocks, g->unique_blocks);
+}
+
+static const char *or_default(const char *s, const char *d)
+{
+	return s ? s : d;
+}
+
+static void stats_json_reduction(FILE *out, const struct stats_gauges *g)
+{
+	struct stats_reduction r;
+	stats_reduction_of(g, &r);
+	fprintf(out,
+		",\"compression\":\"%s\",\"compression_keep\":\"%s\""
+		",\"logical_data_bytes\":%" PRIu64
+		",\"after_dedupe_bytes\":%" PRIu64
+		",\"after_compression_bytes\":%" PRIu64
+		",\"compression_ratio\":%.6f,\"data_reduction_ratio\":%.6f",
+		or_default(g->compression, "none"),
+		or_default(g->compression_keep, "any"), r.logical_bytes,
+		r.after_dedupe_bytes, r.after_compression_bytes,
+		r.compression_ratio, r.data_reduction_ratio);
+}
+
+/* The reduction section: what a compressing array would store (the
+ * mount stores every block whole, see dedupe/README.md). */
+static void stats_text_reduction(FILE *out, const struct stats_gauges *g)
+{
+	struct stats_reduction r;
+	stats_reduction_of(g, &r);
+	fprintf(out,
+		"\ndata reduction (what a compressing array would store)\n");
+	fprintf(out, "  %-22s %12s\n", "compression",
+		or_default(g->compression, "none"));
+	fprintf(out, "  %-22s %12s\n", "compression_keep",
+		or_default(g->compression_keep, "any"));
+	stats_print_size(out, "logical_data_bytes", r.logical_bytes);
+	stats_print_size(out, "after_dedupe_bytes", r.after_dedupe_bytes);
+	stats_print_size(out, "after_compression", r.after_compression_bytes);
+	fprintf(out, "  %-22s %12.2f:1\n", "dedupe_ratio", r.dedupe_ratio);
+	fprintf(out, "  %-22s %12.2f:1\n", "compression_ratio",
+		r.compression_ratio);
+	fprintf(out, "  %-22s %12.2f:1\n", "data_reduction_ratio",
+		r.data_reduction_ratio);
 }
 
 static double ns_to_us(uint64_t ns)
@@ -280,6 +342,7 @@ static void stats_print_json(FILE *out, const struct stats *s,
 	stats_json_counters(out, d, COUNTER_BLOCKS);
 	fprintf(out, ",\"dedupe_ratio\":%.6f", stats_dedupe_ratio(g));
 	stats_json_counters(out, d, COUNTER_CHECKS);
+	stats_json_reduction(out, g);
 
 	fputs(",\"ops\":{", out);
 	for (unsigned i = 0; i < STATS_OP_COUNT; i++) {
@@ -340,6 +403,7 @@ static void stats_print_text(FILE *out, const struct stats *s,
 		stats_dedupe_ratio(g));
 	stats_text_counters(out, &s->dedupe, COUNTER_BLOCKS);
 	stats_text_counters(out, &s->dedupe, COUNTER_CHECKS);
+	stats_text_reduction(out, g);
 
 	fprintf(out, "\nops%*s %10s %8s %12s %12s %12s\n", 8, "", "count",
 		"errors", "p50_us", "p99_us", "p99.9_us");

@@ -126,11 +126,26 @@ struct stats_gauges {
 	uint64_t meta_bytes_on_disk;  /* the metadata store, likewise */
 	uint64_t seed;		      /* the --seed of this mount */
 	int dedupe_verify;	      /* 1: verify-on-match, 0: trust SHA-1 */
+	/* What a compressing array would store: the unique blocks at their
+	 * compressed sizes (whole when not measured); the profile's
+	 * [dedupe] compression and compression_keep (NULL: none, any). */
+	uint64_t compressed_bytes;
+	const char *compression, *compression_keep;
 	/* What is emulated: the profile (name or file), its rate and fault
 	 * time scales; the version is this build's. */
 	const char *profile;
 	double scale, time_scale;
 };
+
+/* Data reduction as an array reports it: logical (non-zero) blocks,
+ * after dedupe (unique blocks), after compression, and the ratios of each
+ * step and of both (1.0 when nothing is stored). */
+struct stats_reduction {
+	uint64_t logical_bytes, after_dedupe_bytes, after_compression_bytes;
+	double dedupe_ratio, compression_ratio, data_reduction_ratio;
+};
+void stats_reduction_of(const struct stats_gauges *g,
+			struct stats_reduction *out);
 
 /* Print everything `arraysim stats` shows: human-readable text, or one
  * JSON object when @json. Dedupe ratio = live_blocks / unique_blocks

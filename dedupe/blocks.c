@@ -24,6 +24,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "dedupe/csize.h"
 #include "dedupe/index.h"
 
 _Static_assert(sizeof(((struct ms_block *)0)->sha1_head) ==
@@ -261,6 +262,8 @@ int dedupe_block_unref(const struct metastore *ms, MDB_txn *txn,
 	 * blocks table is held across changes to another table. */
 	if (!r)
 		r = dedupe_index_remove(ms, txn, last.sha1_head, pblk);
+	if (!r)
+		r = dedupe_csize_clear(ms, txn, pblk);
 	MDB_val k = {sizeof(pblk), &pblk}, empty = {0, NULL};
 	if (!r)
 		r = metastore_errno(

@@ -15,6 +15,7 @@
 #include "common/block.h"
 #include "common/log.h"
 #include "dedupe/blocks.h"
+#include "dedupe/csize.h"
 #include "dedupe/index.h"
 
 struct match {
@@ -60,6 +61,23 @@ static int try_candidate(void *ctx, uint64_t cand)
 	return 0;
 }
 
+/* A compressing array compresses each unique block once, as it stores it:
+ * its size is recorded with the block; its bytes are stored whole, so
+ * every read is still checked against the block's XXH3 and every match
+ * compared byte for byte. */
+static int note_compressed(const struct dedupe_env *env, const void *data,
+			   uint64_t pblk)
+{
+	if (!env->compress || env->compress->kind == DEDUPE_COMPRESS_NONE)
+		return 0;
+	uint8_t out[BLOCK_BYTES + BLOCK_BYTES / 8];
+	if (dedupe_compress_bound(BLOCK_BYTES) > sizeof(out))
+		return -EOVERFLOW;
+	uint32_t size =
+	    dedupe_compressed_size(env->compress, data, BLOCK_BYTES, out, NULL);
+	return dedupe_csize_set(env->ms, env->txn, pblk, size);
+}
+
 int dedupe_resolve(const struct dedupe_env *env, const void *data,
 		   const struct fingerprint *fp, uint64_t *pblk)
 {
@@ -86,6 +104,8 @@ int dedupe_resolve(const struct dedupe_env *env, const void *data,
 	if (env->may_alloc && !env->may_alloc(env->ctx, env->c->unique_blocks))
 		return -ENOSPC;
 	r = dedupe_block_new(env->ms, env->txn, env->c, fp, pblk);
+	if (!r)
+		r = note_compressed(env, data, *pblk);
 	if (r)
 		return r;
 	env->tally->unique_writes++;

@@ -10,7 +10,8 @@
  *                             other --> a collision: counted,
  *                                       logged, try the next
  *        +--> none taken: may the store grow? (may_alloc)
- *               yes --> a new block, refs 1, indexed -------> new
+ *               yes --> a new block, refs 1, indexed, and (compression
+ *                       on) its compressed size recorded ----> new
  *               no  --> -ENOSPC
  *
  * The caller supplies the store (metadata transaction and counters) and a
@@ -26,6 +27,7 @@
 
 #include "meta/metastore.h"
 #include "common/stats.h"
+#include "dedupe/compress.h"
 #include "dedupe/fingerprint.h"
 
 /* Fill @buf (BLOCK_BYTES bytes, 64-byte aligned) with the bytes physical
@@ -47,6 +49,10 @@ struct dedupe_env {
 	void *ctx;		       /* for read and may_alloc */
 	struct dedupe_stats *tally;    /* zero_blocks, duplicate_hits,
 					* unique_writes, verify_*: counted */
+	/* NULL or kind none: no compression; else each new block's
+	 * compressed size is recorded (dedupe/csize.h), its bytes stored
+	 * whole. */
+	const struct dedupe_compression *compress;
 };
 
 /* How a block was resolved (dedupe_resolve's non-negative returns). */

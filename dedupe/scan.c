@@ -17,7 +17,6 @@
 #include <unistd.h>
 
 #include <liburing.h>
-#include <lz4.h>
 #include <zstd.h>
 
 #include "common/clock.h"
@@ -30,7 +29,6 @@
 #define QD 8
 #define CHUNK (128u << 10)
 #define DEFAULT_UNIT (64ull << 20)
-#define ZSTD_LEVEL 1 /* arrays compress inline: the fast end */
 
 struct wunit {
 	struct unit u;
@@ -57,7 +55,6 @@ struct worker {
 	struct wunit *cur;
 	uint64_t blocks[SCAN_MAX_SIZES], zero[SCAN_MAX_SIZES];
 	uint8_t *cbuf; /* compression output */
-	int cbuf_len;
 	ZSTD_CCtx *zctx;
 	int err;
 };
@@ -76,17 +73,9 @@ static void file_failed(struct scan *s, struct sfile *f)
 
 static uint32_t compressed_size(struct worker *w, const uint8_t *p, uint32_t bs)
 {
-	long n = 0;
-	if (w->s->cfg->compress == SCAN_COMPRESS_LZ4) {
-		n = LZ4_compress_default((const char *)p, (char *)w->cbuf,
-					 (int)bs, w->cbuf_len);
-	} else {
-		size_t z = ZSTD_compressCCtx(
-		    w->zctx, w->cbuf, (size_t)w->cbuf_len, p, bs, ZSTD_LEVEL);
-		n = ZSTD_isError(z) ? 0 : (long)z;
-	}
-	/* An array stores a block that does not shrink as it is. */
-	return n <= 0 || n > (long)bs ? bs : (uint32_t)n;
+	const struct dedupe_compression c = {
+	    (enum dedupe_compress)w->s->cfg->compress, w->s->cfg->keep};
+	return dedupe_compressed_size(&c, p, bs, w->cbuf, w->zctx);
 }
 
 /* One data block of @bs at @p into index @i: enum scan_add or -errno. */
@@ -328,11 +317,7 @@ static int worker_init(struct worker *w, struct scan *s)
 		w->free_slot[w->nfree++] = &w->slot[i];
 	}
 	if (s->cfg->compress) {
-		w->cbuf_len = LZ4_compressBound((int)s->max_bs);
-		size_t z = ZSTD_compressBound(s->max_bs);
-		if ((size_t)w->cbuf_len < z)
-			w->cbuf_len = (int)z;
-		w->cbuf = malloc((size_t)w->cbuf_len);
+		w->cbuf = malloc(dedupe_compress_bound(s->max_bs));
 		if (!w->cbuf)
 			return -ENOMEM;
 	}

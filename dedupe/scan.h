@@ -24,6 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dedupe/compress.h"
 #include "dedupe/scan_index.h"
 
 #define SCAN_MAX_SIZES 8
@@ -31,10 +32,11 @@
 #define SCAN_MAX_BLOCK (1u << 20)
 #define SCAN_UNREADABLE_LISTED 1000 /* paths kept; the count is exact */
 
+/* The values of enum dedupe_compress (dedupe/compress.h). */
 enum scan_compress {
-	SCAN_COMPRESS_NONE,
-	SCAN_COMPRESS_LZ4,
-	SCAN_COMPRESS_ZSTD,
+	SCAN_COMPRESS_NONE = DEDUPE_COMPRESS_NONE,
+	SCAN_COMPRESS_LZ4 = DEDUPE_COMPRESS_LZ4,
+	SCAN_COMPRESS_ZSTD = DEDUPE_COMPRESS_ZSTD,
 };
 
 struct scan_progress {
@@ -55,9 +57,10 @@ struct scan_config {
 	uint64_t max_memory; /* bound of the indexes, shared evenly by the
 			      * block sizes; 0: none */
 	enum scan_compress compress;
-	bool cross_mounts;   /* descend into other file systems */
-	uint64_t unit_bytes; /* 0: 64 MiB; tests make it small */
-	bool no_uring;	     /* read with pread, as when io_uring is refused */
+	enum dedupe_keep keep; /* which compressed blocks count compressed */
+	bool cross_mounts;     /* descend into other file systems */
+	uint64_t unit_bytes;   /* 0: 64 MiB; tests make it small */
+	bool no_uring; /* read with pread, as when io_uring is refused */
 	/* Called about twice a second from its own thread, and once at the
 	 * end with walk_done and every byte done. */
 	void (*progress)(const struct scan_progress *p, void *ctx);

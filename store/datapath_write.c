@@ -61,6 +61,7 @@ static int resolve_block(struct store_txn *t, const void *data,
 	    .may_alloc = may_alloc,
 	    .ctx = t,
 	    .tally = &t->delta,
+	    .compress = &t->st->compress,
 	};
 	int r = dedupe_resolve(&env, data, fp, pblk);
 	if (r == DEDUPE_NEW)

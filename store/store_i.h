@@ -11,6 +11,7 @@
 
 #include "store/group_commit.h"
 #include "store/store.h"
+#include "dedupe/compress.h"
 #include "tiers/array.h"
 #include "tiers/backing.h"
 
@@ -23,6 +24,9 @@ struct store {
 	struct backing *backing;
 	struct backing_dev dev;
 	struct array *array;
+	/* The profile's [dedupe] compression: each unique block's
+	 * compressed size recorded (dedupe/csize.h). */
+	struct dedupe_compression compress;
 	struct stats *stats; /* cfg.stats, or own_stats */
 	struct stats own_stats;
 	uid_t owner;

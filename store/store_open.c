@@ -14,6 +14,7 @@
 
 #include "common/block.h"
 #include "common/log.h"
+#include "dedupe/csize.h"
 #include "store/datapath.h"
 #include "store/loss.h"
 #include "store/namespace.h"
@@ -92,6 +93,10 @@ static int open_parts(struct store *st, char *err, size_t errlen)
 		snprintf(err, errlen, "array model: %s", strerror(-r));
 		goto out_close_backing;
 	}
+	const struct profile_dedupe *pd = &array_profile(st->array)->dedupe;
+	st->compress =
+	    (struct dedupe_compression){(enum dedupe_compress)pd->compression,
+					(enum dedupe_keep)pd->compression_keep};
 	char path[4200];
 	snprintf(path, sizeof(path), "%s/lost.blocks", st->dir);
 	r = loss_open(st, path, err, errlen);
@@ -198,13 +203,18 @@ static uint64_t du_bytes(const char *path)
 	return stat(path, &st) == 0 ? (uint64_t)st.st_blocks * 512 : 0;
 }
 
+static const char *const compress_names[] = {"none", "lz4", "zstd"};
+
 void store_gauges(struct store *st, struct stats_gauges *g)
 {
 	memset(g, 0, sizeof(*g));
 	MDB_txn *txn;
 	struct ms_counters c = {0};
+	struct dedupe_csize_total ct = {0};
 	if (metastore_txn_begin(st->ms, false, &txn) == 0) {
 		metastore_counters_get(st->ms, txn, &c);
+		if (dedupe_csize_total(st->ms, txn, &ct))
+			ct = (struct dedupe_csize_total){0};
 		metastore_txn_abort(txn);
 	}
 	char path[4200];
@@ -212,6 +222,13 @@ void store_gauges(struct store *st, struct stats_gauges *g)
 	g->live_blocks = c.live_blocks;
 	g->unique_blocks = c.unique_blocks;
 	g->physical_bytes_used = c.unique_blocks * BLOCK_BYTES;
+	/* Blocks stored while compression was off count whole. */
+	g->compressed_bytes =
+	    ct.bytes +
+	    (c.unique_blocks > ct.blocks ? c.unique_blocks - ct.blocks : 0) *
+		BLOCK_BYTES;
+	g->compression = compress_names[st->compress.kind];
+	g->compression_keep = st->compress.keep ? "half" : "any";
 	g->store_bytes_on_disk = backing_bytes_on_disk(st->backing);
 	snprintf(path, sizeof(path), "%s/meta/data.mdb", st->dir);
 	g->meta_bytes_on_disk = du_bytes(path);

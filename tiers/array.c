@@ -160,6 +160,11 @@ void array_free(struct array *a)
 	free(a);
 }
 
+const struct profile *array_profile(const struct array *a)
+{
+	return a->profile;
+}
+
 const struct array_conf *array_conf_get(const struct array *a)
 {
 	return &a->conf;

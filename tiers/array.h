@@ -51,6 +51,8 @@ void array_free(struct array *a);
 /* What @a emulates, as opened (time_scale resolved, never 0): for what
  * names it to the user. Valid until array_free. */
 const struct array_conf *array_conf_get(const struct array *a);
+/* The profile @a emulates, as loaded. Valid until array_free. */
+const struct profile *array_profile(const struct array *a);
 /* Whether the model tracks residency and wants io->pblks filled. */
 bool array_wants_blocks(const struct array *a);
 /* Whether requests are timed (false: the null model). */

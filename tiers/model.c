@@ -21,7 +21,8 @@
  *
  * CPU per request = frontend_op_cost + drive ops x backend_op_cost
  * (+ when dedupe is on, per write: cpu_cost per 4 KiB, and its bytes
- * at hash_rate and compress_rate, each a rate of one core; with
+ * at hash_rate, and with compression on the bytes of the blocks dedupe did
+ * not find at compress_rate, each a rate of one core; with
  * after_ack and a write cache, that part runs after the ack). Transfers
  * are cut-through: data streams between wire and drives, so a large I/O
  * costs the slower of the two, not their sum; except that with
@@ -214,8 +215,9 @@ int model_new_timed(const struct profile *p, double scale, double time_scale,
 	if (p->dedupe.enabled) {
 		m->dedupe_rate[0] =
 		    model_scale_rate(m, p->dedupe.hash_bytes_per_s);
-		m->dedupe_rate[1] =
-		    model_scale_rate(m, p->dedupe.compress_bytes_per_s);
+		if (p->dedupe.compression != PROFILE_COMPRESS_NONE)
+			m->dedupe_rate[1] =
+			    model_scale_rate(m, p->dedupe.compress_bytes_per_s);
 	}
 	*out = m;
 	return 0;
@@ -325,18 +327,22 @@ static void plan_io(struct model *m, const struct model_io *io, struct work *w)
 			 io->length);
 }
 
-/* Dedupe's CPU for @bytes written: the lookup per 4 KiB block, and the
- * fingerprint and compression of every byte at their rates per core. */
-static uint64_t dedupe_cpu_ns(const struct model *m, uint64_t bytes)
+/* Dedupe's CPU for a write of @io: the lookup per 4 KiB block, the
+ * fingerprint of every byte, and (compression on) the compression of the
+ * blocks dedupe did not find, each at its rate per core. */
+static uint64_t dedupe_cpu_ns(const struct model *m, const struct model_io *io)
 {
-	uint64_t ns = (bytes + BLOCK_BYTES - 1) / BLOCK_BYTES * m->dedupe_ns;
+	uint64_t blocks = (io->length + BLOCK_BYTES - 1) / BLOCK_BYTES;
+	uint64_t ns = blocks * m->dedupe_ns, bytes[2] = {io->length, 0};
 
+	if (io->blocks_deduped < blocks)
+		bytes[1] = io->length - io->blocks_deduped * BLOCK_BYTES;
 	for (unsigned i = 0; i < 2; i++)
 		if (m->dedupe_rate[i])
-			ns +=
-			    (uint64_t)(((unsigned __int128)bytes * 1000000000u +
-					m->dedupe_rate[i] / 2) /
-				       m->dedupe_rate[i]);
+			ns += (uint64_t)(((unsigned __int128)bytes[i] *
+					      1000000000u +
+					  m->dedupe_rate[i] / 2) /
+					 m->dedupe_rate[i]);
 	return ns;
 }
 
@@ -354,7 +360,7 @@ static uint64_t run_controller(struct model *m, const struct model_io *io,
 	uint64_t t, back = ops * m->be_op_ns, after = 0;
 
 	if (io->op == ENGINE_OP_WRITE) {
-		uint64_t d = dedupe_cpu_ns(m, io->length);
+		uint64_t d = dedupe_cpu_ns(m, io);
 
 		if (m->p->dedupe.after_ack &&
 		    c->write_cache != PROFILE_WCACHE_NONE)

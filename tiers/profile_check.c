@@ -342,12 +342,26 @@ static int check_cache(struct pstate *st)
 	return 0;
 }
 
-/* model = null: nothing but [array] may be given. */
+/* Only what the mount does itself, not the model: [dedupe] compression
+ * and compression_keep. */
+static bool null_may_give(const struct pstate *st, unsigned s)
+{
+	if (s != PSEC_DEDUPE)
+		return false;
+	for (unsigned i = 0; i < n_pkeys; i++)
+		if (pkeys[i].sec == PSEC_DEDUPE && st->key_line[i][0] &&
+		    !pkey_mount_only(&pkeys[i]))
+			return false;
+	return true;
+}
+
+/* model = null: nothing but [array] may be given (and the mount's own
+ * compression, above). */
 static int check_null(struct pstate *st)
 {
 	for (unsigned s = PSEC_CONTROLLERS; s < PSEC_COUNT; s++)
 		for (unsigned slot = 0; slot < PROFILE_SLOTS; slot++)
-			if (st->sec_line[s][slot])
+			if (st->sec_line[s][slot] && !null_may_give(st, s))
 				FAIL(st, (enum psec)s, slot, NULL,
 				     "model = null takes no other section");
 	return 0;

@@ -50,6 +50,9 @@ struct pkey {
 
 extern const struct pkey pkeys[];
 extern const unsigned n_pkeys;
+/* A key of what the mount itself does, not the model ([dedupe]
+ * compression, compression_keep): a null profile may give it. */
+bool pkey_mount_only(const struct pkey *k);
 extern const char *const psec_names[PSEC_COUNT];
 /* The protocol key's values, by enum profile_protocol. */
 extern const char *const protocol_names[];

@@ -5,6 +5,7 @@
 #include "tiers/profile_i.h"
 
 #include <stddef.h>
+#include <string.h>
 
 const char *const psec_names[PSEC_COUNT] = {
     "array", "controllers", "frontend", "tier", "cache", "dedupe",
@@ -25,6 +26,8 @@ static const char *const raid_names[] = {"raid0", "raid1", "raid10",
 static const char *const policy_names[] = {"write-back", "write-through",
 					   "write-around", NULL};
 static const char *const evict_names[] = {"lru", "arc", NULL};
+static const char *const compress_names[] = {"none", "lz4", "zstd", NULL};
+static const char *const keep_names[] = {"any", "half", NULL};
 
 /* One key: section, name, type, field, default (NULL: required), then
  * the optional fields by name. */
@@ -142,8 +145,17 @@ const struct pkey pkeys[] = {
 	.help = "controller CPU per 4 KiB block (index lookup)"),
     KEY(PSEC_DEDUPE, "hash_rate", PK_RATE, P(dedupe.hash_bytes_per_s), "0",
 	.help = "fingerprinting per core, bytes/s (0: free)"),
+    KEY(PSEC_DEDUPE, "compression", PK_ENUM, P(dedupe.compression), "none",
+	.names = compress_names, .what = "compression",
+	.help = "each unique block compressed as it is stored"),
+    KEY(PSEC_DEDUPE, "compression_keep", PK_ENUM, P(dedupe.compression_keep),
+	"any", .names = keep_names, .what = "compression_keep",
+	.help = "any: kept compressed when it shrinks; half: only when it "
+		"halves (vSAN)"),
     KEY(PSEC_DEDUPE, "compress_rate", PK_RATE, P(dedupe.compress_bytes_per_s),
-	"0", .help = "compression per core, bytes/s (0: none)"),
+	"0",
+	.help = "compression per core, bytes/s, of each unique block "
+		"(0: free)"),
     KEY(PSEC_DEDUPE, "after_ack", PK_BOOL, P(dedupe.after_ack), "no",
 	.help = "yes: with a write cache, dedupe runs after the ack"),
 };
@@ -155,3 +167,9 @@ const struct pkey pkeys[] = {
 const unsigned n_pkeys = sizeof(pkeys) / sizeof(pkeys[0]);
 
 _Static_assert(sizeof(pkeys) / sizeof(pkeys[0]) <= 64, "pstate.key_line");
+
+bool pkey_mount_only(const struct pkey *k)
+{
+	return k->sec == PSEC_DEDUPE && (!strcmp(k->key, "compression") ||
+					 !strcmp(k->key, "compression_keep"));
+}

@@ -128,8 +128,10 @@ static void pkey_format(const struct pkey *k, const void *field, char *buf,
 	}
 }
 
+/* Section @sec (slot @slot) with every key, or with @mount_only only the
+ * keys a null profile has. */
 static void print_section(FILE *f, const struct profile *p, enum psec sec,
-			  unsigned slot)
+			  unsigned slot, bool mount_only)
 {
 	if (sec == PSEC_TIER)
 		fprintf(f, "\n[tier %s]\n", ptier_names[slot]);
@@ -139,7 +141,8 @@ static void print_section(FILE *f, const struct profile *p, enum psec sec,
 	for (unsigned i = 0; i < n_pkeys; i++) {
 		char buf[PROFILE_MAX_VALUE];
 
-		if (pkeys[i].sec != sec)
+		if (pkeys[i].sec != sec ||
+		    (mount_only && !pkey_mount_only(&pkeys[i])))
 			continue;
 		pkey_format(&pkeys[i],
 			    pkey_field((struct profile *)p, &pkeys[i], slot),
@@ -161,11 +164,14 @@ static void print_tier_notes(FILE *f, const struct profile_tier *t)
 void profile_print(FILE *f, const struct profile *p)
 {
 	fprintf(f, "; profile %s, fully resolved\n", p->name);
-	print_section(f, p, PSEC_ARRAY, 0);
-	if (p->model == PROFILE_MODEL_NULL)
+	print_section(f, p, PSEC_ARRAY, 0, false);
+	if (p->model == PROFILE_MODEL_NULL) {
+		if (p->dedupe.compression != PROFILE_COMPRESS_NONE)
+			print_section(f, p, PSEC_DEDUPE, 0, true);
 		return;
-	print_section(f, p, PSEC_CONTROLLERS, 0);
-	print_section(f, p, PSEC_FRONTEND, 0);
+	}
+	print_section(f, p, PSEC_CONTROLLERS, 0, false);
+	print_section(f, p, PSEC_FRONTEND, 0, false);
 	fprintf(f,
 		"; per link, after overhead: %.1f MB/s reads, %.1f MB/s "
 		"writes\n",
@@ -174,10 +180,10 @@ void profile_print(FILE *f, const struct profile *p)
 	for (unsigned slot = 0; slot < PROFILE_TIER_COUNT; slot++) {
 		if (!p->tier[slot].present)
 			continue;
-		print_section(f, p, PSEC_TIER, slot);
+		print_section(f, p, PSEC_TIER, slot, false);
 		print_tier_notes(f, &p->tier[slot]);
 	}
 	if (p->tier[PROFILE_TIER_CACHE].present)
-		print_section(f, p, PSEC_CACHE, 0);
-	print_section(f, p, PSEC_DEDUPE, 0);
+		print_section(f, p, PSEC_CACHE, 0, false);
+	print_section(f, p, PSEC_DEDUPE, 0, false);
 }

@@ -146,11 +146,26 @@ struct profile_cache {
 	uint64_t destage_bytes_per_s;
 };
 
+/* Compression of each unique block as it is stored (values match
+ * dedupe/compress.h's enum dedupe_compress). */
+enum profile_compress {
+	PROFILE_COMPRESS_NONE,
+	PROFILE_COMPRESS_LZ4,
+	PROFILE_COMPRESS_ZSTD,
+};
+
+/* Which compressed blocks are kept compressed: any that shrinks, or (the
+ * vSAN rule) only those that shrink to half or less. */
+enum profile_compress_keep { PROFILE_KEEP_ANY, PROFILE_KEEP_HALF };
+
 struct profile_dedupe {
 	bool enabled;
+	enum profile_compress compression;
+	enum profile_compress_keep compression_keep;
 	uint64_t cpu_ns; /* index lookup and metadata, per 4 KiB block */
 	/* Per-byte work on written data, per core (0: none): the
-	 * fingerprint (SHA-1) and the compression of each byte. */
+	 * fingerprint (SHA-1) of each byte, and the compression of each
+	 * byte of a unique block when compression is not none. */
 	uint64_t hash_bytes_per_s, compress_bytes_per_s;
 	/* With a write cache: the dedupe work runs after the ack, on the
 	 * write's way to the drives (NVRAM first), not before it. */

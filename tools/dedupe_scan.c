@@ -22,7 +22,7 @@
 
 struct scan_opts {
 	const char *block;
-	const char *compress;
+	const char *compress, *compress_keep;
 	bool json, csv;
 	uint64_t threads;
 	uint64_t max_memory;
@@ -36,6 +36,9 @@ static const struct opt_def scan_defs[] = {
      "block sizes, powers of two 512 to 1M, comma-separated (default 4K)"},
     {"compress", 0, OPT_STRING, O(compress), "lz4|zstd",
      "also compress the unique blocks, as arrays do after dedupe"},
+    {"compress-keep", 0, OPT_STRING, O(compress_keep), "any|half",
+     "a block counts compressed when it shrinks at all, or only when it "
+     "halves (vSAN's rule; a profile's compression_keep) (default any)"},
     {"json", 0, OPT_FLAG, O(json), NULL, "one JSON object"},
     {"csv", 0, OPT_FLAG, O(csv), NULL,
      "one CSV row per block size, with a header"},
@@ -54,7 +57,8 @@ static const struct opt_def scan_defs[] = {
 #undef O
 
 static const char synopsis[] =
-    "PATH... [--block 4K[,8K,...]] [--compress lz4|zstd] [--json|--csv] "
+    "PATH... [--block 4K[,8K,...]] [--compress lz4|zstd] "
+    "[--compress-keep any|half] [--json|--csv] "
     "[--threads N] [--max-memory SIZE]";
 
 /* ---- progress on a terminal ------------------------------------------- */
@@ -207,10 +211,14 @@ static void json_size(FILE *f, const struct scan_result *res, int k,
 		z->unique_err95);
 	fprintf(f, ",\"compression\":\"%s\"", compress_name(c));
 	if (c)
-		fprintf(f,
-			",\"compressed_bytes\":%" PRIu64
-			",\"compress_ratio\":%.6f",
-			z->compressed_bytes, compress_ratio(z));
+		fprintf(
+		    f,
+		    ",\"compression_keep\":\"%s\""
+		    ",\"compressed_bytes\":%" PRIu64 ",\"compress_ratio\":%.6f"
+		    ",\"data_reduction_ratio\":%.6f",
+		    o->compress_keep ? o->compress_keep : "any",
+		    z->compressed_bytes, compress_ratio(z),
+		    ratio(z->data_blocks * z->block_size, z->compressed_bytes));
 	fprintf(f,
 		",\"index_bytes_arraysim\":%" PRIu64
 		",\"index_bytes_zfs_ddt\":%" PRIu64
@@ -456,6 +464,20 @@ static int check_opts(const struct scan_opts *o, struct scan_config *cfg,
 			   o->compress);
 		return -1;
 	}
+	if (o->compress_keep && strcmp(o->compress_keep, "any") &&
+	    strcmp(o->compress_keep, "half")) {
+		tool_error("dedupe-scan: --compress-keep: '%s' is not any or "
+			   "half",
+			   o->compress_keep);
+		return -1;
+	}
+	if (o->compress_keep && !o->compress) {
+		tool_error("dedupe-scan: --compress-keep needs --compress");
+		return -1;
+	}
+	cfg->keep = o->compress_keep && !strcmp(o->compress_keep, "half")
+			? DEDUPE_KEEP_HALF
+			: DEDUPE_KEEP_ANY;
 	if (o->threads > 1024) {
 		tool_error("dedupe-scan: --threads: at most 1024");
 		return -1;

@@ -181,6 +181,8 @@ static int run_checks(struct fsck *f)
 	if (!r)
 		r = fsck_check_fpindex(f);
 	if (!r)
+		r = fsck_check_csizes(f);
+	if (!r)
 		r = fsck_check_free(f);
 	if (!r)
 		r = fsck_list_bad_refs(f);

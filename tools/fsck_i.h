@@ -93,7 +93,8 @@ int fsck_load_inodes(struct fsck *f);
 int fsck_check_maps(struct fsck *f);   /* bmap: refs, sizes, owners */
 int fsck_check_blocks(struct fsck *f); /* blocks: refs, index, data */
 int fsck_check_fpindex(struct fsck *f);
-int fsck_check_free(struct fsck *f); /* freemap, pending, leaks */
+int fsck_check_csizes(struct fsck *f); /* compressed sizes: stored blocks */
+int fsck_check_free(struct fsck *f);   /* freemap, pending, leaks */
 int fsck_list_bad_refs(struct fsck *f);
 int fsck_check_namespace(struct fsck *f);
 void fsck_check_counters(struct fsck *f);

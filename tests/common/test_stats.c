@@ -295,6 +295,53 @@ static void test_print_text(void **state)
 	free(s);
 }
 
+/* Data reduction: 10 live blocks over 4 unique (16 KiB) kept at 6 KiB:
+ * dedupe 2.5, compression 16/6, both 40/6; nothing stored: all 1.0. */
+static void test_reduction(void **state)
+{
+	struct stats *s = calloc(1, sizeof(*s));
+	struct stats_gauges g = {.live_blocks = 10,
+				 .unique_blocks = 4,
+				 .compressed_bytes = 6144,
+				 .compression = "zstd",
+				 .compression_keep = "half"};
+	struct stats_reduction r;
+
+	assert_non_null(s);
+	stats_reduction_of(&g, &r);
+	assert_int_equal(r.logical_bytes, 40960);
+	assert_int_equal(r.after_dedupe_bytes, 16384);
+	assert_int_equal(r.after_compression_bytes, 6144);
+	assert_true(r.dedupe_ratio == 2.5);
+	assert_true(r.compression_ratio == 16384.0 / 6144.0);
+	assert_true(r.data_reduction_ratio == 40960.0 / 6144.0);
+	char *out = t_print(s, &g, true);
+	static const char *const keys[] = {
+	    "\"compression\":\"zstd\",\"compression_keep\":\"half\",",
+	    "\"logical_data_bytes\":40960,",
+	    "\"after_dedupe_bytes\":16384,",
+	    "\"after_compression_bytes\":6144,",
+	    "\"compression_ratio\":2.666667,",
+	    "\"data_reduction_ratio\":6.666667"};
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (!strstr(out, keys[i]))
+			fail_msg("%s not in %s", keys[i], out);
+	free(out);
+	out = t_print(s, &g, false);
+	assert_non_null(strstr(out, "what a compressing array would store"));
+	assert_non_null(strstr(out, "6.67:1"));
+	free(out);
+
+	g = (struct stats_gauges){0};
+	stats_reduction_of(&g, &r);
+	assert_true(r.dedupe_ratio == 1.0 && r.compression_ratio == 1.0 &&
+		    r.data_reduction_ratio == 1.0);
+	out = t_print(s, &g, true);
+	assert_non_null(strstr(out, "\"compression\":\"none\""));
+	free(out);
+	free(s);
+}
+
 /* The counter table: Prometheus ranks are 1..k once each, every counter
  * is reset, and dedupe_stats_add adds member by member. */
 static void test_counter_table(void **state)
@@ -336,6 +383,7 @@ int main(void)
 	    cmocka_unit_test(test_now_monotonic),
 	    cmocka_unit_test(test_print_json),
 	    cmocka_unit_test(test_print_text),
+	    cmocka_unit_test(test_reduction),
 	    cmocka_unit_test(test_counter_table),
 	};
 

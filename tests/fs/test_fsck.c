@@ -35,6 +35,7 @@
 #include "store/blockmap.h"
 #include "store/namespace.h"
 #include "dedupe/blocks.h"
+#include "dedupe/csize.h"
 #include "tiers/backing.h"
 #include "tools/commands.h"
 #include "tools/fsck.h"
@@ -577,6 +578,37 @@ static void test_missed_dedupe(void **state)
 }
 
 /* A store killed with an unlinked file open: legal, only an info line. */
+/* Compressed sizes (dedupe/csize.h): on stored blocks, adding up to the
+ * total, clean; a size on a block not stored, or a total that disagrees,
+ * is a problem. */
+static void test_compressed_sizes(void **state)
+{
+	struct t_store *s = *state;
+	t_open(s, false);
+	assert_int_equal(dedupe_csize_set(s->ms, s->txn, 1, 1000), 0);
+	assert_int_equal(dedupe_csize_set(s->ms, s->txn, 3, BLOCK_BYTES), 0);
+	t_close(s);
+	t_expect(s, 0, NULL);
+
+	t_open(s, false);
+	assert_int_equal(dedupe_csize_set(s->ms, s->txn, 7, 500), 0);
+	t_close(s);
+	t_expect(s, 1, "block 7: has a compressed size, but is not stored");
+
+	/* A total that is not the sum (sealed, so only fsck sees it). */
+	t_open(s, false);
+	struct dedupe_csize_total t = {1000, 1};
+	MDB_val k = {sizeof(DEDUPE_CSIZE_PREFIX "total") - 1,
+		     DEDUPE_CSIZE_PREFIX "total"};
+	assert_int_equal(
+	    metastore_put_sealed(s->ms, s->txn, MS_META, &k, &t, sizeof(t), 0),
+	    0);
+	t_close(s);
+	t_expect(s, 2,
+		 "meta: compressed total 1000 bytes in 1 blocks, but the "
+		 "sizes add up to 5596 in 3");
+}
+
 static void test_orphan_is_info(void **state)
 {
 	struct t_store *s = *state;
@@ -709,6 +741,7 @@ int main(void)
 	    T(test_block_not_indexed),
 	    T(test_empty_block_record),
 	    T(test_missed_dedupe),
+	    T(test_compressed_sizes),
 	    T(test_orphan_is_info),
 	    T(test_locked_store),
 	    T(test_repair_refcount),

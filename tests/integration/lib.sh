@@ -15,6 +15,9 @@
 #   ARRAYSIM_SRC  source root (test data lives under tests/integration/data/)
 # and optionally (not set by meson):
 #   ARRAYSIM_IO_URING  off|auto|on: the FUSE transport of every t_mount
+#   ARRAYSIM_MOUNT_PROFILE  a profile (name or .ini) for every t_mount that
+#                      names none: e.g. tests/integration/data/compress-lz4.ini
+#                      runs the integrity suite with compression on
 #
 # Exit status follows meson: 0 pass, 77 skip, anything else fail. Sourcing this
 # file exits 77 when /dev/fuse, fusermount3 or an executable $ARRAYSIM is
@@ -174,8 +177,14 @@ t_cleanup() {
 # second -o would replace the first).
 t_transport_args() {
 	T_ARGS=("$@")
-	[ -n "${ARRAYSIM_IO_URING:-}" ] || return 0
 	local i
+	if [ -n "${ARRAYSIM_MOUNT_PROFILE:-}" ]; then
+		for ((i = 0; i < ${#T_ARGS[@]}; i++)); do
+			[ "${T_ARGS[i]}" = --profile ] && break
+		done
+		[ "$i" -lt "${#T_ARGS[@]}" ] || T_ARGS+=(--profile "$ARRAYSIM_MOUNT_PROFILE")
+	fi
+	[ -n "${ARRAYSIM_IO_URING:-}" ] || return 0
 	for ((i = 0; i + 1 < ${#T_ARGS[@]}; i++)); do
 		if [ "${T_ARGS[i]}" = -o ]; then
 			T_ARGS[i + 1]="${T_ARGS[i + 1]},io_uring=$ARRAYSIM_IO_URING"

@@ -306,6 +306,8 @@ static void test_defaults(void **state)
 			 (uint64_t)((double)(1ull << 40) * 0.7 / 3600));
 	/* The protocol, not given, is the link's own. */
 	assert_int_equal(p.fe.protocol, PROFILE_PROTO_NFS);
+	assert_int_equal(p.dedupe.compression, PROFILE_COMPRESS_NONE);
+	assert_int_equal(p.dedupe.compression_keep, PROFILE_KEEP_ANY);
 	static const struct {
 		const char *speed;
 		enum profile_protocol want;
@@ -349,6 +351,51 @@ static void test_values(void **state)
 	assert_int_equal(t->latency[ENGINE_OP_WRITE].fixed_ns, 500000);
 	assert_int_equal(t->bandwidth_bytes_per_s[ENGINE_OP_READ], 5ull << 29);
 	assert_true(p.dedupe.enabled);
+}
+
+/* [dedupe] compression and compression_keep; a null model takes them
+ * (the mount compresses, not the model) and nothing else of [dedupe]. */
+static void test_compression_keys(void **state)
+{
+	char err[PROFILE_ERR_LEN];
+	struct profile p;
+
+	assert_int_equal(profile_parse_string(
+			     "[array]\nmodel = null\n[dedupe]\n"
+			     "compression = zstd\ncompression_keep = half\n",
+			     "c.ini", &p, err, sizeof(err)),
+			 0);
+	assert_int_equal(p.dedupe.compression, PROFILE_COMPRESS_ZSTD);
+	assert_int_equal(p.dedupe.compression_keep, PROFILE_KEEP_HALF);
+	/* profile show prints them, and what it prints parses back. */
+	char *shown = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&shown, &len);
+	assert_non_null(f);
+	profile_print(f, &p);
+	assert_int_equal(fclose(f), 0);
+	assert_non_null(strstr(shown, "[dedupe]\ncompression = zstd\n"
+				      "compression_keep = half\n"));
+	assert_null(strstr(shown, "hash_rate"));
+	struct profile q;
+	assert_int_equal(
+	    profile_parse_string(shown, "c.ini", &q, err, sizeof(err)), 0);
+	assert_int_equal(q.dedupe.compression, PROFILE_COMPRESS_ZSTD);
+	assert_int_equal(q.dedupe.compression_keep, PROFILE_KEEP_HALF);
+	free(shown);
+	assert_int_equal(
+	    profile_parse_string("[array]\nmodel = null\n[dedupe]\n"
+				 "compression = lz4\nenabled = yes\n",
+				 "c.ini", &p, err, sizeof(err)),
+	    -EINVAL);
+	assert_non_null(strstr(err, "model = null takes no other section"));
+	assert_int_equal(
+	    profile_parse_string("[array]\nmodel = null\n[dedupe]\n"
+				 "compression_keep = most\n",
+				 "c.ini", &p, err, sizeof(err)),
+	    -EINVAL);
+	assert_non_null(strstr(err, "most"));
+	(void)state;
 }
 
 static void test_load(void **state)
@@ -395,6 +442,7 @@ int main(void)
 	    cmocka_unit_test(test_defaults),
 	    cmocka_unit_test(test_values),
 	    cmocka_unit_test(test_load),
+	    cmocka_unit_test(test_compression_keys),
 	    cmocka_unit_test(test_scale),
 	};
 

@@ -171,6 +171,10 @@ bad_case "rebuild_rate past the drives (mount)" 2 --path "rebuild at, " "$A" mou
 printf 'rand4k_read 40000\nrand4k_writes 1\n' >"$T/ceiling.txt"
 bad_case "profile show --ceiling: an unknown workload" 2 --path "$T/ceiling.txt:2" "$A" profile show hybrid --ceiling "$T/ceiling.txt"
 bad_case "profile show --ceiling: no such file" 2 --path "$T/no-ceiling" "$A" profile show hybrid --ceiling "$T/no-ceiling"
+printf '[array]\nmodel = null\n[dedupe]\ncompression = gzip\n' >"$T/gzip.ini"
+bad_case "[dedupe] compression = gzip" 2 --path gzip "$A" profile show "$T/gzip.ini"
+printf '[array]\nmodel = null\n[dedupe]\ncompression = lz4\nhash_rate = 1G/s\n' >"$T/null-hash.ini"
+bad_case "model = null with [dedupe] hash_rate" 2 --path "takes no other" "$A" profile show "$T/null-hash.ini"
 bad_case "mountpoint does not exist" nonzero --path "$T/no-such-mnt" "$A" mount --store "$STORE" "$T/no-such-mnt"
 bad_case "fsck without --store" nonzero "$A" fsck
 bad_case "stats without a mountpoint" nonzero "$A" stats
@@ -180,6 +184,8 @@ bad_case "dedupe-scan --block 3K" 2 --path 3K "$A" dedupe-scan "$T" --block 3K
 bad_case "dedupe-scan --block 4K,,8K" 2 "$A" dedupe-scan "$T" --block 4K,,8K
 bad_case "dedupe-scan --block 2M" 2 "$A" dedupe-scan "$T" --block 2M
 bad_case "dedupe-scan --compress gzip" 2 --path gzip "$A" dedupe-scan "$T" --compress gzip
+bad_case "dedupe-scan --compress-keep most" 2 --path most "$A" dedupe-scan "$T" --compress lz4 --compress-keep most
+bad_case "dedupe-scan --compress-keep alone" 2 "$A" dedupe-scan "$T" --compress-keep half
 bad_case "dedupe-scan --max-memory 1K" 2 "$A" dedupe-scan "$T" --max-memory 1K
 bad_case "dedupe-scan --max-memory lots" 2 "$A" dedupe-scan "$T" --max-memory lots
 bad_case "dedupe-scan --threads many" 2 "$A" dedupe-scan "$T" --threads many
