@@ -64,6 +64,9 @@ void store_close(struct store *st);
 /* Make everything committed so far durable: data first, then metadata.
  * -EIO once the power was cut (store_power_cut). */
 int store_sync(struct store *st);
+/* Call @fn(@ctx) after every successful sync (a replication sync
+ * point); NULL to stop. Set before any sync can race with it. */
+void store_set_sync_hook(struct store *st, void (*fn)(void *), void *ctx);
 /* Has anything been committed since the last sync, with the power on? */
 bool store_unsynced(struct store *st);
 /* An emulated power loss: pin the durable state of the last sync (the

@@ -36,6 +36,8 @@ struct store {
 	/* A power loss was injected: everything fails until the close, and
 	 * the next open starts from the state of the last sync. */
 	atomic_bool powered_off;
+	void (*sync_hook)(void *); /* store_set_sync_hook */
+	void *sync_hook_ctx;
 	struct group_commit gc; /* writes' metadata, committed in groups */
 };
 

@@ -20,8 +20,19 @@ int store_sync(struct store *st)
 		r = metastore_sync(st->ms);
 	if (!r)
 		st->synced_commits = commits;
+	/* Under the lock: the hook's owner clears it before it goes away. */
+	if (!r && st->sync_hook)
+		st->sync_hook(st->sync_hook_ctx);
 	pthread_mutex_unlock(&st->sync_lock);
 	return r;
+}
+
+void store_set_sync_hook(struct store *st, void (*fn)(void *), void *ctx)
+{
+	pthread_mutex_lock(&st->sync_lock);
+	st->sync_hook_ctx = ctx;
+	st->sync_hook = fn;
+	pthread_mutex_unlock(&st->sync_lock);
 }
 
 bool store_unsynced(struct store *st)

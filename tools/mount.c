@@ -62,6 +62,30 @@ static int resolve_dir(const char *what, const char *path, char *out)
 	return 0;
 }
 
+/* --replicate-to's directory made absolute (created when missing: a new
+ * replica), --rpo checked with it. */
+static int check_replica(struct mount_opts *o, char *out)
+{
+	bool rpo_given = o->rpo_ns != MOUNT_RPO_UNSET;
+	if (!rpo_given)
+		o->rpo_ns = 0; /* the engine's default */
+	else if (!o->rpo_ns) {
+		tool_error("mount: --rpo: must be more than 0");
+		return -1;
+	}
+	if (!o->replicate_to) {
+		if (rpo_given)
+			tool_error("mount: --rpo needs --replicate-to");
+		return rpo_given ? -1 : 0;
+	}
+	if (mkdir(o->replicate_to, 0700) < 0 && errno != EEXIST) {
+		tool_error("mount: --replicate-to %s: %s", o->replicate_to,
+			   strerror(errno));
+		return -1;
+	}
+	return resolve_dir("--replicate-to", o->replicate_to, out);
+}
+
 /* Load and check --profile, --scale and --time-scale before anything is
  * mounted, so that a bad profile is one line and no mount. A profile
  * file's path is made absolute in @path: the daemon loads it again after
@@ -130,6 +154,9 @@ int cmd_mount(int argc, char **argv)
 		tool_error("mount: %s", merr);
 		return 2;
 	}
+	char replica[PATH_MAX];
+	if (check_replica(&o, replica))
+		return 2;
 	char store[PATH_MAX], mnt[PATH_MAX], def[PATH_MAX];
 	if (!o.store) {
 		if (default_store(def, sizeof(def))) {
@@ -168,6 +195,8 @@ int cmd_mount(int argc, char **argv)
 	    .metrics = o.metrics,
 	    .graphite = o.graphite,
 	    .io_uring = transport,
+	    .replicate_to = o.replicate_to ? replica : NULL,
+	    .rpo_ns = o.rpo_ns,
 	};
 	return fs_daemon_run(&d);
 }
