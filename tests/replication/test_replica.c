@@ -90,8 +90,7 @@ static void test_verdicts(void **state)
 	struct replica_tally t;
 	char err[512];
 	four_fps(c, &fps);
-	assert_int_equal(replica_fps(c->rp, &fps, &v, &t, err, sizeof(err)),
-			 0);
+	assert_int_equal(replica_fps(c->rp, &fps, &v, &t, err, sizeof(err)), 0);
 	assert_int_equal(v.len, 4);
 	assert_int_equal(v.p[0], REPL_HAVE);
 	assert_int_equal(v.p[1], REPL_CONFLICT);
@@ -113,8 +112,7 @@ static void two_fps(struct ctx *c)
 	wbuf_u64(&fps, 2);
 	fp(&fps, c->xpblk + 10, c->x);
 	fp(&fps, c->xpblk + 11, c->y);
-	assert_int_equal(replica_fps(c->rp, &fps, &v, &t, err, sizeof(err)),
-			 0);
+	assert_int_equal(replica_fps(c->rp, &fps, &v, &t, err, sizeof(err)), 0);
 	assert_true(t.local == 1 && t.need == 1);
 	wbuf_free(&fps);
 	wbuf_free(&v);
