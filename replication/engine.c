@@ -183,8 +183,10 @@ int repl_batch(struct repl *r, char *err, size_t errlen)
 		batch_free(&b);
 		return e;
 	}
+	pthread_mutex_lock(&r->lock); /* start() waits for it to go */
 	metastore_txn_abort(r->prev);
 	r->prev = cut;
+	pthread_mutex_unlock(&r->lock);
 	account(r, &b, id, t0, wb, clock_mono_ns() - t0);
 	if ((e = release(r, &b.d)))
 		snprintf(err, errlen, "releasing freed blocks: %s",
@@ -195,6 +197,8 @@ int repl_batch(struct repl *r, char *err, size_t errlen)
 
 void repl_forget(struct repl *r)
 {
+	pthread_mutex_lock(&r->lock);
 	metastore_txn_abort(r->prev);
 	r->prev = NULL;
+	pthread_mutex_unlock(&r->lock);
 }

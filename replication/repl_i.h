@@ -50,13 +50,15 @@ struct repl {
 	char error[512];
 	struct repl_figures fig;
 
-	/* The engine thread's alone: the snapshot the replica holds. */
+	/* The snapshot the replica holds: the engine thread's, changed under
+	 * the lock (start() waits for a stop's to go). */
 	MDB_txn *prev;
 };
 
 /* One batch from the replica's state to a cut taken now (engine.c). */
 int repl_batch(struct repl *r, char *err, size_t errlen);
-/* Drop the replica's snapshot (a next batch is a full one). */
+/* Drop the replica's snapshot (a next batch is a full one); takes the
+ * lock. */
 void repl_forget(struct repl *r);
 
 #endif

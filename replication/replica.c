@@ -63,6 +63,11 @@ void replica_close(struct replica *rp)
 	free(rp);
 }
 
+MDB_env *replica_env(struct replica *rp)
+{
+	return metastore_env(rp->ms);
+}
+
 /* The `blocks` slot of @pblk in @txn; a missing record is a free slot. */
 static int slot_of(struct replica *rp, MDB_txn *txn, uint64_t pblk,
 		   struct ms_block *out)

@@ -12,6 +12,7 @@
 #ifndef ARRAYSIM_REPLICATION_REPLICA_H
 #define ARRAYSIM_REPLICATION_REPLICA_H
 
+#include <lmdb.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -29,6 +30,8 @@ struct replica_tally {
 int replica_open(const char *dir, struct replica **out, char *err,
 		 size_t errlen);
 void replica_close(struct replica *rp);
+/* Its metadata's environment (tests: the last transaction id). */
+MDB_env *replica_env(struct replica *rp);
 /* FPS in, VERDICT out (and the tally). 0 or -errno (-EPROTO: a bad
  * message). */
 int replica_fps(struct replica *rp, const struct wbuf *fps,
