@@ -74,20 +74,22 @@ uint8_t rbuf_u8(struct rbuf *b)
 	return *rbuf_take(b, 1);
 }
 
-uint32_t rbuf_u32(struct rbuf *b)
+/* @n little-endian bytes. */
+static uint64_t rbuf_le(struct rbuf *b, size_t n)
 {
-	const uint8_t *x = rbuf_take(b, 4);
-	uint32_t v = 0;
-	for (int i = 3; i >= 0; i--)
+	const uint8_t *x = rbuf_take(b, n);
+	uint64_t v = 0;
+	for (size_t i = n; i-- > 0;)
 		v = v << 8 | x[i];
 	return v;
 }
 
+uint32_t rbuf_u32(struct rbuf *b)
+{
+	return (uint32_t)rbuf_le(b, 4);
+}
+
 uint64_t rbuf_u64(struct rbuf *b)
 {
-	const uint8_t *x = rbuf_take(b, 8);
-	uint64_t v = 0;
-	for (int i = 7; i >= 0; i--)
-		v = v << 8 | x[i];
-	return v;
+	return rbuf_le(b, 8);
 }
