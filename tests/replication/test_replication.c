@@ -8,6 +8,8 @@
  *     syncs until the replica has applied a state where it is free
  *   - a replica holding another store's blocks is refused (a conflict),
  *     the batch fails and the replica is untouched
+ *   - a sync of the source is a sync point: it ships a batch before the
+ *     rpo
  *   - the ctl verbs: pause twice, a bad verb, sync while paused: refused
  */
 #include <errno.h>
@@ -18,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cmocka.h>
 
@@ -55,12 +58,17 @@ static int teardown(void **state)
 	return 0;
 }
 
-static void start(struct ctx *c)
+static void start_rpo(struct ctx *c, uint64_t rpo_ns)
 {
 	char err[512];
-	struct repl_config cfg = {.dest = c->dst.dir};
+	struct repl_config cfg = {.dest = c->dst.dir, .rpo_ns = rpo_ns};
 	if (repl_start(c->src.st, &c->src.stats, &cfg, &c->r, err, sizeof(err)))
 		fail_msg("repl_start: %s", err);
+}
+
+static void start(struct ctx *c)
+{
+	start_rpo(c, 0);
 }
 
 static int ctl(struct ctx *c, const char *args, char *err)
@@ -160,6 +168,24 @@ static void test_replica_of_another_store_refused(void **state)
 	assert_int_equal(t_lookup(&c->dst, "a"), 0);
 }
 
+/* A sync of the source ships a batch without waiting for the rpo (an
+ * hour here): polled, at most 10 s. */
+static void test_sync_point_ships(void **state)
+{
+	struct ctx *c = *state;
+	char err[512];
+	start_rpo(c, 3600ull * 1000000000ull);
+	assert_int_equal(ctl(c, "sync", err), 0);
+	uint64_t batches = figure(c, "batches");
+	t_file(&c->src, "a", 3, 0x20);
+	assert_int_equal(store_sync(c->src.st), 0);
+	struct timespec tick = {0, 10 * 1000 * 1000};
+	for (int i = 0; i < 1000 && figure(c, "batches") == batches; i++)
+		nanosleep(&tick, NULL);
+	assert_int_equal(figure(c, "batches"), batches + 1);
+	assert_int_equal(figure(c, "blocks_shipped"), 3);
+}
+
 static void test_bad_verbs_refused(void **state)
 {
 	struct ctx *c = *state;
@@ -187,6 +213,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(
 		test_replica_of_another_store_refused, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_bad_verbs_refused, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_sync_point_ships, setup,
 					    teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
