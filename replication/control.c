@@ -197,17 +197,24 @@ void repl_close(struct repl *r)
 	if (!r)
 		return;
 	store_set_sync_hook(r->src, NULL, NULL);
+	/* Not shipped last (paused, failed): freed blocks stay held through
+	 * the close's sync, since the replica may still use them. */
+	bool shipped = false;
 	if (!pthread_equal(r->thread, pthread_self())) {
 		char err[512];
 		pthread_mutex_lock(&r->lock);
-		if (r->state == REPL_RUNNING && ship_now(r, err, sizeof(err)))
+		if (r->state == REPL_RUNNING)
+			shipped = !ship_now(r, err, sizeof(err));
+		if (r->state == REPL_RUNNING && !shipped)
 			log_error("replication", "last batch: %s", err);
+		shipped |= r->state == REPL_STOPPED;
 		r->quit = true;
 		pthread_cond_signal(&r->wake);
 		pthread_mutex_unlock(&r->lock);
 		pthread_join(r->thread, NULL);
 	}
-	metastore_hold_pending(r->ms, false);
+	if (shipped)
+		metastore_hold_pending(r->ms, false);
 	replica_close(r->rp);
 	backing_close(r->backing);
 	pthread_cond_destroy(&r->wake);

@@ -124,16 +124,14 @@ static void account(struct repl *r, const struct batch *b, uint64_t txnid,
 	pthread_mutex_unlock(&r->lock);
 }
 
-/* The blocks pending in the cut the replica now holds are free there:
- * once a sync has made their frees durable here, the source may reuse
- * them. */
+/* The blocks pending in the cut the replica now holds are free there,
+ * and the sync before the batch made their frees durable here: the
+ * source may reuse them. */
 static int release(struct repl *r, const struct repl_diff *d)
 {
 	if (!d->npending)
 		return 0;
-	int e = store_sync(r->src);
-	int commits =
-	    e ? e : metastore_release_listed(r->ms, d->pending, d->npending);
+	int commits = metastore_release_listed(r->ms, d->pending, d->npending);
 	if (commits <= 0)
 		return commits;
 	/* Only ours since the cut: the replica lacks nothing a file shows
@@ -172,8 +170,13 @@ int repl_batch(struct repl *r, char *err, size_t errlen)
 		return 0;
 	}
 	struct batch b = {.full = !r->prev};
-	e = repl_diff(r->ms, r->prev, cut, &b.d);
+	/* The source keeps what the replica gets: after a crash it opens at
+	 * or past the replica's state, and no block that state uses has
+	 * been reused (it is held pending from the open on). */
+	e = store_sync(r->src);
 	if (e)
+		snprintf(err, errlen, "source sync: %s", strerror(-e));
+	if (!e && (e = repl_diff(r->ms, r->prev, cut, &b.d)))
 		snprintf(err, errlen, "reading the source's metadata: %s",
 			 strerror(-e));
 	if (!e)

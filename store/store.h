@@ -45,9 +45,12 @@ struct store_config {
 	uint64_t meta_map_bytes;   /* metadata size bound; 0: default */
 	uint64_t meta_cache_bytes; /* metadata the daemon keeps mapped */
 	bool power_loss;	   /* keep the synced state for power loss */
-	const char *profile;	   /* array profile: name or file; NULL null */
-	double scale;		   /* --scale: every rate times this; 0 = 1 */
-	double time_scale;	   /* --time-scale: fault durations; 0 = scale */
+	/* Replicating: no freed block becomes reusable from the open on,
+	 * until replication releases it (metastore_hold_pending). */
+	bool hold_pending;
+	const char *profile; /* array profile: name or file; NULL null */
+	double scale;	     /* --scale: every rate times this; 0 = 1 */
+	double time_scale;   /* --time-scale: fault durations; 0 = scale */
 	/* Where the store's counters go (the dedupe ones, checksum errors,
 	 * lost and repaired reads); NULL: counters of its own. */
 	struct stats *stats;

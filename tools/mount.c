@@ -186,6 +186,7 @@ int cmd_mount(int argc, char **argv)
 		    .meta_map_bytes = o.meta_max,
 		    .meta_cache_bytes = o.meta_cache,
 		    .power_loss = o.power_loss,
+		    .hold_pending = o.replicate_to != NULL,
 		    .profile = profile,
 		    .scale = scale,
 		    .time_scale = time_scale},
