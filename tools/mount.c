@@ -120,6 +120,22 @@ static int check_profile(const struct mount_opts *o, double *scale,
 	return 0;
 }
 
+/* --metrics and --graphite, checked before anything is mounted. */
+static int check_endpoints(const struct mount_opts *o)
+{
+	struct sockaddr_in maddr;
+	struct graphite_target gt;
+	char merr[256];
+	if ((o->metrics &&
+	     metrics_parse_addr(o->metrics, &maddr, merr, sizeof(merr))) ||
+	    (o->graphite &&
+	     graphite_parse_target(o->graphite, &gt, merr, sizeof(merr)))) {
+		tool_error("mount: %s", merr);
+		return -1;
+	}
+	return 0;
+}
+
 int cmd_mount(int argc, char **argv)
 {
 	struct mount_opts o;
@@ -141,21 +157,8 @@ int cmd_mount(int argc, char **argv)
 	double scale, time_scale;
 	if (check_profile(&o, &scale, &time_scale, profile))
 		return 2;
-	struct sockaddr_in maddr;
-	char merr[256];
-	if (o.metrics &&
-	    metrics_parse_addr(o.metrics, &maddr, merr, sizeof(merr))) {
-		tool_error("mount: %s", merr);
-		return 2;
-	}
-	struct graphite_target gt;
-	if (o.graphite &&
-	    graphite_parse_target(o.graphite, &gt, merr, sizeof(merr))) {
-		tool_error("mount: %s", merr);
-		return 2;
-	}
 	char replica[PATH_MAX];
-	if (check_replica(&o, replica))
+	if (check_endpoints(&o) || check_replica(&o, replica))
 		return 2;
 	char store[PATH_MAX], mnt[PATH_MAX], def[PATH_MAX];
 	if (!o.store) {
