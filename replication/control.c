@@ -149,11 +149,13 @@ int repl_start(struct store *src, struct stats *stats,
 	pthread_cond_init(&r->done, &ca);
 	pthread_condattr_destroy(&ca);
 	metastore_hold_pending(r->ms, true);
-	pthread_mutex_lock(&r->lock); /* the hook reads r->thread */
+	/* The thread reads r->thread only once it has the lock; the hook is
+	 * set outside it (a sync holds the store's lock, then takes ours). */
+	pthread_mutex_lock(&r->lock);
 	e = -pthread_create(&r->thread, NULL, engine_main, r);
+	pthread_mutex_unlock(&r->lock);
 	if (!e)
 		store_set_sync_hook(src, sync_point, r);
-	pthread_mutex_unlock(&r->lock);
 	if (e) {
 		snprintf(err, errlen, "replication thread: %s", strerror(-e));
 		metastore_hold_pending(r->ms, false);
