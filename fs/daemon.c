@@ -526,6 +526,12 @@ static int run(const struct daemon_opts *o, int *wfd)
 		 ARRAYSIM_VERSION, o->cfg.verify ? "on" : "off");
 	int code = 2;
 	r = start_session(d, o, err, sizeof(err));
+	/* Before the control socket, whose thread reads d->repl. */
+	if (!r && o->replicate_to)
+		r = repl_start(
+		    d->fs.st, &d->fs.stats,
+		    &(struct repl_config){o->replicate_to, o->rpo_ns}, &d->repl,
+		    err, sizeof(err));
 	if (!r)
 		r = ctl_server_start(d->fs.store, getuid(), ctl_handle, d,
 				     &d->ctl, err, sizeof(err));
@@ -538,11 +544,6 @@ static int run(const struct daemon_opts *o, int *wfd)
 		r = metrics_begin(d, o->metrics, err, sizeof(err));
 	if (!r && o->graphite)
 		r = graphite_begin(d, o->graphite, err, sizeof(err));
-	if (!r && o->replicate_to)
-		r = repl_start(
-		    d->fs.st, &d->fs.stats,
-		    &(struct repl_config){o->replicate_to, o->rpo_ns}, &d->repl,
-		    err, sizeof(err));
 	if (r) {
 		fail(wfd, err);
 		goto out;
