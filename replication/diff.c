@@ -175,14 +175,12 @@ static int diff_table(const struct metastore *ms, MDB_txn *old, MDB_txn *cut,
 
 /* The candidate's SHA-1 prefix from its fpindex item in @cut, found as
  * the store unindexes a block: by the head its slot keeps, then pblk. */
-static int find_sha(const struct metastore *ms, MDB_cursor *cur,
-		    struct repl_cand *c)
+static int find_sha(MDB_cursor *cur, struct repl_cand *c)
 {
 	uint8_t probe[MS_FP_ITEM_LEN] = {0};
 	memcpy(probe, c->sha, 4);
 	MDB_val k = {1, "\0"}, v = {sizeof(probe), probe};
 	int rc;
-	(void)ms;
 	for (rc = mdb_cursor_get(cur, &k, &v, MDB_GET_BOTH_RANGE);
 	     !rc && v.mv_size == MS_FP_ITEM_LEN &&
 	     !memcmp(v.mv_data, c->sha, 4);
@@ -209,7 +207,7 @@ int repl_diff(const struct metastore *ms, MDB_txn *old, MDB_txn *cut,
 		r = metastore_errno(
 		    mdb_cursor_open(cut, metastore_dbi(ms, MS_FPINDEX), &cur));
 	for (size_t i = 0; !r && i < d->ncand; i++)
-		r = find_sha(ms, cur, &d->cand[i]);
+		r = find_sha(cur, &d->cand[i]);
 	if (cur)
 		mdb_cursor_close(cur);
 	return r || !d->meta.oom ? r : -ENOMEM;
