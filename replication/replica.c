@@ -145,7 +145,8 @@ static int parse_fps(struct replica *rp, const struct wbuf *fps)
 	struct fp_item *items = calloc(n ? n : 1, sizeof(*items));
 	if (!items)
 		return -ENOMEM;
-	for (uint64_t i = 0; i < n; i++) {
+	/* A bad pblk ends the parse: later reads would be of a bad message. */
+	for (uint64_t i = 0; i < n && !in.bad; i++) {
 		items[i].pblk = rbuf_u64(&in);
 		items[i].xxh3 = rbuf_u64(&in);
 		items[i].has_sha = rbuf_u8(&in);

@@ -7,6 +7,7 @@
  *   - a needed block damaged in transit: refused (EILSEQ), nothing written
  *   - a metadata message that deletes what the replica lacks: refused in
  *     one transaction, the replica unchanged
+ *   - a fingerprint naming pblk 0: a bad message, the parse ends there
  *   - the right bytes: written, the local copy made; read back equal
  */
 #include <errno.h>
@@ -204,6 +205,25 @@ static void test_bad_meta_leaves_replica_unchanged(void **state)
 	wbuf_free(&m);
 }
 
+/* Found by tests/fuzz/fuzz_replica: a pblk 0 before more items ends the
+ * parse (it read past a bad message). */
+static void test_bad_pblk_ends_parse(void **state)
+{
+	struct ctx *c = *state;
+	struct wbuf fps = {0}, v = {0};
+	struct replica_tally t;
+	char err[512];
+	wbuf_u8(&fps, 0);
+	wbuf_u64(&fps, 2);
+	fp(&fps, 0, c->x);
+	fp(&fps, c->xpblk, c->x);
+	assert_int_equal(replica_fps(c->rp, &fps, &v, &t, err, sizeof(err)),
+			 -EPROTO);
+	assert_non_null(strstr(err, "bad message"));
+	wbuf_free(&fps);
+	wbuf_free(&v);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -214,6 +234,8 @@ int main(void)
 					    setup, teardown),
 	    cmocka_unit_test_setup_teardown(
 		test_bad_meta_leaves_replica_unchanged, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_bad_pblk_ends_parse, setup,
+					    teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
