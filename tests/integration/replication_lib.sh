@@ -2,7 +2,7 @@
 # Sourced after lib.sh. r_setup: t_setup, then REPLICA (the replica's store
 # directory, made by the mount) and MNT2 (where the replica is mounted
 # after a failover), both cleaned up on any exit; r_json KEY: one figure of
-# stats --json's "replication" object.
+# stats --json's "replication" object; r_jobfile: fio jobs with verify.
 
 r_cleanup() {
 	local rc=$?
@@ -33,6 +33,44 @@ r_setup() {
 
 r_json() {
 	t_stat_json "replication.$1"
+}
+
+# r_jobfile FILE DIR VERIFY_ONLY SEED: 4 jobs, 12 MiB each, at random;
+# written twice with two seeds, so that the second pass frees and
+# reallocates blocks while replicating.
+r_jobfile() {
+	cat >"$1" <<-JOB
+	[global]
+	directory=$2
+	size=12M
+	randseed=$4
+	fallocate=none
+	verify=crc32c
+	do_verify=1
+	verify_fatal=1
+	verify_dump=0
+	verify_only=$3
+	randrepeat=1
+	rw=randwrite
+	ioengine=psync
+	fsync=32
+
+	[a]
+	bs=4k
+	[b]
+	bs=16k
+	[c]
+	bs=64k
+	direct=1
+	[d]
+	bs=1M
+	JOB
+}
+
+# r_sums DIR OUT: sha256 of every file under DIR, by relative path.
+r_sums() {
+	(cd "$1" && find . -type f -print0 | sort -z | xargs -0 sha256sum) >"$2"
+	[ -s "$2" ] || t_fail "no files under $1"
 }
 
 # r_mount_replica: mount the replica on MNT2 (after the source's umount).

@@ -11,38 +11,6 @@ set -euo pipefail
 . "$(dirname "$0")/replication_lib.sh"
 t_require_cmd fio
 
-# write_jobfile FILE DIR VERIFY_ONLY SEED: 4 jobs, 12 MiB each, at random;
-# written twice with two seeds, so that the second pass frees and
-# reallocates blocks while replicating.
-write_jobfile() {
-	cat >"$1" <<-JOB
-	[global]
-	directory=$2
-	size=12M
-	randseed=$4
-	fallocate=none
-	verify=crc32c
-	do_verify=1
-	verify_fatal=1
-	verify_dump=0
-	verify_only=$3
-	randrepeat=1
-	rw=randwrite
-	ioengine=psync
-	fsync=32
-
-	[a]
-	bs=4k
-	[b]
-	bs=16k
-	[c]
-	bs=64k
-	direct=1
-	[d]
-	bs=1M
-	JOB
-}
-
 r_setup
 "$ARRAYSIM" mount --store "$STORE" --rpo 1s "$MNT" 2>"$T/err" \
 	&& t_fail "--rpo without --replicate-to was accepted"
@@ -50,9 +18,9 @@ grep -q "^arraysim: mount: --rpo needs --replicate-to" "$T/err" \
 	|| t_fail "the refusal of --rpo alone: $(cat "$T/err")"
 
 t_mount --replicate-to "$REPLICA" --rpo 200ms
-write_jobfile "$T/write1.fio" "$MNT" 0 1
-write_jobfile "$T/write2.fio" "$MNT" 0 2
-write_jobfile "$T/verify.fio" "$MNT2" 1 2
+r_jobfile "$T/write1.fio" "$MNT" 0 1
+r_jobfile "$T/write2.fio" "$MNT" 0 2
+r_jobfile "$T/verify.fio" "$MNT2" 1 2
 
 t_log "fio write + verify on the source, replicating; then overwritten"
 t_fio "$T/write1.fio"
@@ -88,6 +56,7 @@ grep -q "^arraysim: ctl: replication bogus: not" "$T/err" \
 grep -qx "state stopped" <("$ARRAYSIM" ctl "$MNT" replication status) \
 	|| t_fail "state is not stopped after stop"
 
+r_sums "$MNT" "$T/source.sums"
 # Written after the stop: the replica must not have it.
 echo after-stop >"$MNT/after-stop"
 t_umount
@@ -98,5 +67,8 @@ t_log "failover: mount the replica, fio verify_only"
 r_mount_replica
 [ -e "$MNT2/after-stop" ] && t_fail "the replica has a file written after the stop"
 t_fio "$T/verify.fio"
+# verify_only checks each block against itself; the sums, against the source
+r_sums "$MNT2" "$T/replica.sums"
+cmp -s "$T/source.sums" "$T/replica.sums" || t_fail "the replica's files differ"
 r_umount_replica
 r_fsck "$REPLICA"
