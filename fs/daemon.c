@@ -36,6 +36,7 @@
 #include "fs/scenario_run.h"
 #include "fs/ops.h"
 #include "faults/events.h"
+#include "replication/repl.h"
 #include "tiers/array.h"
 #include "tiers/array_samples.h"
 #include "tiers/array_stats.h"
@@ -48,6 +49,7 @@ struct daemon {
 	struct sampler *sampler;
 	struct metrics_http *metrics;
 	struct graphite_push *graphite;
+	struct repl *repl; /* --replicate-to, or NULL */
 	/* The sampler thread's alone: the array's picture and the last
 	 * sample's counters. */
 	struct array_snapshot snap;
@@ -192,6 +194,29 @@ static int ctl_model(struct daemon *d, bool pause, char *err, size_t errlen)
 	return 0;
 }
 
+/* stats --json with a "replication" object last: the counters' object,
+ * its closing brace replaced. */
+static int stats_json_with_replication(struct daemon *d,
+				       const struct stats_gauges *g, FILE *out)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&buf, &len);
+	if (!mem)
+		return -ENOMEM;
+	stats_print(mem, &d->fs.stats, g, true);
+	fclose(mem);
+	while (len && (buf[len - 1] == '\n' || buf[len - 1] == '}'))
+		if (buf[--len] == '}')
+			break;
+	fwrite(buf, 1, len, out);
+	fputs(",\"replication\":", out);
+	repl_status_json(d->repl, out);
+	fputs("}\n", out);
+	free(buf);
+	return 0;
+}
+
 static int ctl_stats(struct daemon *d, enum control_verb v, FILE *out,
 		     char *err, size_t errlen)
 {
@@ -224,9 +249,23 @@ static int ctl_stats(struct daemon *d, enum control_verb v, FILE *out,
 		return 0;
 	default:
 		store_gauges(d->fs.st, &g);
+		if (v == CONTROL_STATS_JSON && d->repl)
+			return stats_json_with_replication(d, &g, out);
 		stats_print(out, &d->fs.stats, &g, v == CONTROL_STATS_JSON);
 		return 0;
 	}
+}
+
+static int ctl_replication(struct daemon *d, const char *args, FILE *out,
+			   char *err, size_t errlen)
+{
+	if (!d->repl) {
+		snprintf(err, errlen,
+			 "replication: not replicating (mount with "
+			 "--replicate-to DEST)");
+		return -ENOTSUP;
+	}
+	return repl_control(d->repl, args, out, err, errlen);
 }
 
 /* One command of the control protocol (faults/control.h), parsed there,
@@ -237,6 +276,8 @@ static int ctl_handle(void *ctx, const char *line, FILE *out, char *err,
 	struct daemon *d = ctx;
 	struct control_cmd c;
 	uint64_t id;
+	if (!strncmp(line, "replication", 11) && (!line[11] || line[11] == ' '))
+		return ctl_replication(d, line + 11, out, err, errlen);
 	int r = control_parse(line, &c, err, errlen);
 	if (r)
 		return r;
@@ -485,6 +526,12 @@ static int run(const struct daemon_opts *o, int *wfd)
 		 ARRAYSIM_VERSION, o->cfg.verify ? "on" : "off");
 	int code = 2;
 	r = start_session(d, o, err, sizeof(err));
+	/* Before the control socket, whose thread reads d->repl. */
+	if (!r && o->replicate_to)
+		r = repl_start(
+		    d->fs.st, &d->fs.stats,
+		    &(struct repl_config){o->replicate_to, o->rpo_ns}, &d->repl,
+		    err, sizeof(err));
 	if (!r)
 		r = ctl_server_start(d->fs.store, getuid(), ctl_handle, d,
 				     &d->ctl, err, sizeof(err));
@@ -508,6 +555,7 @@ static int run(const struct daemon_opts *o, int *wfd)
 	code = serve(d) ? 1 : 0;
 	log_info("mount", "unmounting %s", o->mountpoint);
 out:
+	repl_close(d->repl); /* ships what is committed, unless stopped */
 	graphite_push_stop(d->graphite);
 	metrics_http_stop(d->metrics);
 	sampler_stop(d->sampler);

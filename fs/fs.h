@@ -34,9 +34,10 @@ struct fs_config {
 	uint64_t meta_map_bytes;   /* metadata size bound; 0: default */
 	uint64_t meta_cache_bytes; /* metadata the daemon keeps mapped */
 	bool power_loss;	   /* keep the synced state for power loss */
+	bool hold_pending;	   /* replicating: store_config's */
 	const char *profile;	   /* array profile: name or file; NULL null */
 	double scale;		   /* --scale: every rate times this; 0 = 1 */
-	double time_scale;	   /* --time-scale: fault durations; 0 = scale */
+	double time_scale; /* --time-scale: fault durations; 0 = scale */
 };
 
 struct fs {

@@ -31,6 +31,7 @@ static struct store_config store_config_of(struct fs *fs)
 	    .meta_map_bytes = c->meta_map_bytes,
 	    .meta_cache_bytes = c->meta_cache_bytes,
 	    .power_loss = c->power_loss,
+	    .hold_pending = c->hold_pending,
 	    .profile = c->profile,
 	    .scale = c->scale,
 	    .time_scale = c->time_scale,

@@ -668,7 +668,7 @@ int metastore_sync(struct metastore *ms)
 		if (!r)
 			metastore_durable_pin(ms);
 		moved = 0;
-		if (!r)
+		if (!r && !atomic_load(&ms->hold_pending))
 			r = release_pending(ms, txn, &moved);
 		if (r || !moved) {
 			metastore_txn_abort(txn);
@@ -679,4 +679,41 @@ int metastore_sync(struct metastore *ms)
 			return r;
 	} while (moved == RELEASE_BATCH);
 	return 0;
+}
+
+void metastore_hold_pending(struct metastore *ms, bool hold)
+{
+	atomic_store(&ms->hold_pending, hold);
+}
+
+/* The caller has made the frees of @pblk[] durable (a sync after the
+ * commits that freed them); those still pending become reusable. */
+int metastore_release_listed(struct metastore *ms, const uint64_t *pblk,
+			     size_t n)
+{
+	int commits = 0;
+	for (size_t at = 0; at < n; commits++) {
+		MDB_txn *txn;
+		int r = metastore_errno(mdb_txn_begin(ms->env, NULL, 0, &txn));
+		if (r)
+			return r;
+		ms_seal_drop(NULL);
+		size_t end = at + RELEASE_BATCH < n ? at + RELEASE_BATCH : n;
+		for (; !r && at < end; at++) {
+			MDB_val k = {sizeof(pblk[at]), (void *)&pblk[at]};
+			MDB_val empty = {0, NULL};
+			int rc = mdb_del(txn, ms->dbi[MS_PENDING], &k, NULL);
+			if (!rc)
+				rc = mdb_put(txn, ms->dbi[MS_FREEMAP], &k,
+					     &empty, 0);
+			r = rc == MDB_NOTFOUND ? 0 : metastore_errno(rc);
+		}
+		if (r) {
+			metastore_txn_abort(txn);
+			return r;
+		}
+		if ((r = metastore_txn_commit(txn)))
+			return r;
+	}
+	return commits;
 }

@@ -202,6 +202,15 @@ const char *metastore_table_name(enum ms_table t);
  * the free map. 0 or -errno. */
 int metastore_sync(struct metastore *ms);
 
+/* Replication (replication/): while held, metastore_sync leaves freed
+ * blocks pending, so that none is reused while a replica may still point
+ * at its old bytes; metastore_release_listed moves the given ones to the
+ * free map once their frees are durable and the replica has them free:
+ * the number of transactions it committed, or -errno. */
+void metastore_hold_pending(struct metastore *ms, bool hold);
+int metastore_release_listed(struct metastore *ms, const uint64_t *pblk,
+			     size_t n);
+
 /* Transactions: 0 or -errno (LMDB codes mapped by metastore_errno). */
 int metastore_txn_begin(struct metastore *ms, bool write, MDB_txn **out);
 int metastore_txn_commit(MDB_txn *txn);

@@ -32,6 +32,9 @@ struct metastore {
 	 * that LMDB keeps its pages; NULL unless tracking is on. */
 	MDB_txn *durable;
 	bool track_durable; /* metastore_track_durable() */
+	/* Replication: freed blocks stay pending until the replica has a
+	 * state where they are free (metastore_hold_pending). */
+	atomic_bool hold_pending;
 	/* Mutable through a const struct metastore *: codecs report damage
 	 * from read paths. */
 	struct ms_damage *damage;

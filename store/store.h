@@ -45,9 +45,12 @@ struct store_config {
 	uint64_t meta_map_bytes;   /* metadata size bound; 0: default */
 	uint64_t meta_cache_bytes; /* metadata the daemon keeps mapped */
 	bool power_loss;	   /* keep the synced state for power loss */
-	const char *profile;	   /* array profile: name or file; NULL null */
-	double scale;		   /* --scale: every rate times this; 0 = 1 */
-	double time_scale;	   /* --time-scale: fault durations; 0 = scale */
+	/* Replicating: no freed block becomes reusable from the open on,
+	 * until replication releases it (metastore_hold_pending). */
+	bool hold_pending;
+	const char *profile; /* array profile: name or file; NULL null */
+	double scale;	     /* --scale: every rate times this; 0 = 1 */
+	double time_scale;   /* --time-scale: fault durations; 0 = scale */
 	/* Where the store's counters go (the dedupe ones, checksum errors,
 	 * lost and repaired reads); NULL: counters of its own. */
 	struct stats *stats;
@@ -64,6 +67,9 @@ void store_close(struct store *st);
 /* Make everything committed so far durable: data first, then metadata.
  * -EIO once the power was cut (store_power_cut). */
 int store_sync(struct store *st);
+/* Call @fn(@ctx) after every successful sync (a replication sync
+ * point); NULL to stop. Set before any sync can race with it. */
+void store_set_sync_hook(struct store *st, void (*fn)(void *), void *ctx);
 /* Has anything been committed since the last sync, with the power on? */
 bool store_unsynced(struct store *st);
 /* An emulated power loss: pin the durable state of the last sync (the

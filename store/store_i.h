@@ -33,13 +33,15 @@ struct store {
 	/* Bumped by every commit that changed data or metadata; the
 	 * background syncer compares it with what it last made durable. */
 	_Atomic uint64_t commits;
-	uint64_t synced_commits;
-	pthread_mutex_t sync_lock; /* one sync at a time */
-	struct events *events;	   /* borrowed (store_set_events) or NULL */
-	struct loss_set *lost;	   /* blocks the array lost (store/loss.c) */
+	_Atomic uint64_t synced_commits; /* read by the syncer unlocked */
+	pthread_mutex_t sync_lock;	 /* one sync at a time */
+	struct events *events; /* borrowed (store_set_events) or NULL */
+	struct loss_set *lost; /* blocks the array lost (store/loss.c) */
 	/* A power loss was injected: everything fails until the close, and
 	 * the next open starts from the state of the last sync. */
 	atomic_bool powered_off;
+	void (*sync_hook)(void *); /* store_set_sync_hook */
+	void *sync_hook_ctx;
 	struct group_commit gc; /* writes' metadata, committed in groups */
 };
 

@@ -132,6 +132,8 @@ int store_open(const struct store_config *cfg, struct store **out, char *err,
 	int r = open_parts(st, err, errlen);
 	if (r)
 		goto out_free;
+	/* Before the first sync: a replica may still use what is pending. */
+	metastore_hold_pending(st->ms, cfg->hold_pending);
 	if (cfg->power_loss && (r = metastore_track_durable(st->ms))) {
 		snprintf(err, errlen,
 			 "--power-loss: cannot keep the synced "

@@ -19,14 +19,25 @@ int store_sync(struct store *st)
 	if (!r)
 		r = metastore_sync(st->ms);
 	if (!r)
-		st->synced_commits = commits;
+		atomic_store(&st->synced_commits, commits);
+	/* Under the lock: the hook's owner clears it before it goes away. */
+	if (!r && st->sync_hook)
+		st->sync_hook(st->sync_hook_ctx);
 	pthread_mutex_unlock(&st->sync_lock);
 	return r;
 }
 
+void store_set_sync_hook(struct store *st, void (*fn)(void *), void *ctx)
+{
+	pthread_mutex_lock(&st->sync_lock);
+	st->sync_hook_ctx = ctx;
+	st->sync_hook = fn;
+	pthread_mutex_unlock(&st->sync_lock);
+}
+
 bool store_unsynced(struct store *st)
 {
-	return atomic_load(&st->commits) != st->synced_commits &&
+	return atomic_load(&st->commits) != atomic_load(&st->synced_commits) &&
 	       !atomic_load(&st->powered_off);
 }
 
@@ -42,7 +53,7 @@ int store_power_cut(struct store *st, uint64_t *lost, bool *was, char *err,
 		    size_t errlen)
 {
 	pthread_mutex_lock(&st->sync_lock);
-	*lost = atomic_load(&st->commits) - st->synced_commits;
+	*lost = atomic_load(&st->commits) - atomic_load(&st->synced_commits);
 	*was = atomic_exchange(&st->powered_off, true);
 	int r = *was ? 0 : metastore_durable_save(st->ms, err, errlen);
 	if (r)

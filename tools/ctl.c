@@ -31,6 +31,12 @@ static const char ctl_help[] =
     "                              run a fault timeline (faults/scenario.h),\n"
     "                              F times faster than written\n"
     "  scenario status|stop        where it is; stop it (faults stay)\n"
+    "  replication status          with --replicate-to: state, lag, backlog,\n"
+    "                              bytes on the wire, saved by dedupe\n"
+    "  replication sync            ship what is committed now; wait for it\n"
+    "  replication pause|resume    hold batches (freed blocks stay held)\n"
+    "  replication stop|start      end replicating; start again (a full\n"
+    "                              batch, checked block by block)\n"
     "\n";
 
 /* After the kinds (faults/kinds.c prints them from fault_kinds[]). */

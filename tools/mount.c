@@ -62,6 +62,30 @@ static int resolve_dir(const char *what, const char *path, char *out)
 	return 0;
 }
 
+/* --replicate-to's directory made absolute (created when missing: a new
+ * replica), --rpo checked with it. */
+static int check_replica(struct mount_opts *o, char *out)
+{
+	bool rpo_given = o->rpo_ns != MOUNT_RPO_UNSET;
+	if (!rpo_given)
+		o->rpo_ns = 0; /* the engine's default */
+	else if (!o->rpo_ns) {
+		tool_error("mount: --rpo: must be more than 0");
+		return -1;
+	}
+	if (!o->replicate_to) {
+		if (rpo_given)
+			tool_error("mount: --rpo needs --replicate-to");
+		return rpo_given ? -1 : 0;
+	}
+	if (mkdir(o->replicate_to, 0700) < 0 && errno != EEXIST) {
+		tool_error("mount: --replicate-to %s: %s", o->replicate_to,
+			   strerror(errno));
+		return -1;
+	}
+	return resolve_dir("--replicate-to", o->replicate_to, out);
+}
+
 /* Load and check --profile, --scale and --time-scale before anything is
  * mounted, so that a bad profile is one line and no mount. A profile
  * file's path is made absolute in @path: the daemon loads it again after
@@ -96,6 +120,22 @@ static int check_profile(const struct mount_opts *o, double *scale,
 	return 0;
 }
 
+/* --metrics and --graphite, checked before anything is mounted. */
+static int check_endpoints(const struct mount_opts *o)
+{
+	struct sockaddr_in maddr;
+	struct graphite_target gt;
+	char merr[256];
+	if ((o->metrics &&
+	     metrics_parse_addr(o->metrics, &maddr, merr, sizeof(merr))) ||
+	    (o->graphite &&
+	     graphite_parse_target(o->graphite, &gt, merr, sizeof(merr)))) {
+		tool_error("mount: %s", merr);
+		return -1;
+	}
+	return 0;
+}
+
 int cmd_mount(int argc, char **argv)
 {
 	struct mount_opts o;
@@ -117,19 +157,9 @@ int cmd_mount(int argc, char **argv)
 	double scale, time_scale;
 	if (check_profile(&o, &scale, &time_scale, profile))
 		return 2;
-	struct sockaddr_in maddr;
-	char merr[256];
-	if (o.metrics &&
-	    metrics_parse_addr(o.metrics, &maddr, merr, sizeof(merr))) {
-		tool_error("mount: %s", merr);
+	char replica[PATH_MAX];
+	if (check_endpoints(&o) || check_replica(&o, replica))
 		return 2;
-	}
-	struct graphite_target gt;
-	if (o.graphite &&
-	    graphite_parse_target(o.graphite, &gt, merr, sizeof(merr))) {
-		tool_error("mount: %s", merr);
-		return 2;
-	}
 	char store[PATH_MAX], mnt[PATH_MAX], def[PATH_MAX];
 	if (!o.store) {
 		if (default_store(def, sizeof(def))) {
@@ -159,6 +189,7 @@ int cmd_mount(int argc, char **argv)
 		    .meta_map_bytes = o.meta_max,
 		    .meta_cache_bytes = o.meta_cache,
 		    .power_loss = o.power_loss,
+		    .hold_pending = o.replicate_to != NULL,
 		    .profile = profile,
 		    .scale = scale,
 		    .time_scale = time_scale},
@@ -168,6 +199,8 @@ int cmd_mount(int argc, char **argv)
 	    .metrics = o.metrics,
 	    .graphite = o.graphite,
 	    .io_uring = transport,
+	    .replicate_to = o.replicate_to ? replica : NULL,
+	    .rpo_ns = o.rpo_ns,
 	};
 	return fs_daemon_run(&d);
 }

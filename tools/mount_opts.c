@@ -43,6 +43,13 @@ const struct opt_def mount_opt_defs[] = {
     {"graphite", 0, OPT_STRING, O(graphite), "HOST:PORT[,prefix=P]",
      "push the same series to a Carbon server (Graphite's plaintext "
      "protocol) once a second, paths under P"},
+    {"replicate-to", 0, OPT_STRING, O(replicate_to), "DEST",
+     "replicate asynchronously to the store in directory DEST on this "
+     "host (made when missing or empty): a consistent prior state of this "
+     "one, mountable; `arraysim ctl MNT replication ...`"},
+    {"rpo", 0, OPT_DURATION, O(rpo_ns), "TIME",
+     "with --replicate-to: the longest between batches, besides each "
+     "sync point (default 1s)"},
     {"foreground", 'f', OPT_FLAG, O(foreground), NULL,
      "stay in the foreground, log to stderr"},
     {"options", 'o', OPT_STRING, O(fuse_opts), "OPTS",
@@ -58,7 +65,8 @@ void mount_opts_init(struct mount_opts *o)
 	*o = (struct mount_opts){.verify = true,
 				 .profile = "null",
 				 .sync_interval_ns = 5000000000ull,
-				 .meta_cache = 256ull << 20};
+				 .meta_cache = 256ull << 20,
+				 .rpo_ns = MOUNT_RPO_UNSET};
 }
 
 int mount_opts_check_scale(const struct mount_opts *o, double *scale,

@@ -27,7 +27,10 @@ struct mount_opts {
 	const char *metrics;
 	const char *graphite;
 	bool power_loss;
+	const char *replicate_to; /* --replicate-to DEST, or NULL */
+	uint64_t rpo_ns;	  /* --rpo, or MOUNT_RPO_UNSET */
 };
+#define MOUNT_RPO_UNSET UINT64_MAX
 
 extern const struct opt_def mount_opt_defs[];
 

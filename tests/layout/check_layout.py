@@ -22,7 +22,7 @@ import subprocess
 import sys
 from collections import defaultdict
 
-PRODUCT = ["common", "dedupe", "faults", "fs", "meta", "store", "tiers", "tools"]
+PRODUCT = ["common", "dedupe", "faults", "fs", "meta", "replication", "store", "tiers", "tools"]
 # Which folders a folder's objects may call into (besides itself).
 ALLOWED = {
     "common": set(),
@@ -31,7 +31,8 @@ ALLOWED = {
     "meta": {"common"},
     "dedupe": {"common", "meta", "tiers"},
     "store": {"common", "meta", "dedupe", "tiers", "faults"},
-    "fs": {"common", "meta", "store", "dedupe", "tiers", "faults"},
+    "replication": {"common", "meta", "store", "dedupe", "tiers", "faults"},
+    "fs": {"common", "meta", "store", "dedupe", "tiers", "faults", "replication"},
     "tools": set(PRODUCT),
 }
 MAX_FILE_LINES = 800

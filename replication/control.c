@@ -1,0 +1,401 @@
+/* The replication thread's life, the ctl verbs and the figures
+ * (replication/repl.h). */
+#include "replication/repl_i.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/clock.h"
+#include "common/log.h"
+#include "common/stats.h"
+#include "replication/replica.h"
+#include "store/store.h"
+
+/* A `replication sync` waits this long for its batch: the ctl client
+ * gives up on a silent daemon after 10 s. */
+#define SYNC_WAIT_NS (8ull * NS_PER_SEC)
+
+static const char *const state_names[] = {
+    [REPL_RUNNING] = "running",
+    [REPL_PAUSED] = "paused",
+    [REPL_STOPPED] = "stopped",
+    [REPL_FAILED] = "failed",
+};
+
+/* A sync point of the source (store_sync): ship what it made durable.
+ * The engine's own syncs (releasing freed blocks) are not one. */
+static void sync_point(void *ctx)
+{
+	struct repl *r = ctx;
+	if (pthread_equal(pthread_self(), r->thread))
+		return;
+	pthread_mutex_lock(&r->lock);
+	r->kick = true;
+	pthread_cond_signal(&r->wake);
+	pthread_mutex_unlock(&r->lock);
+}
+
+static struct timespec deadline_after(uint64_t ns)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	uint64_t t =
+	    (uint64_t)ts.tv_sec * NS_PER_SEC + (uint64_t)ts.tv_nsec + ns;
+	return (struct timespec){(time_t)(t / NS_PER_SEC),
+				 (long)(t % NS_PER_SEC)};
+}
+
+/* Wait for a reason to ship: a sync point, a sync request, the rpo. */
+static bool wait_turn(struct repl *r, uint64_t *asked)
+{
+	struct timespec until = deadline_after(r->rpo_ns);
+	while (!r->quit && !(r->state == REPL_RUNNING && r->kick)) {
+		if ((r->state == REPL_STOPPED || r->state == REPL_FAILED) &&
+		    r->prev) {
+			pthread_mutex_unlock(&r->lock);
+			repl_forget(r); /* the next start is a full batch */
+			pthread_mutex_lock(&r->lock);
+			pthread_cond_broadcast(&r->done);
+			continue;
+		}
+		if (pthread_cond_timedwait(&r->wake, &r->lock, &until) ==
+			ETIMEDOUT &&
+		    r->state == REPL_RUNNING)
+			break;
+		if (r->state != REPL_RUNNING)
+			until = deadline_after(r->rpo_ns);
+	}
+	r->kick = false;
+	*asked = r->asked;
+	return !r->quit;
+}
+
+static void *engine_main(void *arg)
+{
+	struct repl *r = arg;
+	char err[512];
+	uint64_t asked;
+	pthread_mutex_lock(&r->lock);
+	while (wait_turn(r, &asked)) {
+		r->busy = true;
+		pthread_mutex_unlock(&r->lock);
+		int e = repl_batch(r, err, sizeof(err));
+		pthread_mutex_lock(&r->lock);
+		r->busy = false;
+		if (e && r->state == REPL_RUNNING) {
+			r->state = REPL_FAILED;
+			snprintf(r->error, sizeof(r->error), "%s", err);
+			log_error("replication", "%s", err);
+		} else if (asked > r->shipped) {
+			r->shipped = asked;
+		}
+		pthread_cond_broadcast(&r->done);
+	}
+	pthread_mutex_unlock(&r->lock);
+	repl_forget(r);
+	return NULL;
+}
+
+static int open_sides(struct repl *r, const struct repl_config *cfg, char *err,
+		      size_t errlen)
+{
+	const char *src = store_dir(r->src);
+	if (!strcmp(src, cfg->dest)) {
+		snprintf(err, errlen,
+			 "--replicate-to %.3000s: that is the store itself",
+			 cfg->dest);
+		return -EINVAL;
+	}
+	int e = replica_open(cfg->dest, &r->rp, err, errlen);
+	if (!e && (e = backing_open(src, &r->backing, err, errlen))) {
+		replica_close(r->rp);
+		r->rp = NULL;
+	}
+	if (!e)
+		r->dev = backing_dev(r->backing);
+	return e;
+}
+
+int repl_start(struct store *src, struct stats *stats,
+	       const struct repl_config *cfg, struct repl **out, char *err,
+	       size_t errlen)
+{
+	struct repl *r = calloc(1, sizeof(*r));
+	if (!r) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	*r = (struct repl){.src = src,
+			   .ms = store_ms(src),
+			   .stats = stats,
+			   .rpo_ns =
+			       cfg->rpo_ns ? cfg->rpo_ns : REPL_DEFAULT_RPO_NS,
+			   .started_ns = clock_mono_ns(),
+			   .kick = true};
+	snprintf(r->dest, sizeof(r->dest), "%s", cfg->dest);
+	int e = open_sides(r, cfg, err, errlen);
+	if (e) {
+		free(r);
+		return e;
+	}
+	pthread_mutex_init(&r->lock, NULL);
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&r->wake, &ca);
+	pthread_cond_init(&r->done, &ca);
+	pthread_condattr_destroy(&ca);
+	metastore_hold_pending(r->ms, true);
+	/* The thread reads r->thread only once it has the lock; the hook is
+	 * set outside it (a sync holds the store's lock, then takes ours). */
+	pthread_mutex_lock(&r->lock);
+	e = -pthread_create(&r->thread, NULL, engine_main, r);
+	pthread_mutex_unlock(&r->lock);
+	if (!e)
+		store_set_sync_hook(src, sync_point, r);
+	if (e) {
+		snprintf(err, errlen, "replication thread: %s", strerror(-e));
+		metastore_hold_pending(r->ms, false);
+		r->thread = pthread_self();
+		repl_close(r);
+		return e;
+	}
+	log_info("replication", "to %s, asynchronous, rpo %.3f s", r->dest,
+		 (double)r->rpo_ns / NS_PER_SEC);
+	*out = r;
+	return 0;
+}
+
+/* Wait for the batch asked for now; 0, or why it did not come. */
+static int ship_now(struct repl *r, char *err, size_t errlen)
+{
+	struct timespec until = deadline_after(SYNC_WAIT_NS);
+	uint64_t my = ++r->asked;
+	r->kick = true;
+	pthread_cond_signal(&r->wake);
+	int w = 0;
+	while (r->state == REPL_RUNNING && r->shipped < my && w != ETIMEDOUT)
+		w = pthread_cond_timedwait(&r->done, &r->lock, &until);
+	if (r->shipped >= my)
+		return 0;
+	if (r->state == REPL_FAILED)
+		snprintf(err, errlen, "replication failed: %s", r->error);
+	else if (r->state != REPL_RUNNING)
+		snprintf(err, errlen, "replication was %s meanwhile",
+			 state_names[r->state]);
+	else
+		snprintf(err, errlen,
+			 "replication sync: not shipped within %llu s (still "
+			 "running: ask again)",
+			 (unsigned long long)(SYNC_WAIT_NS / NS_PER_SEC));
+	return -ETIMEDOUT;
+}
+
+void repl_close(struct repl *r)
+{
+	if (!r)
+		return;
+	store_set_sync_hook(r->src, NULL, NULL);
+	/* Not shipped last (paused, failed): freed blocks stay held through
+	 * the close's sync, since the replica may still use them. */
+	bool shipped = false;
+	if (!pthread_equal(r->thread, pthread_self())) {
+		char err[512];
+		pthread_mutex_lock(&r->lock);
+		if (r->state == REPL_RUNNING)
+			shipped = !ship_now(r, err, sizeof(err));
+		if (r->state == REPL_RUNNING && !shipped)
+			log_error("replication", "last batch: %s", err);
+		shipped |= r->state == REPL_STOPPED;
+		r->quit = true;
+		pthread_cond_signal(&r->wake);
+		pthread_mutex_unlock(&r->lock);
+		pthread_join(r->thread, NULL);
+	}
+	if (shipped)
+		metastore_hold_pending(r->ms, false);
+	replica_close(r->rp);
+	backing_close(r->backing);
+	pthread_cond_destroy(&r->wake);
+	pthread_cond_destroy(&r->done);
+	pthread_mutex_destroy(&r->lock);
+	log_info("replication", "to %s closed", r->dest);
+	free(r);
+}
+
+/* How far behind the replica is: seconds since the cut it holds and the
+ * bytes written since, when the source has committed anything since;
+ * the backlog in the source's transactions. */
+struct lag {
+	double secs;
+	uint64_t bytes, txns;
+};
+
+static struct lag lag_of(struct repl *r)
+{
+	MDB_envinfo info;
+	mdb_env_info(metastore_env(r->ms), &info);
+	uint64_t last = info.me_last_txnid;
+	uint64_t wb = atomic_load(&r->stats->op[STATS_OP_WRITE].bytes);
+	const struct repl_figures *f = &r->fig;
+	int64_t now = clock_mono_ns();
+	if (!f->have_point)
+		return (struct lag){(double)(now - r->started_ns) / NS_PER_SEC,
+				    wb, last};
+	if (last <= f->rep_txnid)
+		return (struct lag){0, 0, 0};
+	return (struct lag){(double)(now - f->rep_mono_ns) / NS_PER_SEC,
+			    wb > f->rep_write_bytes ? wb - f->rep_write_bytes
+						    : 0,
+			    last - f->rep_txnid};
+}
+
+#define FIGURES(X)                                                             \
+	X(batches)                                                             \
+	X(wire_bytes)                                                          \
+	X(block_bytes)                                                         \
+	X(logical_bytes)                                                       \
+	X(saved_bytes)                                                         \
+	X(blocks_shipped)                                                      \
+	X(blocks_local)                                                        \
+	X(blocks_have)                                                         \
+	X(meta_ops)
+
+static void print_text(struct repl *r, FILE *out)
+{
+	struct lag l = lag_of(r);
+	fprintf(out, "state %s\nreplica %s\nmode asynchronous\nrpo %.3f s\n",
+		state_names[r->state], r->dest, (double)r->rpo_ns / NS_PER_SEC);
+	fprintf(out,
+		"lag %.3f s\nlag_bytes %" PRIu64 "\nbacklog %" PRIu64
+		" transactions\n",
+		l.secs, l.bytes, l.txns);
+#define X(n) fprintf(out, #n " %" PRIu64 "\n", r->fig.n);
+	FIGURES(X)
+#undef X
+	fprintf(out, "last_batch %.3f ms\n",
+		(double)r->fig.last_batch_ns / 1e6);
+	if (r->state == REPL_FAILED)
+		fprintf(out, "error %s\n", r->error);
+}
+
+void repl_status_json(struct repl *r, FILE *out)
+{
+	pthread_mutex_lock(&r->lock);
+	struct lag l = lag_of(r);
+	fprintf(out,
+		"{\"state\":\"%s\",\"mode\":\"asynchronous\",\"rpo_s\":%.3f,"
+		"\"lag_s\":%.3f,\"lag_bytes\":%" PRIu64
+		",\"backlog_txns\":%" PRIu64,
+		state_names[r->state], (double)r->rpo_ns / NS_PER_SEC, l.secs,
+		l.bytes, l.txns);
+#define X(n) fprintf(out, ",\"" #n "\":%" PRIu64, r->fig.n);
+	FIGURES(X)
+#undef X
+	fprintf(out, ",\"last_batch_ms\":%.3f}",
+		(double)r->fig.last_batch_ns / 1e6);
+	pthread_mutex_unlock(&r->lock);
+}
+
+static int set_state(struct repl *r, enum repl_state to, char *err,
+		     size_t errlen)
+{
+	static const enum repl_state from[] = {
+	    [REPL_RUNNING] = REPL_PAUSED, /* resume */
+	    [REPL_PAUSED] = REPL_RUNNING, /* pause */
+	};
+	if (to == REPL_STOPPED) {
+		r->state = REPL_STOPPED;
+		while (r->busy) /* its reads must not meet reused blocks */
+			pthread_cond_wait(&r->done, &r->lock);
+		metastore_hold_pending(r->ms, false);
+	} else if (r->state != from[to]) {
+		snprintf(err, errlen, "replication is %s",
+			 state_names[r->state]);
+		return -EINVAL;
+	} else {
+		r->state = to;
+	}
+	r->kick = to == REPL_RUNNING;
+	pthread_cond_signal(&r->wake);
+	log_info("replication", "%s", state_names[r->state]);
+	return 0;
+}
+
+static int start(struct repl *r, char *err, size_t errlen)
+{
+	if (r->state == REPL_RUNNING || r->state == REPL_PAUSED) {
+		snprintf(err, errlen, "replication is already %s",
+			 state_names[r->state]);
+		return -EALREADY;
+	}
+	while (r->busy || r->prev) /* the thread forgets the old point */
+		pthread_cond_wait(&r->done, &r->lock);
+	metastore_hold_pending(r->ms, true);
+	r->state = REPL_RUNNING;
+	r->error[0] = '\0';
+	r->fig.have_point = false;
+	r->started_ns = clock_mono_ns();
+	r->kick = true;
+	pthread_cond_signal(&r->wake);
+	log_info("replication", "started: a full batch to %s", r->dest);
+	return 0;
+}
+
+static int verb(struct repl *r, const char *w, const char *rest, FILE *out,
+		char *err, size_t errlen)
+{
+	if (!strcmp(w, "status") && !*rest) {
+		print_text(r, out);
+		return 0;
+	}
+	if (*rest) {
+		snprintf(err, errlen, "replication %s: unexpected '%s'", w,
+			 rest);
+		return -EINVAL;
+	}
+	if (!strcmp(w, "start"))
+		return start(r, err, errlen);
+	if (!strcmp(w, "pause"))
+		return set_state(r, REPL_PAUSED, err, errlen);
+	if (!strcmp(w, "resume"))
+		return set_state(r, REPL_RUNNING, err, errlen);
+	if (!strcmp(w, "stop"))
+		return set_state(r, REPL_STOPPED, err, errlen);
+	if (!strcmp(w, "sync")) {
+		if (r->state == REPL_RUNNING)
+			return ship_now(r, err, errlen);
+		snprintf(err, errlen, "replication is %s%s%s",
+			 state_names[r->state], *r->error ? ": " : "",
+			 r->error);
+		return -EINVAL;
+	}
+	snprintf(err, errlen,
+		 "replication %s: not start, pause, resume, stop, sync or "
+		 "status",
+		 w);
+	return -EINVAL;
+}
+
+int repl_control(struct repl *r, const char *args, FILE *out, char *err,
+		 size_t errlen)
+{
+	char w[16] = "";
+	args += strspn(args, " ");
+	size_t n = strcspn(args, " ");
+	if (!n || n >= sizeof(w)) {
+		snprintf(err, errlen,
+			 "replication: start, pause, resume, stop, sync or "
+			 "status");
+		return -EINVAL;
+	}
+	memcpy(w, args, n);
+	const char *rest = args + n + strspn(args + n, " ");
+	pthread_mutex_lock(&r->lock);
+	int e = verb(r, w, rest, out, err, errlen);
+	pthread_mutex_unlock(&r->lock);
+	return e;
+}

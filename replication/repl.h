@@ -1,0 +1,47 @@
+/* Replication of a mounted store to a second store on this host
+ * (`arraysim mount --replicate-to DEST`), asynchronous: the source
+ * acknowledges at once, and a thread ships consistent batches at each
+ * sync point of the source and every `--rpo` interval. A batch is the
+ * difference between two read snapshots of the source's metadata (the
+ * one the replica holds, and a cut taken now): fingerprints of the blocks
+ * the replica may lack first, then the bytes of those it lacks, then the
+ * metadata change, applied on the replica in one write transaction after
+ * the bytes are durable (replication/replica.h). The replica is always a
+ * state the source had committed, and a store of its own: mount it, fsck
+ * it. While replication runs the source reuses no freed block until the
+ * replica has a state where it is free (metastore_hold_pending). */
+#ifndef ARRAYSIM_REPLICATION_REPL_H
+#define ARRAYSIM_REPLICATION_REPL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct store;
+struct stats;
+struct repl;
+
+#define REPL_DEFAULT_RPO_NS 1000000000ull
+
+struct repl_config {
+	const char *dest; /* the replica's store directory (absolute) */
+	uint64_t rpo_ns;  /* the longest between batches; 0: the default */
+};
+
+/* Open the replica and start shipping (the first batch is the whole
+ * store). @stats: the source's counters (write bytes give lag in bytes).
+ * 0, or -errno with one line in @err. */
+int repl_start(struct store *src, struct stats *stats,
+	       const struct repl_config *cfg, struct repl **out, char *err,
+	       size_t errlen);
+/* Ship what is committed (unless paused, stopped or failed), then stop
+ * and close the replica. NULL: nothing. */
+void repl_close(struct repl *r);
+/* `replication start|pause|resume|stop|sync|status [json]`: @args is what
+ * follows "replication". 0, or -errno with one line in @err. */
+int repl_control(struct repl *r, const char *args, FILE *out, char *err,
+		 size_t errlen);
+/* The figures as one JSON object (stats --json's "replication"). */
+void repl_status_json(struct repl *r, FILE *out);
+
+#endif

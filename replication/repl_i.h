@@ -1,0 +1,64 @@
+/* Inside replication: the engine's state, shared by engine.c (the thread
+ * and its batches) and control.c (the ctl verbs and the figures). */
+#ifndef ARRAYSIM_REPLICATION_REPL_I_H
+#define ARRAYSIM_REPLICATION_REPL_I_H
+
+#include <lmdb.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "replication/repl.h"
+#include "tiers/backing.h"
+
+enum repl_state { REPL_RUNNING, REPL_PAUSED, REPL_STOPPED, REPL_FAILED };
+
+/* What the batches did; under repl.lock. */
+struct repl_figures {
+	uint64_t batches;
+	uint64_t wire_bytes;	/* every message's bytes, both ways */
+	uint64_t block_bytes;	/* block payloads shipped */
+	uint64_t saved_bytes;	/* logical bytes changed not shipped */
+	uint64_t logical_bytes; /* logical bytes the batches changed */
+	uint64_t blocks_shipped, blocks_local, blocks_have;
+	uint64_t meta_ops;
+	uint64_t rep_txnid;	  /* the source's txn the replica holds */
+	int64_t rep_mono_ns;	  /* when that cut was taken */
+	uint64_t rep_write_bytes; /* the source's write bytes then */
+	int64_t last_batch_ns;	  /* the last batch's duration */
+	bool have_point;	  /* the replica holds a state of ours */
+};
+
+struct repl {
+	struct store *src;
+	struct metastore *ms; /* the source's */
+	struct stats *stats;
+	struct backing *backing; /* the source's blocks, read apart */
+	struct backing_dev dev;
+	struct replica *rp;
+	char dest[4096];
+	uint64_t rpo_ns;
+	int64_t started_ns;
+
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t wake, done;
+	bool quit, kick;
+	bool busy; /* a batch is under way */
+	enum repl_state state;
+	uint64_t asked, shipped; /* sync requests; the last one served */
+	char error[512];
+	struct repl_figures fig;
+
+	/* The snapshot the replica holds: the engine thread's, changed under
+	 * the lock (start() waits for a stop's to go). */
+	MDB_txn *prev;
+};
+
+/* One batch from the replica's state to a cut taken now (engine.c). */
+int repl_batch(struct repl *r, char *err, size_t errlen);
+/* Drop the replica's snapshot (a next batch is a full one); takes the
+ * lock. */
+void repl_forget(struct repl *r);
+
+#endif

@@ -1,0 +1,125 @@
+/* The replication unit tests' shared helpers (repl_test.h). */
+#include "repl_test.h"
+
+#include <ftw.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <cmocka.h>
+
+#include "common/block.h"
+#include "store/datapath.h"
+#include "store/names.h"
+#include "store/namespace.h"
+#include "store/txn.h"
+#include "tiers/array.h"
+
+void t_tmpdir(char *dir)
+{
+	snprintf(dir, 64, "/tmp/arraysim-test-repl-XXXXXX");
+	assert_non_null(mkdtemp(dir));
+}
+
+static int rm_one(const char *path, const struct stat *sb, int flag,
+		  struct FTW *ftw)
+{
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+void t_rmdir(const char *dir)
+{
+	nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+void t_store_open(struct t_store *s)
+{
+	char err[512] = "";
+	memset(&s->stats, 0, sizeof(s->stats));
+	struct store_config cfg = {
+	    .dir = s->dir, .seed = 1, .verify = true, .stats = &s->stats};
+	if (store_open(&cfg, &s->st, err, sizeof(err)))
+		fail_msg("store_open %s: %s", s->dir, err);
+}
+
+void t_store_close(struct t_store *s)
+{
+	store_close(s->st);
+	s->st = NULL;
+}
+
+uint64_t t_lookup(struct t_store *s, const char *name)
+{
+	MDB_txn *txn;
+	struct metastore *ms = store_ms(s->st);
+	uint64_t ino = 0;
+	assert_int_equal(metastore_txn_begin(ms, false, &txn), 0);
+	if (ns_dirent_lookup(ms, txn, 1, name, &ino))
+		ino = 0;
+	metastore_txn_abort(txn);
+	return ino;
+}
+
+uint64_t t_file(struct t_store *s, const char *name, unsigned nblocks,
+		uint8_t fill)
+{
+	uint64_t ino = t_lookup(s, name);
+	if (!ino) {
+		struct store_txn x;
+		struct ms_inode in;
+		struct names_node nn = {.mode = S_IFREG | 0644};
+		assert_int_equal(store_txn_begin(s->st, &x), 0);
+		assert_int_equal(names_make(&x, 1, name, &nn, &ino, &in), 0);
+		assert_int_equal(store_txn_commit(&x), 0);
+	}
+	uint8_t buf[BLOCK_BYTES];
+	for (unsigned i = 0; i < nblocks; i++) {
+		struct array_io io = {0};
+		bool drop = false;
+		memset(buf, (uint8_t)(fill + i), sizeof(buf));
+		assert_int_equal(datapath_write(s->st, ino,
+						(uint64_t)i * BLOCK_BYTES, buf,
+						sizeof(buf), &drop, &io),
+				 0);
+	}
+	return ino;
+}
+
+int t_file_is(struct t_store *s, const char *name, unsigned nblocks,
+	      uint8_t fill)
+{
+	uint64_t ino = t_lookup(s, name);
+	if (!ino)
+		return 0;
+	uint8_t buf[BLOCK_BYTES];
+	for (unsigned i = 0; i < nblocks; i++) {
+		size_t got = 0;
+		if (datapath_read(s->st, ino, (uint64_t)i * BLOCK_BYTES,
+				  BLOCK_BYTES, buf, &got) ||
+		    got != BLOCK_BYTES)
+			return 0;
+		for (size_t j = 0; j < got; j++)
+			if (buf[j] != (uint8_t)(fill + i))
+				return 0;
+	}
+	return 1;
+}
+
+uint64_t t_count(struct t_store *s, int table)
+{
+	MDB_txn *txn;
+	struct metastore *ms = store_ms(s->st);
+	MDB_stat st;
+	assert_int_equal(metastore_txn_begin(ms, false, &txn), 0);
+	assert_int_equal(
+	    mdb_stat(txn, metastore_dbi(ms, (enum ms_table)table), &st), 0);
+	metastore_txn_abort(txn);
+	return st.ms_entries;
+}

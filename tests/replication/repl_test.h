@@ -1,0 +1,36 @@
+/* What the replication unit tests share: a store opened on a temporary
+ * directory (store_open, no FUSE), files written through the data path,
+ * read back, and the directory removed. */
+#ifndef ARRAYSIM_TESTS_REPL_TEST_H
+#define ARRAYSIM_TESTS_REPL_TEST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/stats.h"
+#include "store/store.h"
+
+struct t_store {
+	char dir[64];
+	struct store *st;
+	struct stats stats;
+};
+
+/* A new temporary directory in @dir (64 bytes). */
+void t_tmpdir(char *dir);
+void t_rmdir(const char *dir);
+/* Open (make) the store in @s->dir. */
+void t_store_open(struct t_store *s);
+void t_store_close(struct t_store *s);
+/* A file @name in the root with @nblocks blocks, block i all @fill + i. */
+uint64_t t_file(struct t_store *s, const char *name, unsigned nblocks,
+		uint8_t fill);
+/* The inode of @name in the root, 0 if none. */
+uint64_t t_lookup(struct t_store *s, const char *name);
+/* Does @name read back as t_file(@nblocks, @fill) wrote it? */
+int t_file_is(struct t_store *s, const char *name, unsigned nblocks,
+	      uint8_t fill);
+/* Entries of table @t in the committed state. */
+uint64_t t_count(struct t_store *s, int table);
+
+#endif
