@@ -160,6 +160,29 @@ static void queues(FILE *out, const struct array_snapshot *s)
 			s->res[i].busy_slots);
 }
 
+/* How full each resource was: a counter per part, whose rate is that
+ * part's utilisation (0 to 1); the fullest part is the one that
+ * saturates (stats --array's busy%). */
+static void busy(FILE *out, const struct array_snapshot *s)
+{
+	metrics_header(out, "arraysim_resource_busy_seconds_total", "counter",
+		       "Busy time of each resource's parts: slots (service "
+		       "time over the slots: a controller's busy cores / "
+		       "cores), gate (its ops/s limit), wire (its "
+		       "bandwidth); the rate of each is its utilisation.");
+	for (unsigned i = 0; i < s->nres; i++) {
+		const struct array_snap_res *r = &s->res[i];
+		const uint64_t part_ns[] = {r->busy_ns, r->gate_ns, r->wire_ns};
+		static const char *const part[] = {"slots", "gate", "wire"};
+		for (unsigned p = 0; p < 3; p++)
+			fprintf(out,
+				"arraysim_resource_busy_seconds_total{kind=\"%s"
+				"\",resource=\"%s\",part=\"%s\"} %.9f\n",
+				kind_name(r->kind), r->name, part[p],
+				(double)part_ns[p] / 1e9);
+	}
+}
+
 /* Host-bound: replies the host could not send at the model's time. */
 static void host_bound(FILE *out, const struct array_snapshot *s)
 {
@@ -214,6 +237,7 @@ void array_metrics_write(FILE *out, const struct array_snapshot *s)
 		  "path", s->path_up, s->npath);
 	drive_states(out, s);
 	queues(out, s);
+	busy(out, s);
 	host_bound(out, s);
 }
 

@@ -13,6 +13,8 @@
  *   arraysim_drive_state{tier,drive,state}     gauge    1 for its state
  *   arraysim_resource_queue_seconds_total{kind,resource}  counter
  *   arraysim_resource_busy_slots{kind,resource}           gauge
+ *   arraysim_resource_busy_seconds_total{kind,resource,part} counter
+ *                                     rate = utilisation of slots/gate/wire
  *   arraysim_replies_total                     counter  timed replies
  *   arraysim_late_replies_total                counter  ... the host sent
  *                                                       late (host-bound)

@@ -32,6 +32,24 @@ static void tier_members(FILE *out, const struct array_snapshot *s, unsigned t,
 		(double)q / 1e9 / iv);
 }
 
+/* The controllers' busy cores / cores over the interval: their CPU
+ * utilisation, what the vSAN and XtremIO evaluations report. */
+static void ctl_members(FILE *out, const struct array_snapshot *s,
+			struct array_sample_prev *prev, double iv)
+{
+	uint64_t busy = 0;
+	unsigned n = 0;
+	for (unsigned i = 0; i < s->nres; i++)
+		if (s->res[i].kind == ARRAY_RES_CTL) {
+			busy += s->res[i].busy_ns;
+			n++;
+		}
+	uint64_t d = delta(busy, &prev->ctl_busy_ns);
+	if (n)
+		fprintf(out, ",\"ctl_busy_pct\":%.1f",
+			100.0 * (double)d / 1e9 / iv / n);
+}
+
 static void fault_members(FILE *out, const struct array_snapshot *s)
 {
 	uint64_t bytes = 0, left = 0;
@@ -89,6 +107,7 @@ void array_sample_write(FILE *out, const struct array_snapshot *s,
 			fprintf(out, ",\"cache_hit_ratio\":%.4f",
 				(double)hits / (double)n);
 	}
+	ctl_members(out, s, prev, interval_s);
 	fault_members(out, s);
 	host_members(out, s, prev);
 }

@@ -7,6 +7,8 @@
  *   "tier_<tier>_p50_us", "tier_<tier>_p99_us"  their times (arrival at
  *                                            the drive to end)
  *   "tier_<tier>_qd"                         mean queue depth (Little)
+ *   "ctl_busy_pct"      the controllers' CPU utilisation in the interval:
+ *                       busy cores / cores, averaged over them
  *   "cache_hit_ratio"   the interval's read lookups that hit the flash
  *                       cache (hybrids; absent when there were none)
  *   "rebuild_ratio"     share of running rebuilds done, 1 when none
@@ -34,6 +36,7 @@ struct array_sample_prev {
 	uint64_t queue_ns[PROFILE_TIER_COUNT];
 	uint64_t hits, lookups;
 	uint64_t completed, late; /* replies, and the late ones */
+	uint64_t ctl_busy_ns;	  /* over the controllers, per core */
 	struct latency_hist hist[PROFILE_TIER_COUNT];
 };
 

@@ -57,6 +57,9 @@ static void res_fill(const struct engine *e, int id, uint64_t now,
 	r->slots = engine_resource_slots(e, id);
 	r->busy_slots = engine_resource_busy_slots(e, id, now);
 	r->queue_ns = st.busy_ns + st.wait_ns;
+	r->busy_ns = r->slots ? st.busy_ns / r->slots : 0;
+	r->gate_ns = st.gate_ns;
+	r->wire_ns = st.wire_ns;
 }
 
 /* Drive @i of tier @t: its state, and its share of the tier's figures. */

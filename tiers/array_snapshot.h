@@ -40,6 +40,10 @@ struct array_snap_res {
 	enum model_drive_state state; /* drives */
 	unsigned slots, busy_slots;
 	uint64_t queue_ns; /* time queued + in service, all operations */
+	/* Busy time of its parts (engine_resource_stats): slot-time over
+	 * the slots (a controller's busy cores / cores, as seconds), the
+	 * ops/s gate's and the wire's. */
+	uint64_t busy_ns, gate_ns, wire_ns;
 };
 
 /* Replies the host sent later than the model's time (host-bound,
@@ -51,7 +55,7 @@ struct array_snap_host {
 };
 
 struct array_snapshot {
-	bool timed;	    /* false: the null model, nothing else is set */
+	bool timed; /* false: the null model, nothing else is set */
 	struct array_snap_host host;
 	bool down;	    /* shut down (model_down) */
 	unsigned in_flight; /* array_in_flight */

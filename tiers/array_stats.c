@@ -35,6 +35,7 @@
 struct group {
 	char name[32];
 	unsigned members;
+	unsigned slots; /* over the members */
 	struct engine_resource_stats sum;
 	int first; /* a member, for percentiles of the group's first */
 };
@@ -98,6 +99,8 @@ static void add(struct engine_resource_stats *sum,
 	}
 	sum->busy_ns += s->busy_ns;
 	sum->wait_ns += s->wait_ns;
+	sum->gate_ns += s->gate_ns;
+	sum->wire_ns += s->wire_ns;
 }
 
 static void sub(struct engine_resource_stats *s,
@@ -109,6 +112,8 @@ static void sub(struct engine_resource_stats *s,
 	}
 	s->busy_ns -= b->busy_ns;
 	s->wait_ns -= b->wait_ns;
+	s->gate_ns -= b->gate_ns;
+	s->wire_ns -= b->wire_ns;
 }
 
 /* Resource @id's counters since the reset. */
@@ -137,11 +142,31 @@ static uint64_t res_latency(const struct printer *pr, const struct engine *e,
 	return latency_hist_percentile(&d, pct);
 }
 
+/* How full @members resources of @slots service units were over @el
+ * seconds, in %: the fullest of their slots (busy slots / slots: a
+ * controller's CPU utilisation, busy cores / cores), their ops/s gates
+ * (a drive's IOPS limit) and their wires (a link's bandwidth), each of
+ * which saturates on its own. */
+static double busy_pct(const struct engine_resource_stats *s, unsigned slots,
+		       unsigned members, double el)
+{
+	double ns = el * 1e9;
+	double pct = slots ? (double)s->busy_ns / ns / slots : 0;
+	if (members) {
+		double gate = (double)s->gate_ns / ns / members;
+		double wire = (double)s->wire_ns / ns / members;
+		pct = gate > pct ? gate : pct;
+		pct = wire > pct ? wire : pct;
+	}
+	return 100.0 * pct;
+}
+
 static void figures(struct printer *pr, const char *label, const char *name,
 		    const struct engine_resource_stats *s, unsigned members,
-		    const struct engine *e, int id, bool last)
+		    unsigned slots, const struct engine *e, int id, bool last)
 {
 	double el = pr->elapsed_s > 0 ? pr->elapsed_s : 1e-9;
+	double busy = busy_pct(s, slots, members, el);
 	uint64_t ops = s->ops[0] + s->ops[1], bytes = s->bytes[0] + s->bytes[1];
 	double iops = (double)ops / el, mbps = (double)bytes / el / 1e6;
 	double qd = (double)(s->busy_ns + s->wait_ns) / 1e9 / el;
@@ -151,16 +176,43 @@ static void figures(struct printer *pr, const char *label, const char *name,
 	if (pr->json) {
 		fprintf(pr->out,
 			"\"%s\":{\"members\":%u,\"iops\":%.1f,\"mbps\":%.3f,"
-			"\"queue_depth\":%.3f,\"latency_us\":{\"p50\":%.1f,"
+			"\"queue_depth\":%.3f,\"busy_pct\":%.1f,"
+			"\"latency_us\":{\"p50\":%.1f,"
 			"\"p99\":%.1f,\"p999\":%.1f}}%s",
-			name, members, iops, mbps, qd, p50, p99, p999,
+			name, members, iops, mbps, qd, busy, p50, p99, p999,
 			last ? "" : ",");
 		return;
 	}
 	fprintf(pr->out,
-		"  %-6s %-14s %3u %10.0f %9.2f %7.2f %9.1f %9.1f "
+		"  %-6s %-14s %3u %10.0f %9.2f %7.2f %6.1f %9.1f %9.1f "
 		"%9.1f\n",
-		label, name, members, iops, mbps, qd, p50, p99, p999);
+		label, name, members, iops, mbps, qd, busy, p50, p99, p999);
+}
+
+/* The kind of resource that saturates first under this load: the group
+ * (all drives of a tier, a controller's cores, a link direction) busiest
+ * on average. A group's members share its load, so its average is what
+ * adding load would fill. */
+static void print_bottleneck(struct printer *pr)
+{
+	double el = pr->elapsed_s > 0 ? pr->elapsed_s : 1e-9, top = -1;
+	const struct group *b = NULL;
+	for (unsigned i = 0; i < pr->ngroups; i++) {
+		double busy = busy_pct(&pr->g[i].sum, pr->g[i].slots,
+				       pr->g[i].members, el);
+		if (busy > top) {
+			top = busy;
+			b = &pr->g[i];
+		}
+	}
+	if (!b)
+		return;
+	fprintf(pr->out,
+		pr->json ? ",\"bottleneck\":{\"resource\":\"%s\","
+			   "\"busy_pct\":%.1f}"
+			 : "  bottleneck: %s, %.1f%% busy (the resource that "
+			   "saturates first as load grows)\n",
+		b->name, top);
 }
 
 static void print_resources(void *ctx, const struct engine *e)
@@ -177,29 +229,33 @@ static void print_resources(void *ctx, const struct engine *e)
 			continue;
 		add(&g->sum, &s);
 		g->members++;
+		g->slots += engine_resource_slots(e, (int)id);
 	}
 	/* Per tier (group): summed counters; latency of its first member,
 	 * as the members of a group are alike. */
 	if (pr->json)
 		fputs(",\"tiers\":{", pr->out);
 	else
-		fprintf(pr->out, "  %-6s %-14s %3s %10s %9s %7s %9s %9s %9s\n",
-			"", "resource", "n", "IOPS", "MB/s", "QD", "p50 us",
-			"p99 us", "p99.9 us");
+		fprintf(pr->out,
+			"  %-6s %-14s %3s %10s %9s %7s %6s %9s %9s %9s\n", "",
+			"resource", "n", "IOPS", "MB/s", "QD", "busy%",
+			"p50 us", "p99 us", "p99.9 us");
 	for (unsigned i = 0; i < pr->ngroups; i++)
 		figures(pr, "all", pr->g[i].name, &pr->g[i].sum,
-			pr->g[i].members, e, pr->g[i].first,
+			pr->g[i].members, pr->g[i].slots, e, pr->g[i].first,
 			i + 1 == pr->ngroups);
 	if (pr->json)
 		fputs("},\"resources\":{", pr->out);
 	for (unsigned id = 0; id < n; id++) {
 		struct engine_resource_stats s;
 		res_stats(pr, e, (int)id, &s);
-		figures(pr, "", engine_resource_name(e, (int)id), &s, 1, e,
-			(int)id, id + 1 == n);
+		figures(pr, "", engine_resource_name(e, (int)id), &s, 1,
+			engine_resource_slots(e, (int)id), e, (int)id,
+			id + 1 == n);
 	}
 	if (pr->json)
 		fputc('}', pr->out);
+	print_bottleneck(pr);
 }
 
 static void print_cache(struct printer *pr, struct array *a)

@@ -391,6 +391,8 @@ static uint64_t stage_run(struct resource *r, const struct engine_stage *s,
 	r->stats.bytes[s->op] += s->bytes;
 	r->stats.busy_ns += end_ns - start_ns;
 	r->stats.wait_ns += start_ns - arrive_ns;
+	r->stats.gate_ns += gate_ns;
+	r->stats.wire_ns += xfer_ns;
 	if (end_ns > r->stats.last_end_ns)
 		r->stats.last_end_ns = end_ns;
 	latency_hist_add(&r->latency, end_ns - arrive_ns);

@@ -91,6 +91,10 @@ struct engine_resource_stats {
 	uint64_t busy_ns; /* sum over operations of slot holding time */
 	uint64_t
 	    wait_ns; /* sum of time queued (for a slot or the ops/s gate) */
+	/* Time booked on the two serial parts all slots share: the ops/s
+	 * gate (1/cap per start, plus its bytes' cost) and the wire
+	 * (transfers). Over elapsed time, each is how full that part is. */
+	uint64_t gate_ns, wire_ns;
 	uint64_t last_end_ns; /* latest completion seen */
 };
 

@@ -393,6 +393,11 @@ static void test_stats_print(void **state)
 	assert_non_null(
 	    strstr(text, "\"flash0\":{\"members\":1,\"iops\":10.0,"));
 	assert_non_null(strstr(text, "\"host_bound\":{\"completed\":10,"));
+	/* One drive served everything; its share of 1 s is its service
+	 * time, and nothing else of the array was busier. */
+	assert_non_null(strstr(text, "\"busy_pct\":"));
+	assert_non_null(
+	    strstr(text, "\"bottleneck\":{\"resource\":\"flash\","));
 	free(text);
 	array_free(a);
 

@@ -259,9 +259,17 @@ static void test_bandwidth_cap(void **state)
 
 	e = t_engine(1);
 	st.res = t_add(e, &c);
-	mb_s = t_per_s(n * MIB, t_closed_loop(e, &st, 1, 8, n)) / 1e6;
+	uint64_t took = t_closed_loop(e, &st, 1, 8, n);
+	mb_s = t_per_s(n * MIB, took) / 1e6;
 	print_message("# 1 MiB QD8 capped at 100 MB/s: %.2f MB/s\n", mb_s);
 	t_assert_within(mb_s, 100.0, 0.05);
+	/* The wire is what saturates: booked the whole run, while the 8
+	 * slots' 100 us of service each are a small share of theirs. */
+	struct engine_resource_stats rs;
+	assert_int_equal(engine_resource_stats(e, st.res, &rs), 0);
+	assert_int_equal(rs.wire_ns, (uint64_t)n * 10485760);
+	t_assert_within((double)rs.wire_ns / (double)took, 1.0, 0.01);
+	assert_int_equal(rs.gate_ns, 0);
 	engine_free(e);
 
 	/* Writes are not capped here: 8 slots / 100 us of 1 MiB. */
@@ -282,9 +290,16 @@ static void test_ops_cap(void **state)
 
 	c.max_ops_per_s[ENGINE_OP_READ] = 3000; /* 1e9/3000: not integral */
 	st.res = t_add(e, &c);
-	iops = t_per_s(30000, t_closed_loop(e, &st, 1, 32, 30000));
+	uint64_t took = t_closed_loop(e, &st, 1, 32, 30000);
+	iops = t_per_s(30000, took);
 	print_message("# 32 slots of 100 us capped at 3000 IOPS: %.1f\n", iops);
 	t_assert_within(iops, 3000, 0.05);
+	/* The gate is booked 1/3000 s per start, the whole run: full. */
+	struct engine_resource_stats rs;
+	assert_int_equal(engine_resource_stats(e, st.res, &rs), 0);
+	t_assert_within((double)rs.gate_ns, 30000 * 1e9 / 3000, 0.001);
+	t_assert_within((double)rs.gate_ns / (double)took, 1.0, 0.01);
+	assert_int_equal(rs.wire_ns, 0);
 	engine_free(e);
 }
 

@@ -325,6 +325,68 @@ static void test_late_replies_exposed(void **state)
 	array_free(a);
 }
 
+/* How full each resource was, through the snapshot to Prometheus and the
+ * samples: 20 reads on the hybrid (each 50 us of controller CPU for the
+ * host operation and 10 us for its one drive operation, 8 cores) leave
+ * the controllers' busy time at the reads' CPU over the cores,
+ * which the series carry and the sample turns into utilisation. */
+static void test_busy_exposed(void **state)
+{
+	static struct array_sample_prev prev;
+	static struct array_io ios[20];
+	struct array_snapshot s;
+	struct array *a;
+	char *text = NULL, key[160];
+	size_t len = 0;
+	FILE *f;
+	(void)state;
+
+	assert_int_equal(array_new("hybrid", 1.0, 1, &a), 0);
+	for (unsigned i = 0; i < 20; i++) {
+		ios[i] = (struct array_io){.kind = ARRAY_IO_READ,
+					   .offset = (uint64_t)i << 20,
+					   .length = 4096,
+					   .complete = t_done};
+		ios[i].submit_ns = clock_mono_ns();
+		array_submit(a, &ios[i]);
+	}
+	for (unsigned k = 0; k < 2000 && array_in_flight(a); k++)
+		usleep(1000);
+	assert_int_equal(array_in_flight(a), 0);
+	text = t_exposition(a, &s);
+	uint64_t ctl_busy = 0;
+	unsigned nctl = 0;
+	for (unsigned i = 0; i < s.nres; i++) {
+		const struct array_snap_res *r = &s.res[i];
+		if (r->kind != ARRAY_RES_CTL)
+			continue;
+		snprintf(key, sizeof(key),
+			 "arraysim_resource_busy_seconds_total{kind="
+			 "\"controller\",resource=\"%s\",part=\"slots\"} ",
+			 r->name);
+		t_assert_within(t_after(text, key), (double)r->busy_ns / 1e9,
+				1e-6);
+		ctl_busy += r->busy_ns;
+		nctl++;
+	}
+	assert_int_equal(nctl, 2);
+	/* 20 x 60 us of CPU over 8 cores, on whichever controller. */
+	t_assert_within((double)ctl_busy, 20 * 60e3 / 8, 0.01);
+	array_snapshot_free(&s);
+	free(text);
+	text = NULL;
+	f = open_memstream(&text, &len);
+	assert_int_equal(array_snapshot(a, &s), 0);
+	/* Over a 1 ms interval, that is 7.5% of the two controllers. */
+	array_sample_write(f, &s, &prev, 0.001);
+	fclose(f);
+	t_assert_within(t_after(text, ",\"ctl_busy_pct\":"),
+			100.0 * (20 * 60e-6 / 8) / 0.001 / 2, 0.01);
+	array_snapshot_free(&s);
+	free(text);
+	array_free(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -334,6 +396,7 @@ int main(void)
 	    cmocka_unit_test(test_snapshot_null),
 	    cmocka_unit_test(test_snapshot_hybrid),
 	    cmocka_unit_test(test_late_replies_exposed),
+	    cmocka_unit_test(test_busy_exposed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
