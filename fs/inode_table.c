@@ -1,7 +1,7 @@
 /* In-memory inode state: lookup counts in an open-addressing hash map
  * (entries leave when the kernel forgets them, so the map holds what the
  * kernel holds, not what the store holds), the name each inode was last
- * reached by, and striped data locks.
+ * reached by, and the range locks on their data.
  *
  * Names are kept for paths (fault rules match path globs): the kernel
  * looks up every component of a path it uses and holds those lookups
@@ -12,8 +12,6 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define LOCK_STRIPES 256
 
 struct lookup_entry {
 	uint64_t ino; /* 0: empty */
@@ -30,7 +28,7 @@ struct inode_table {
 	struct lookup_entry *map;
 	size_t cap; /* power of two */
 	size_t used;
-	pthread_mutex_t stripe[LOCK_STRIPES];
+	struct range_locks *data;
 };
 
 static size_t hash_ino(uint64_t ino)
@@ -52,9 +50,13 @@ struct inode_table *inode_table_new(void)
 		free(t);
 		return NULL;
 	}
+	t->data = range_locks_new();
+	if (!t->data) {
+		free(t->map);
+		free(t);
+		return NULL;
+	}
 	pthread_mutex_init(&t->map_lock, NULL);
-	for (int i = 0; i < LOCK_STRIPES; i++)
-		pthread_mutex_init(&t->stripe[i], NULL);
 	return t;
 }
 
@@ -63,8 +65,7 @@ void inode_table_free(struct inode_table *t)
 	if (!t)
 		return;
 	pthread_mutex_destroy(&t->map_lock);
-	for (int i = 0; i < LOCK_STRIPES; i++)
-		pthread_mutex_destroy(&t->stripe[i]);
+	range_locks_free(t->data);
 	for (size_t i = 0; i < t->cap; i++)
 		free(t->map[i].name);
 	free(t->map);
@@ -232,12 +233,13 @@ uint64_t inode_table_lookups(struct inode_table *t, uint64_t ino)
 	return n;
 }
 
-void inode_table_lock(struct inode_table *t, uint64_t ino)
+void inode_table_lock(struct inode_table *t, struct range_hold *h, uint64_t ino,
+		      uint64_t first, uint64_t last)
 {
-	pthread_mutex_lock(&t->stripe[hash_ino(ino) % LOCK_STRIPES]);
+	range_lock(t->data, h, ino, first, last);
 }
 
-void inode_table_unlock(struct inode_table *t, uint64_t ino)
+void inode_table_unlock(struct inode_table *t, struct range_hold *h)
 {
-	pthread_mutex_unlock(&t->stripe[hash_ino(ino) % LOCK_STRIPES]);
+	range_unlock(t->data, h);
 }

@@ -1,10 +1,7 @@
 /* What the daemon keeps in memory per inode: the kernel's lookup count
- * (an inode with nlink 0 lives until the kernel forgets it) and a lock that
- * serialises changes to one file's data.
- *
- * The data locks are striped (a fixed array indexed by a hash of the
- * inode), so the table never allocates per file for them; two files that
- * share a stripe only wait for each other's writes.
+ * (an inode with nlink 0 lives until the kernel forgets it), the name it
+ * was last reached by, and the locks on ranges of its data
+ * (fs/range_lock.h).
  */
 #ifndef ARRAYSIM_FS_INODE_TABLE_H
 #define ARRAYSIM_FS_INODE_TABLE_H
@@ -12,6 +9,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "fs/range_lock.h"
 
 struct inode_table;
 
@@ -34,8 +33,10 @@ bool inode_table_path(struct inode_table *t, uint64_t ino, char *buf,
 uint64_t inode_table_unref(struct inode_table *t, uint64_t ino, uint64_t n);
 /* Lookups the kernel holds on @ino. */
 uint64_t inode_table_lookups(struct inode_table *t, uint64_t ino);
-/* Serialise data changes (write, truncate, punch) of one file. */
-void inode_table_lock(struct inode_table *t, uint64_t ino);
-void inode_table_unlock(struct inode_table *t, uint64_t ino);
+/* Hold blocks @first..@last of @ino's data for a change (a write: the
+ * blocks it touches; truncate, fallocate: RANGE_WHOLE_FILE from 0). */
+void inode_table_lock(struct inode_table *t, struct range_hold *h, uint64_t ino,
+		      uint64_t first, uint64_t last);
+void inode_table_unlock(struct inode_table *t, struct range_hold *h);
 
 #endif

@@ -93,19 +93,20 @@ _Static_assert(ATTRS_SET_MODE == FUSE_SET_ATTR_MODE &&
 		   ATTRS_SET_CTIME == FUSE_SET_ATTR_CTIME,
 	       "attrs_set_mask must match FUSE_SET_ATTR_*");
 
-/* One setattr transaction; a size change holds the file's data lock. */
+/* One setattr transaction; a size change holds the whole file's data. */
 int ops_setattr_txn(struct fs *fs, uint64_t ino, const struct stat *attr,
 		    int to_set, struct ms_inode *in)
 {
 	bool sized = to_set & FUSE_SET_ATTR_SIZE;
+	struct range_hold h;
 	if (sized)
-		inode_table_lock(fs->itab, ino);
+		inode_table_lock(fs->itab, &h, ino, 0, RANGE_WHOLE_FILE);
 	struct store_txn t;
 	int r = store_txn_begin(fs->st, &t);
 	if (!r)
 		r = ops_txn_end(&t, attrs_set(&t, ino, attr, to_set, in));
 	if (sized)
-		inode_table_unlock(fs->itab, ino);
+		inode_table_unlock(fs->itab, &h);
 	return r;
 }
 

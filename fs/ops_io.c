@@ -195,18 +195,24 @@ void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size,
 	want_blocks(fs, x, off, size);
 	w.pblks = x->pblks;
 	if (!x->io.result) {
-		inode_table_lock(fs->itab, ino);
+		/* The blocks it touches, edges included: disjoint writes to
+		 * one file go on at once. */
+		uint64_t first = (uint64_t)off / BLOCK_BYTES;
+		struct range_hold h;
+		inode_table_lock(fs->itab, &h, ino, first,
+				 size ? ((uint64_t)off + size - 1) / BLOCK_BYTES
+				      : first);
 		x->io.result =
 		    datapath_write_queue(fs->st, &w, ino, &drop_setid, &x->io);
 		/* Whole blocks only: the queue keeps this write's place, the
 		 * lock need not wait for its commit. */
 		bool held = !x->io.result && datapath_write_read_file(&w);
 		if (!held)
-			inode_table_unlock(fs->itab, ino);
+			inode_table_unlock(fs->itab, &h);
 		if (!x->io.result)
 			x->io.result = datapath_write_wait(&w);
 		if (held)
-			inode_table_unlock(fs->itab, ino);
+			inode_table_unlock(fs->itab, &h);
 	}
 	datapath_write_free(&w);
 	if (!x->io.result && drop_setid && fs->session)
@@ -244,7 +250,8 @@ void op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t off,
 	int gate = fault_gate_meta(fs, 0, ino, 0, NULL); /* power loss only */
 	if (gate)
 		return ops_reply_err(req, STATS_OP_FALLOCATE, t0, gate);
-	inode_table_lock(fs->itab, ino);
+	struct range_hold h;
+	inode_table_lock(fs->itab, &h, ino, 0, RANGE_WHOLE_FILE);
 	bool more;
 	int r;
 	do {
@@ -255,6 +262,6 @@ void op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t off,
 		r = ops_txn_end(
 		    &t, attrs_fallocate_step(&t, ino, mode, off, len, &more));
 	} while (!r && more);
-	inode_table_unlock(fs->itab, ino);
+	inode_table_unlock(fs->itab, &h);
 	ops_reply_err(req, STATS_OP_FALLOCATE, t0, r);
 }
