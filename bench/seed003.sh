@@ -18,13 +18,10 @@
 # set transactions 2500; everything else Postmark's defaults (printed by
 # `show` into the report: buffering on, 512-byte read and write blocks).
 set -euo pipefail
-HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-REPO=$(cd "$HERE/.." && pwd)
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=bench/lib.sh
-. "$HERE/lib.sh"
-
-ARRAYSIM=${ARRAYSIM:-build/tools/arraysim}
-[[ $ARRAYSIM == /* ]] || ARRAYSIM=$REPO/$ARRAYSIM
+. "$REPO/bench/lib.sh"
+ARRAYSIM=$(realpath "${ARRAYSIM:-$REPO/build/tools/arraysim}")
 PROFILES=${PROFILES:-tintri-t540 tegile-ha2200ep nexsan-e5000 opensolaris-b132}
 SCALE=${SCALE:-1}
 BENCH_DIR=${BENCH_DIR:-/var/tmp/arraysim-bench}
