@@ -28,12 +28,12 @@ if [ "${1:-}" = "--sanitize" ]; then
 	# the property needs; here 50 look for memory errors on the same paths.
 	export META_SWEEP_N=${META_SWEEP_N:-50}
 	# bonnie++ and Postmark with the bonnie++/Postmark report's parameters
-	# (tests/integration/seed003.sh): 2 to 3 minutes a profile plain on a
-	# loaded 2-vCPU host, several times that sanitized. The four profiles
-	# share every code path but the model's values: here one, the one
-	# with the most model paths (write-back cache tier, arc eviction,
-	# destage, dedupe and compression), looks for memory errors.
-	export SEED003_PROFILES=${SEED003_PROFILES:-tegile-ha2200ep}
+	# (tests/integration/seed003.sh, one test a profile) are too slow here:
+	# 437 s for one profile sanitized (bonnie++ 372 s) against 2-3 min
+	# plain, on a loaded 2-vCPU VM, 2026-12-03. They skip in this step; the
+	# four profiles share every code path but the model's values, and that
+	# sanitized run (tegile-ha2200ep) was clean. SEED003_PROFILES=NAME runs one.
+	export SEED003_PROFILES=${SEED003_PROFILES:-none}
 fi
 
 TSAN=0
