@@ -8,7 +8,9 @@
 #           chromium (renders the page of arraysim report,
 #           tests/integration/report.sh), nbdkit libnbd-bin tgt
 #           libiscsi-bin qemu-utils qemu-block-extra (the LUN tests: NBD
-#           and iSCSI servers and clients)
+#           and iSCSI servers and clients), bonnie++ postmark (the
+#           bonnie++/Postmark report's runs, tests/integration/seed003.sh
+#           and bench/seed003.sh)
 #   fuzz:   clang (libFuzzer build, -Dfuzz=true)
 #   deb:    debhelper dpkg-dev fakeroot lintian man-db (scripts/deb-check.sh:
 #           dpkg-buildpackage -b -us -uc, then the package used)
@@ -21,6 +23,7 @@ PACKAGES=(
 	libmicrohttpd-dev
 	fio attr python3 curl prometheus chromium graphite-carbon
 	nbdkit libnbd-bin tgt libiscsi-bin qemu-utils qemu-block-extra e2fsprogs
+	bonnie++ postmark
 	clang
 	debhelper dpkg-dev fakeroot lintian man-db
 )

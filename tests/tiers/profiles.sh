@@ -23,7 +23,11 @@ bad() {
 
 # Every built-in: shown, and what is shown loads and shows the same.
 names=$("$ARRAYSIM" profiles | awk '{ print $1 }')
-if [ "$(echo "$names" | wc -l)" -eq 11 ]; then ok "11 built-ins"; else bad "built-ins: $names"; fi
+if [ "$(echo "$names" | wc -l)" -eq 14 ]; then ok "14 built-ins"; else bad "built-ins: $names"; fi
+# The bonnie++/Postmark report's four NFS datastores (issue 16) are among them.
+for n in tintri-t540 tegile-ha2200ep nexsan-e5000 opensolaris-b132; do
+	echo "$names" | grep -qx "$n" || bad "built-in $n is missing"
+done
 for n in $names; do
 	if ! "$ARRAYSIM" profile show "$n" >"$T/$n.ini" 2>"$T/err"; then
 		bad "profile show $n: $(cat "$T/err")"
