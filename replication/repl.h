@@ -24,8 +24,11 @@ struct repl;
 #define REPL_DEFAULT_RPO_NS 1000000000ull
 
 struct repl_config {
-	const char *dest; /* the replica's store directory (absolute) */
-	uint64_t rpo_ns;  /* the longest between batches; 0: the default */
+	/* The replica's store directory (absolute), or HOST:PORT of an
+	 * `arraysim replica` (replication/link.h's rule). */
+	const char *dest;
+	const char *secret_file; /* HOST:PORT: the shared secret's file */
+	uint64_t rpo_ns; /* the longest between batches; 0: the default */
 };
 
 /* Open the replica and start shipping (the first batch is the whole
