@@ -157,7 +157,7 @@ int repl_frame_error_of(const struct wbuf *payload, char *err, size_t errlen)
 		line[i] = ch >= 0x20 && ch < 0x7f ? ch : '?';
 	}
 	line[n] = '\0';
-	snprintf(err, errlen, "replica: %s", n ? line : "error");
+	snprintf(err, errlen, "%s", n ? line : "an error");
 	return e > 0 && e < 4096 ? -(int)e : -EPROTO;
 }
 

@@ -75,7 +75,7 @@ int repl_frame_recv(struct repl_conn *c, uint8_t *type, struct wbuf *payload,
 		    uint64_t max);
 /* An ERROR frame: @e (errno) and one line. */
 int repl_frame_send_error(struct repl_conn *c, int e, const char *line);
-/* An ERROR frame's contents as "replica: LINE" in @err; its errno. */
+/* An ERROR frame's line in @err (made printable); its errno. */
 int repl_frame_error_of(const struct wbuf *payload, char *err, size_t errlen);
 
 struct repl_secret {

@@ -101,9 +101,12 @@ static int exchange(struct tcp_link *t, uint8_t type, const struct wbuf *m,
 	uint64_t lim = max < REPL_HS_FRAME_MAX ? REPL_HS_FRAME_MAX : max;
 	if (!(e = repl_frame_send(&t->c, type, m->p, m->len)))
 		e = repl_frame_recv(&t->c, &got, &t->in, lim);
-	if (!e && got == RF_ERROR)
-		e = repl_frame_error_of(&t->in, err, errlen);
-	else if (e || got != want || t->in.len > max)
+	char line[420];
+	if (!e && got == RF_ERROR) {
+		e = repl_frame_error_of(&t->in, line, sizeof(line));
+		snprintf(err, errlen, "replica %s:%s says: %s", t->host,
+			 t->port, line);
+	} else if (e || got != want || t->in.len > max)
 		snprintf(err, errlen, "replica %s:%s: %s", t->host, t->port,
 			 e == -ECONNRESET ? "connection lost"
 			 : e		  ? strerror(-e)
