@@ -1,8 +1,8 @@
-/* Replication of a mounted store to a second store on this host
- * (`arraysim mount --replicate-to DEST`), asynchronous: the source
- * acknowledges at once, and a thread ships consistent batches at each
- * sync point of the source and every `--rpo` interval. A batch is the
- * difference between two read snapshots of the source's metadata (the
+/* Replication of a mounted store to a second store, on this host or in an
+ * `arraysim replica` over TCP (`arraysim mount --replicate-to DEST`),
+ * asynchronous: the source acknowledges at once, and a thread ships consistent
+ * batches at each sync point of the source and every `--rpo` interval. A batch
+ * is the difference between two read snapshots of the source's metadata (the
  * one the replica holds, and a cut taken now): fingerprints of the blocks
  * the replica may lack first, then the bytes of those it lacks, then the
  * metadata change, applied on the replica in one write transaction after
