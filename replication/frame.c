@@ -65,31 +65,17 @@ static int wait_fd(const struct repl_conn *c, short events)
 	return n ? 0 : -ETIMEDOUT;
 }
 
-static int send_all(struct repl_conn *c, const uint8_t *p, size_t len)
+/* All @len bytes out (@out) or in, each wait for the peer bounded. */
+static int xfer(struct repl_conn *c, bool out, uint8_t *p, size_t len)
 {
 	while (len) {
-		int e = wait_fd(c, POLLOUT);
+		int e = wait_fd(c, out ? POLLOUT : POLLIN);
 		if (e)
 			return e;
-		ssize_t n = send(c->fd, p, len, MSG_NOSIGNAL | MSG_DONTWAIT);
-		if (n < 0 && errno != EAGAIN && errno != EINTR)
-			return -errno;
-		n = n < 0 ? 0 : n;
-		p += n;
-		len -= (size_t)n;
-		c->bytes += (uint64_t)n;
-	}
-	return 0;
-}
-
-static int recv_all(struct repl_conn *c, uint8_t *p, size_t len)
-{
-	while (len) {
-		int e = wait_fd(c, POLLIN);
-		if (e)
-			return e;
-		ssize_t n = recv(c->fd, p, len, MSG_DONTWAIT);
-		if (n == 0)
+		ssize_t n =
+		    out ? send(c->fd, p, len, MSG_NOSIGNAL | MSG_DONTWAIT)
+			: recv(c->fd, p, len, MSG_DONTWAIT);
+		if (n == 0 && !out)
 			return -ECONNRESET;
 		if (n < 0 && errno != EAGAIN && errno != EINTR)
 			return -errno;
@@ -107,8 +93,8 @@ int repl_frame_send(struct repl_conn *c, uint8_t type, const void *p,
 	uint8_t hdr[REPL_FRAME_HDR] = {type};
 	for (int i = 0; i < 8; i++)
 		hdr[1 + i] = (uint8_t)((uint64_t)len >> (8 * i));
-	int e = send_all(c, hdr, sizeof(hdr));
-	return e ? e : send_all(c, p, len);
+	int e = xfer(c, true, hdr, sizeof(hdr));
+	return e ? e : xfer(c, true, (uint8_t *)p, len);
 }
 
 int repl_frame_recv(struct repl_conn *c, uint8_t *type, struct wbuf *payload,
@@ -117,7 +103,7 @@ int repl_frame_recv(struct repl_conn *c, uint8_t *type, struct wbuf *payload,
 	uint8_t hdr[REPL_FRAME_HDR];
 	uint64_t len;
 	wbuf_reset(payload);
-	int e = recv_all(c, hdr, sizeof(hdr));
+	int e = xfer(c, false, hdr, sizeof(hdr));
 	if (!e)
 		e = repl_frame_parse(hdr, type, &len, max);
 	if (e)
@@ -129,7 +115,7 @@ int repl_frame_recv(struct repl_conn *c, uint8_t *type, struct wbuf *payload,
 		payload->p = p;
 		payload->cap = len;
 	}
-	if ((e = recv_all(c, payload->p, len)))
+	if ((e = xfer(c, false, payload->p, len)))
 		return e;
 	payload->len = len;
 	return 0;

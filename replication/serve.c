@@ -49,17 +49,24 @@ int repl_serve_listen(const char *hostport, int *fd, char *bound, size_t blen,
 			 strerror(-e));
 		return e;
 	}
+	repl_sock_name(s, false, bound, blen);
+	*fd = s;
+	return 0;
+}
+
+void repl_sock_name(int fd, bool peer, char *out, size_t len)
+{
 	struct sockaddr_storage ss;
 	socklen_t sl = sizeof(ss);
 	char h[NI_MAXHOST], p[NI_MAXSERV];
-	if (getsockname(s, (struct sockaddr *)&ss, &sl) ||
-	    getnameinfo((struct sockaddr *)&ss, sl, h, sizeof(h), p, sizeof(p),
-			NI_NUMERICHOST | NI_NUMERICSERV))
-		snprintf(h, sizeof(h), "%s", host), snprintf(p, 8, "?");
-	snprintf(bound, blen, ss.ss_family == AF_INET6 ? "[%s]:%s" : "%s:%s", h,
-		 p);
-	*fd = s;
-	return 0;
+	int e = peer ? getpeername(fd, (struct sockaddr *)&ss, &sl)
+		     : getsockname(fd, (struct sockaddr *)&ss, &sl);
+	if (e || getnameinfo((struct sockaddr *)&ss, sl, h, sizeof(h), p,
+			     sizeof(p), NI_NUMERICHOST | NI_NUMERICSERV))
+		snprintf(out, len, "?");
+	else
+		snprintf(out, len,
+			 ss.ss_family == AF_INET6 ? "[%s]:%s" : "%s:%s", h, p);
 }
 
 /* Where a session is in its batch: which frames may come next. */

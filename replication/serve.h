@@ -7,6 +7,7 @@
 #define ARRAYSIM_REPLICATION_SERVE_H
 
 #include <signal.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "replication/frame.h"
@@ -23,6 +24,8 @@ struct repl_server {
  * bound "HOST:PORT" in @bound. 0, or -errno with one line. */
 int repl_serve_listen(const char *hostport, int *fd, char *bound, size_t blen,
 		      char *err, size_t errlen);
+/* The socket's own (or, @peer, its peer's) address as "HOST:PORT". */
+void repl_sock_name(int fd, bool peer, char *out, size_t len);
 /* One session on the connected @fd (closed by the caller): 0 when the
  * source hung up, else -errno with one line (-EINTR: a signal). */
 int repl_serve_session(const struct repl_server *s, int fd, char *err,

@@ -61,19 +61,6 @@ static void catch_stops(sigset_t *wait)
 	sigdelset(wait, SIGINT);
 }
 
-static void peer_name(int fd, char *out, size_t len)
-{
-	struct sockaddr_storage ss;
-	socklen_t sl = sizeof(ss);
-	char h[NI_MAXHOST], p[NI_MAXSERV];
-	if (getpeername(fd, (struct sockaddr *)&ss, &sl) ||
-	    getnameinfo((struct sockaddr *)&ss, sl, h, sizeof(h), p, sizeof(p),
-			NI_NUMERICHOST | NI_NUMERICSERV))
-		snprintf(out, len, "?");
-	else
-		snprintf(out, len, "%s:%s", h, p);
-}
-
 /* One source at a time, each session's end one line on stderr. */
 static void serve(const struct repl_server *s, int lfd)
 {
@@ -85,7 +72,7 @@ static void serve(const struct repl_server *s, int lfd)
 		if (fd < 0)
 			continue;
 		char peer[NI_MAXHOST + NI_MAXSERV + 2], err[512];
-		peer_name(fd, peer, sizeof(peer));
+		repl_sock_name(fd, true, peer, sizeof(peer));
 		fprintf(stderr, "arraysim: replica: session from %s\n", peer);
 		int e = repl_serve_session(s, fd, err, sizeof(err));
 		close(fd);

@@ -15,49 +15,20 @@
  * handshake never accepts. FPS frames whose fingerprints name a high
  * pblk are skipped, so that the fuzzer does not fill the disk.
  */
-#include <ftw.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
+#include "replica_tmp.h"
 #include "replication/serve.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 enum { MAX_INPUT = 48 * 1024 };
-
-static struct replica *rp;
-static char dir[] = "/tmp/arraysim-fuzz-serve-XXXXXX";
-
-static int rm_one(const char *path, const struct stat *sb, int flag,
-		  struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
-static void remove_replica(void)
-{
-	replica_close(rp);
-	nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-}
-
-static void open_replica(void)
-{
-	char err[512];
-	if (!mkdtemp(dir) || replica_open(dir, &rp, err, sizeof(err))) {
-		fprintf(stderr, "replica_open: %s\n", dir);
-		abort();
-	}
-	atexit(remove_replica);
-}
 
 static uint64_t le64(const uint8_t *p)
 {
@@ -91,8 +62,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	bool session = data[0] & 1;
 	if (session && !low_pblks(data + 1, size - 1))
 		return 0;
-	if (session && !rp)
-		open_replica();
+	struct replica *rp = session ? fuzz_replica_tmp() : NULL;
 	int sv[2];
 	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv))
 		abort();

@@ -136,3 +136,27 @@ r_replica_stop() {
 r_store_state() {
 	(cd "$1" && find . -type f ! -name '*lock*' -printf '%p %s %T@\n' | sort)
 }
+
+# r_stop_source: after `replication stop`: the source's sums, a file
+# written after the stop (the replica must not have it), unmounted, clean.
+r_stop_source() {
+	r_sums "$MNT" "$T/source.sums"
+	echo after-stop >"$MNT/after-stop"
+	t_umount
+	t_fsck
+}
+
+# r_failover_verify: the replica (fsck-clean, not in use) mounted on MNT2:
+# no after-stop file, fio's $T/verify.fio verify_only passes, the files are
+# the source's byte for byte; unmounted and clean again.
+r_failover_verify() {
+	t_log "failover: mount the replica, fio verify_only"
+	r_mount_replica
+	[ -e "$MNT2/after-stop" ] && t_fail "the replica has a file written after the stop"
+	t_fio "$T/verify.fio"
+	# verify_only checks each block against itself; the sums, against the source
+	r_sums "$MNT2" "$T/replica.sums"
+	cmp -s "$T/source.sums" "$T/replica.sums" || t_fail "the replica's files differ"
+	r_umount_replica
+	r_fsck "$REPLICA"
+}
