@@ -138,7 +138,7 @@ static int t_fps(void *ctx, const struct wbuf *fps, struct wbuf *verdict,
 		e = v < REPL_HAVE || v > REPL_CONFLICT ? -EPROTO : 0;
 	}
 	wbuf_reset(verdict);
-	if (!e)
+	if (!e && n) /* an empty batch's FPS: no verdicts, no bytes */
 		wbuf_put(verdict, t->in.p, n);
 	if (!e && verdict->oom)
 		e = -ENOMEM;
