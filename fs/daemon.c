@@ -528,10 +528,10 @@ static int run(const struct daemon_opts *o, int *wfd)
 	r = start_session(d, o, err, sizeof(err));
 	/* Before the control socket, whose thread reads d->repl. */
 	if (!r && o->replicate_to)
-		r = repl_start(
-		    d->fs.st, &d->fs.stats,
-		    &(struct repl_config){o->replicate_to, o->rpo_ns}, &d->repl,
-		    err, sizeof(err));
+		r = repl_start(d->fs.st, &d->fs.stats,
+			       &(struct repl_config){o->replicate_to,
+						     o->secret_file, o->rpo_ns},
+			       &d->repl, err, sizeof(err));
 	if (!r)
 		r = ctl_server_start(d->fs.store, getuid(), ctl_handle, d,
 				     &d->ctl, err, sizeof(err));

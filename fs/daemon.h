@@ -18,6 +18,7 @@ struct daemon_opts {
 	enum channel_uring io_uring; /* -o io_uring=off|auto|on */
 	const char *replicate_to; /* the replica's store (absolute), or NULL */
 	uint64_t rpo_ns;	  /* --rpo */
+	const char *secret_file;  /* HOST:PORT: the secret (absolute) */
 };
 
 /* Mount and serve. Without -f, returns in the parent once the mount is up

@@ -11,7 +11,6 @@
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/stats.h"
-#include "replication/replica.h"
 #include "store/store.h"
 
 /* A `replication sync` waits this long for its batch: the ctl client
@@ -103,17 +102,18 @@ static int open_sides(struct repl *r, const struct repl_config *cfg, char *err,
 		      size_t errlen)
 {
 	const char *src = store_dir(r->src);
-	if (!strcmp(src, cfg->dest)) {
+	bool tcp = repl_link_is_tcp(cfg->dest);
+	if (!tcp && !strcmp(src, cfg->dest)) {
 		snprintf(err, errlen,
 			 "--replicate-to %.3000s: that is the store itself",
 			 cfg->dest);
 		return -EINVAL;
 	}
-	int e = replica_open(cfg->dest, &r->rp, err, errlen);
-	if (!e && (e = backing_open(src, &r->backing, err, errlen))) {
-		replica_close(r->rp);
-		r->rp = NULL;
-	}
+	int e = tcp ? repl_link_tcp(cfg->dest, cfg->secret_file, &r->link, err,
+				    errlen)
+		    : repl_link_local(cfg->dest, &r->link, err, errlen);
+	if (!e && (e = backing_open(src, &r->backing, err, errlen)))
+		repl_link_close(&r->link);
 	if (!e)
 		r->dev = backing_dev(r->backing);
 	return e;
@@ -217,7 +217,7 @@ void repl_close(struct repl *r)
 	}
 	if (shipped)
 		metastore_hold_pending(r->ms, false);
-	replica_close(r->rp);
+	repl_link_close(&r->link);
 	backing_close(r->backing);
 	pthread_cond_destroy(&r->wake);
 	pthread_cond_destroy(&r->done);

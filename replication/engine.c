@@ -11,7 +11,7 @@
 #include "common/log.h"
 #include "common/stats.h"
 #include "replication/diff.h"
-#include "replication/replica.h"
+#include "replication/link.h"
 #include "store/store.h"
 
 /* One batch's messages and what came of them. */
@@ -72,8 +72,9 @@ static int exchange(struct repl *r, struct batch *b, char *err, size_t errlen)
 	repl_diff_fps(&b->d, b->full, &b->fps);
 	if (b->fps.oom)
 		return -ENOMEM;
+	const struct repl_link_ops *l = r->link.ops;
 	int e =
-	    replica_fps(r->rp, &b->fps, &b->verdict, &b->tally, err, errlen);
+	    l->fps(r->link.ctx, &b->fps, &b->verdict, &b->tally, err, errlen);
 	if (e)
 		return e;
 	if (b->tally.conflict) {
@@ -89,14 +90,14 @@ static int exchange(struct repl *r, struct batch *b, char *err, size_t errlen)
 			 strerror(-e));
 		return e;
 	}
-	if ((e = replica_blocks(r->rp, &b->blocks, err, errlen)))
+	if ((e = l->blocks(r->link.ctx, &b->blocks, err, errlen)))
 		return e;
 	wbuf_u8(&b->meta, b->full);
 	wbuf_u64(&b->meta, b->d.nops);
 	wbuf_put(&b->meta, b->d.meta.p, b->d.meta.len);
 	if (b->meta.oom)
 		return -ENOMEM;
-	return replica_commit(r->rp, &b->meta, err, errlen);
+	return l->commit(r->link.ctx, &b->meta, err, errlen);
 }
 
 static void account(struct repl *r, const struct batch *b, uint64_t txnid,
@@ -108,7 +109,8 @@ static void account(struct repl *r, const struct batch *b, uint64_t txnid,
 	pthread_mutex_lock(&r->lock);
 	f->batches++;
 	f->wire_bytes += b->fps.len + b->verdict.len + b->blocks.len +
-			 b->meta.len + REPL_ACK_LEN;
+			 b->meta.len + REPL_ACK_LEN +
+			 r->link.ops->overhead(r->link.ctx);
 	f->block_bytes += shipped;
 	f->logical_bytes += logical;
 	f->saved_bytes += logical > shipped ? logical - shipped : 0;

@@ -1,8 +1,8 @@
-/* Replication of a mounted store to a second store on this host
- * (`arraysim mount --replicate-to DEST`), asynchronous: the source
- * acknowledges at once, and a thread ships consistent batches at each
- * sync point of the source and every `--rpo` interval. A batch is the
- * difference between two read snapshots of the source's metadata (the
+/* Replication of a mounted store to a second store, on this host or in an
+ * `arraysim replica` over TCP (`arraysim mount --replicate-to DEST`),
+ * asynchronous: the source acknowledges at once, and a thread ships consistent
+ * batches at each sync point of the source and every `--rpo` interval. A batch
+ * is the difference between two read snapshots of the source's metadata (the
  * one the replica holds, and a cut taken now): fingerprints of the blocks
  * the replica may lack first, then the bytes of those it lacks, then the
  * metadata change, applied on the replica in one write transaction after
@@ -24,8 +24,11 @@ struct repl;
 #define REPL_DEFAULT_RPO_NS 1000000000ull
 
 struct repl_config {
-	const char *dest; /* the replica's store directory (absolute) */
-	uint64_t rpo_ns;  /* the longest between batches; 0: the default */
+	/* The replica's store directory (absolute), or HOST:PORT of an
+	 * `arraysim replica` (replication/link.h's rule). */
+	const char *dest;
+	const char *secret_file; /* HOST:PORT: the shared secret's file */
+	uint64_t rpo_ns; /* the longest between batches; 0: the default */
 };
 
 /* Open the replica and start shipping (the first batch is the whole

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "replication/link.h"
 #include "replication/repl.h"
 #include "tiers/backing.h"
 
@@ -35,7 +36,7 @@ struct repl {
 	struct stats *stats;
 	struct backing *backing; /* the source's blocks, read apart */
 	struct backing_dev dev;
-	struct replica *rp;
+	struct repl_link link; /* to the replica */
 	char dest[4096];
 	uint64_t rpo_ns;
 	int64_t started_ns;

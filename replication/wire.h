@@ -1,7 +1,7 @@
 /* The replication messages as bytes: what the source sends and the
- * replica answers. The local transport passes these buffers by call, but
- * every figure of bytes "on the wire" is their length, so it is what a
- * link would carry.
+ * replica answers. The local link passes these buffers by call, TCP
+ * carries each in a frame (replication/frame.h); the figures of bytes
+ * "on the wire" are their lengths, plus what framing adds.
  *
  *   FPS     u8 full, u64 n, n x {u64 pblk, u64 xxh3, u8 has_sha,
  *           sha1[0..16)}                     source -> replica

@@ -19,6 +19,7 @@ int cmd_profiles(int argc, char **argv);
 int cmd_profile(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_run(int argc, char **argv);
+int cmd_replica(int argc, char **argv);
 
 struct subcommand {
 	const char *name;

@@ -9,9 +9,13 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include <openssl/crypto.h>
+
 #include "fs/daemon.h"
 #include "common/graphite.h"
 #include "fs/metrics_http.h"
+#include "replication/frame.h"
+#include "replication/link.h"
 #include "tiers/profile.h"
 #include "tools/commands.h"
 #include "tools/mount_opts.h"
@@ -62,9 +66,29 @@ static int resolve_dir(const char *what, const char *path, char *out)
 	return 0;
 }
 
+/* --replicate-to HOST:PORT: its secret file checked, made absolute. */
+static int check_secret(const struct mount_opts *o, char *secret)
+{
+	char err[512];
+	struct repl_secret s;
+	if (!o->secret_file) {
+		tool_error("mount: --replicate-to %s: TCP needs "
+			   "--replication-secret-file",
+			   o->replicate_to);
+		return -1;
+	}
+	int e = repl_secret_load(o->secret_file, &s, err, sizeof(err));
+	OPENSSL_cleanse(&s, sizeof(s));
+	if (e || !realpath(o->secret_file, secret)) {
+		tool_error("mount: %s", e ? err : strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 /* --replicate-to's directory made absolute (created when missing: a new
- * replica), --rpo checked with it. */
-static int check_replica(struct mount_opts *o, char *out)
+ * replica) or its HOST:PORT kept, --rpo and the secret checked with it. */
+static int check_replica(struct mount_opts *o, char *out, char *secret)
 {
 	bool rpo_given = o->rpo_ns != MOUNT_RPO_UNSET;
 	if (!rpo_given)
@@ -73,10 +97,20 @@ static int check_replica(struct mount_opts *o, char *out)
 		tool_error("mount: --rpo: must be more than 0");
 		return -1;
 	}
+	bool tcp = o->replicate_to && repl_link_is_tcp(o->replicate_to);
+	if (!tcp && o->secret_file) {
+		tool_error("mount: --replication-secret-file needs "
+			   "--replicate-to HOST:PORT");
+		return -1;
+	}
 	if (!o->replicate_to) {
 		if (rpo_given)
 			tool_error("mount: --rpo needs --replicate-to");
 		return rpo_given ? -1 : 0;
+	}
+	if (tcp) {
+		snprintf(out, PATH_MAX, "%s", o->replicate_to);
+		return check_secret(o, secret);
 	}
 	if (mkdir(o->replicate_to, 0700) < 0 && errno != EEXIST) {
 		tool_error("mount: --replicate-to %s: %s", o->replicate_to,
@@ -157,8 +191,8 @@ int cmd_mount(int argc, char **argv)
 	double scale, time_scale;
 	if (check_profile(&o, &scale, &time_scale, profile))
 		return 2;
-	char replica[PATH_MAX];
-	if (check_endpoints(&o) || check_replica(&o, replica))
+	char replica[PATH_MAX], secret[PATH_MAX];
+	if (check_endpoints(&o) || check_replica(&o, replica, secret))
 		return 2;
 	char store[PATH_MAX], mnt[PATH_MAX], def[PATH_MAX];
 	if (!o.store) {
@@ -201,6 +235,7 @@ int cmd_mount(int argc, char **argv)
 	    .io_uring = transport,
 	    .replicate_to = o.replicate_to ? replica : NULL,
 	    .rpo_ns = o.rpo_ns,
+	    .secret_file = o.secret_file ? secret : NULL,
 	};
 	return fs_daemon_run(&d);
 }

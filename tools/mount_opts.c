@@ -45,8 +45,12 @@ const struct opt_def mount_opt_defs[] = {
      "protocol) once a second, paths under P"},
     {"replicate-to", 0, OPT_STRING, O(replicate_to), "DEST",
      "replicate asynchronously to the store in directory DEST on this "
-     "host (made when missing or empty): a consistent prior state of this "
-     "one, mountable; `arraysim ctl MNT replication ...`"},
+     "host (made when missing or empty), or to `arraysim replica` at "
+     "HOST:PORT (a DEST with ':' and no '/'): a consistent prior state of "
+     "this one, mountable; `arraysim ctl MNT replication ...`"},
+    {"replication-secret-file", 0, OPT_STRING, O(secret_file), "FILE",
+     "with --replicate-to HOST:PORT: the secret shared with the replica "
+     "(not empty, not readable by others)"},
     {"rpo", 0, OPT_DURATION, O(rpo_ns), "TIME",
      "with --replicate-to: the longest between batches, besides each "
      "sync point (default 1s)"},

@@ -29,6 +29,7 @@ struct mount_opts {
 	bool power_loss;
 	const char *replicate_to; /* --replicate-to DEST, or NULL */
 	uint64_t rpo_ns;	  /* --rpo, or MOUNT_RPO_UNSET */
+	const char *secret_file;  /* --replication-secret-file, or NULL */
 };
 #define MOUNT_RPO_UNSET UINT64_MAX
 

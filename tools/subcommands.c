@@ -13,6 +13,7 @@ const struct subcommand subcommands[] = {
     {"mount", cmd_mount, "mount a store as a virtual array"},
     {"profile", cmd_profile, "show NAME|FILE: print a profile fully resolved"},
     {"profiles", cmd_profiles, "list the built-in array profiles"},
+    {"replica", cmd_replica, "serve a store to a replicating source over TCP"},
     {"report", cmd_report, "RUN: the rehearsal report of a run, as HTML"},
     {"run", cmd_run, "mount, run a command on it, check, unmount: one CI step"},
     {"stats", cmd_stats, "print the counters of a mounted array"},

@@ -13,51 +13,20 @@
  * names a low pblk, so that the fuzzer does not fill the disk with chunk
  * files.
  */
-#include <ftw.h>
 #include <lmdb.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "meta/metastore.h"
+#include "replica_tmp.h"
 #include "replication/replica.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static struct replica *rp;
-static MDB_env *env_of_replica;
-static char dir[] = "/tmp/arraysim-fuzz-replica-XXXXXX";
-
-static int rm_one(const char *path, const struct stat *sb, int flag,
-		  struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
-static void remove_replica(void)
-{
-	replica_close(rp);
-	nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-}
-
-static void open_replica(void)
-{
-	char err[512];
-	if (!mkdtemp(dir))
-		abort();
-	if (replica_open(dir, &rp, err, sizeof(err))) {
-		fprintf(stderr, "replica_open: %s\n", err);
-		abort();
-	}
-	env_of_replica = replica_env(rp);
-	atexit(remove_replica);
-}
 
 static struct wbuf part(const uint8_t **p, size_t *left, bool last)
 {
@@ -91,14 +60,13 @@ static bool low_pblks(const struct wbuf *fps)
 static uint64_t last_txn(void)
 {
 	MDB_envinfo info;
-	mdb_env_info(env_of_replica, &info);
+	mdb_env_info(replica_env(rp), &info);
 	return info.me_last_txnid;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	if (!rp)
-		open_replica();
+	rp = fuzz_replica_tmp();
 	const uint8_t *p = data;
 	size_t left = size;
 	struct wbuf fps = part(&p, &left, false);

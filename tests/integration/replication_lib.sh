@@ -94,3 +94,69 @@ r_fsck() {
 	out=$("$ARRAYSIM" fsck --store "$1" 2>&1) || rc=$?
 	[ "$rc" -eq 0 ] || { printf '%s\n' "$out" >&2; t_fail "fsck of $1 exited $rc"; }
 }
+
+# r_secret FILE TEXT: a secret file only its owner reads.
+r_secret() {
+	printf '%s\n' "$2" >"$1"
+	chmod 600 "$1"
+}
+
+# r_replica_start [PORT]: `arraysim replica` serving $REPLICA on
+# 127.0.0.1:PORT (default 0: any) with the secret $T/secret; R_PID, and
+# R_PORT from the address it prints once listening. Stopped in cleanup.
+r_replica_start() {
+	local i
+	: >"$T/replica.out"
+	"$ARRAYSIM" replica --listen "127.0.0.1:${1:-0}" --secret-file "$T/secret" \
+		"$REPLICA" >"$T/replica.out" 2>>"$T/replica.err" &
+	R_PID=$!
+	T_PIDS+=("$R_PID")
+	for ((i = 0; i < 200; i++)); do
+		grep -q " serving on " "$T/replica.out" && break
+		kill -0 "$R_PID" 2>/dev/null \
+			|| t_fail "arraysim replica exited: $(cat "$T/replica.err")"
+		sleep 0.05
+	done
+	R_PORT=$(sed -n 's/.* serving on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$T/replica.out")
+	[ -n "$R_PORT" ] || t_fail "arraysim replica printed no address: $(cat "$T/replica.out")"
+}
+
+# r_replica_stop: SIGTERM; it must close its store and exit 0.
+r_replica_stop() {
+	local rc=0
+	kill -TERM "$R_PID"
+	wait "$R_PID" || rc=$?
+	t_assert_eq "$rc" 0 "arraysim replica's exit status after SIGTERM"
+	grep -q "arraysim: replica: .* closed$" "$T/replica.err" \
+		|| t_fail "arraysim replica did not say it closed its store"
+}
+
+# r_store_state DIR: each file of a store with its size and modification
+# time (its lock files aside; the files are sparse and large to hash).
+r_store_state() {
+	(cd "$1" && find . -type f ! -name '*lock*' -printf '%p %s %T@\n' | sort)
+}
+
+# r_stop_source: after `replication stop`: the source's sums, a file
+# written after the stop (the replica must not have it), unmounted, clean.
+r_stop_source() {
+	r_sums "$MNT" "$T/source.sums"
+	echo after-stop >"$MNT/after-stop"
+	t_umount
+	t_fsck
+}
+
+# r_failover_verify: the replica (fsck-clean, not in use) mounted on MNT2:
+# no after-stop file, fio's $T/verify.fio verify_only passes, the files are
+# the source's byte for byte; unmounted and clean again.
+r_failover_verify() {
+	t_log "failover: mount the replica, fio verify_only"
+	r_mount_replica
+	[ -e "$MNT2/after-stop" ] && t_fail "the replica has a file written after the stop"
+	t_fio "$T/verify.fio"
+	# verify_only checks each block against itself; the sums, against the source
+	r_sums "$MNT2" "$T/replica.sums"
+	cmp -s "$T/source.sums" "$T/replica.sums" || t_fail "the replica's files differ"
+	r_umount_replica
+	r_fsck "$REPLICA"
+}

@@ -1,0 +1,239 @@
+/* A replica across TCP: an `arraysim replica` process (replication/link.h,
+ * the frames and handshake of replication/frame.h). A failed exchange
+ * drops the connection; the next one connects again. */
+#include "replication/link.h"
+
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <openssl/crypto.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "replication/frame.h"
+
+/* A batch's answer may take the replica this long (its bytes made
+ * durable); connecting, this long. */
+#define ANSWER_MS 120000
+#define CONNECT_S 10
+
+struct tcp_link {
+	char host[256], port[16];
+	struct repl_secret secret;
+	struct repl_conn c; /* fd -1: not connected */
+	struct wbuf in;
+	uint64_t overhead;
+};
+
+static int dial(struct tcp_link *t, char *err, size_t errlen)
+{
+	struct addrinfo hints = {.ai_socktype = SOCK_STREAM}, *res, *a;
+	int g = getaddrinfo(t->host, t->port, &hints, &res);
+	if (g) {
+		snprintf(err, errlen, "replica %s:%s: %s", t->host, t->port,
+			 gai_strerror(g));
+		return -EHOSTUNREACH;
+	}
+	int fd = -1, e = -ECONNREFUSED;
+	for (a = res; a && fd < 0; a = a->ai_next) {
+		fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, 0);
+		if (fd < 0)
+			continue;
+		/* Linux bounds a blocking connect by the send timeout. */
+		struct timeval tv = {CONNECT_S, 0};
+		setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+		if (connect(fd, a->ai_addr, a->ai_addrlen) < 0) {
+			e = -errno;
+			close(fd);
+			fd = -1;
+		}
+	}
+	freeaddrinfo(res);
+	if (fd < 0) {
+		snprintf(err, errlen, "replica %s:%s: %s", t->host, t->port,
+			 strerror(-e));
+		return e;
+	}
+	int one = 1;
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));
+	t->c.fd = fd;
+	return 0;
+}
+
+static void hang_up(struct tcp_link *t)
+{
+	if (t->c.fd >= 0)
+		close(t->c.fd);
+	t->c.fd = -1;
+}
+
+/* Connected and authenticated, or one line why not. */
+static int ensure(struct tcp_link *t, char *err, size_t errlen)
+{
+	if (t->c.fd >= 0)
+		return 0;
+	uint64_t before = t->c.bytes;
+	int e = dial(t, err, errlen);
+	char line[400];
+	if (!e && (e = repl_hs_source(&t->c, &t->secret, line, sizeof(line)))) {
+		snprintf(err, errlen, "replica %s:%s: %s", t->host, t->port,
+			 line);
+		hang_up(t);
+	}
+	t->overhead += t->c.bytes - before;
+	return e;
+}
+
+/* Send a message, take the answer of type @want (at most @max bytes);
+ * @counted: the bytes the engine counts as the messages themselves. */
+static int exchange(struct tcp_link *t, uint8_t type, const struct wbuf *m,
+		    uint8_t want, uint64_t max, char *err, size_t errlen)
+{
+	int e = ensure(t, err, errlen);
+	if (e)
+		return e;
+	uint8_t got = 0;
+	uint64_t lim = max < REPL_HS_FRAME_MAX ? REPL_HS_FRAME_MAX : max;
+	if (!(e = repl_frame_send(&t->c, type, m->p, m->len)))
+		e = repl_frame_recv(&t->c, &got, &t->in, lim);
+	char line[420];
+	if (!e && got == RF_ERROR) {
+		e = repl_frame_error_of(&t->in, line, sizeof(line));
+		snprintf(err, errlen, "replica %s:%s says: %s", t->host,
+			 t->port, line);
+	} else if (e || got != want || t->in.len > max)
+		snprintf(err, errlen, "replica %s:%s: %s", t->host, t->port,
+			 e == -ECONNRESET ? "connection lost"
+			 : e		  ? strerror(-e)
+					  : "a bad answer");
+	e = e || got == want ? e : -EPROTO;
+	e = e || t->in.len <= max ? e : -EPROTO;
+	if (e)
+		hang_up(t);
+	return e;
+}
+
+static int t_fps(void *ctx, const struct wbuf *fps, struct wbuf *verdict,
+		 struct replica_tally *tally, char *err, size_t errlen)
+{
+	struct tcp_link *t = ctx;
+	uint64_t before = t->c.bytes, n = 0;
+	for (int i = 0; i < 8 && fps->len >= 9; i++)
+		n |= (uint64_t)fps->p[1 + i] << (8 * i);
+	int e = exchange(t, RF_FPS, fps, RF_VERDICT, n, err, errlen);
+	if (!e && t->in.len != n)
+		e = -EPROTO;
+	*tally = (struct replica_tally){0};
+	for (size_t i = 0; !e && i < n; i++) {
+		uint8_t v = t->in.p[i];
+		tally->have += v == REPL_HAVE;
+		tally->local += v == REPL_LOCAL;
+		tally->need += v == REPL_NEED;
+		tally->conflict += v == REPL_CONFLICT;
+		e = v < REPL_HAVE || v > REPL_CONFLICT ? -EPROTO : 0;
+	}
+	wbuf_reset(verdict);
+	if (!e && n) /* an empty batch's FPS: no verdicts, no bytes */
+		wbuf_put(verdict, t->in.p, n);
+	if (!e && verdict->oom)
+		e = -ENOMEM;
+	if (e == -EPROTO || e == -ENOMEM) {
+		snprintf(err, errlen, "replica %s:%s: %s", t->host, t->port,
+			 e == -ENOMEM ? "out of memory" : "bad verdicts");
+		hang_up(t);
+	}
+	uint64_t carried = t->c.bytes - before, counted = fps->len + n;
+	t->overhead += e || carried < counted ? carried : carried - counted;
+	return e;
+}
+
+static int t_acked(struct tcp_link *t, uint8_t type, const struct wbuf *m,
+		   uint64_t counted, char *err, size_t errlen)
+{
+	uint64_t before = t->c.bytes;
+	int e = exchange(t, type, m, RF_ACK, REPL_ACK_LEN, err, errlen);
+	if (!e && t->in.len != REPL_ACK_LEN) {
+		snprintf(err, errlen, "replica %s:%s: a bad answer", t->host,
+			 t->port);
+		hang_up(t);
+		e = -EPROTO;
+	}
+	uint64_t carried = t->c.bytes - before;
+	t->overhead += e || carried < counted ? carried : carried - counted;
+	return e;
+}
+
+static int t_blocks(void *ctx, const struct wbuf *blocks, char *err,
+		    size_t errlen)
+{
+	return t_acked(ctx, RF_BLOCKS, blocks, blocks->len, err, errlen);
+}
+
+static int t_commit(void *ctx, const struct wbuf *meta, char *err,
+		    size_t errlen)
+{
+	return t_acked(ctx, RF_META, meta, meta->len + REPL_ACK_LEN, err,
+		       errlen);
+}
+
+static uint64_t t_overhead(void *ctx)
+{
+	struct tcp_link *t = ctx;
+	uint64_t o = t->overhead;
+	t->overhead = 0;
+	return o;
+}
+
+static void t_close(void *ctx)
+{
+	struct tcp_link *t = ctx;
+	hang_up(t);
+	wbuf_free(&t->in);
+	OPENSSL_cleanse(&t->secret, sizeof(t->secret));
+	free(t);
+}
+
+static const struct repl_link_ops tcp_ops = {
+    t_fps, t_blocks, t_commit, t_overhead, t_close,
+};
+
+int repl_link_tcp(const char *hostport, const char *secret_file,
+		  struct repl_link *out, char *err, size_t errlen)
+{
+	struct tcp_link *t = calloc(1, sizeof(*t));
+	if (!t) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	t->c = (struct repl_conn){.fd = -1, .timeout_ms = ANSWER_MS};
+	int e = 0;
+	if (repl_split_hostport(hostport, t->host, sizeof(t->host), t->port,
+				sizeof(t->port))) {
+		snprintf(err, errlen,
+			 "--replicate-to %.300s: not HOST:PORT (a directory "
+			 "with ':' in its name: give it with a '/')",
+			 hostport);
+		e = -EINVAL;
+	} else if (!secret_file) {
+		snprintf(err, errlen,
+			 "--replicate-to %.300s: TCP needs "
+			 "--replication-secret-file",
+			 hostport);
+		e = -EINVAL;
+	}
+	if (!e)
+		e = repl_secret_load(secret_file, &t->secret, err, errlen);
+	if (!e)
+		e = ensure(t, err, errlen);
+	if (e) {
+		t_close(t);
+		return e;
+	}
+	*out = (struct repl_link){&tcp_ops, t};
+	return 0;
+}
