@@ -565,6 +565,7 @@ out:
 	sampler_stop(d->sampler);
 	syncer_stop(d);
 	ctl_server_stop(d->ctl);
+	scenario_run_stop(&d->fs); /* its steps may be replication's */
 	/* After everything that reads it; ships what is committed, unless
 	 * stopped or held back by a fault. */
 	repl_close(d->repl);

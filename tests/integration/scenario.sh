@@ -72,6 +72,17 @@ t_assert_eq "$(ctl fault list)" "" "faults after stopping before the first step"
 t_log "shipped scenarios parse; a bad one is refused with FILE:LINE"
 for f in "$ARRAYSIM_SRC"/faults/scenarios/*.ini; do
 	case "$f" in
+	*/infinidat-replication*)
+		# Replication steps: refused on a mount without --replicate-to,
+		# in one line, before anything runs (replication_fault.sh runs
+		# one on a replicating mount).
+		rc=0
+		ctl scenario run "$f" time-scale=1000000 >/dev/null 2>"$T/err" || rc=$?
+		t_assert_eq "$rc" "2" "exit status for $f without --replicate-to"
+		grep -q "^arraysim: ctl: $f: its replication steps need a mount with --replicate-to DEST" "$T/err" \
+			|| t_fail "$f without --replicate-to: $(cat "$T/err")"
+		continue
+		;;
 	*/infinidat-*)
 		# Array faults: refused on this null mount, in one line
 		# (tests/integration/array_faults.sh runs them on a timed one).
