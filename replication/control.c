@@ -18,13 +18,6 @@
  * gives up on a silent daemon after 10 s. */
 #define SYNC_WAIT_NS (8ull * NS_PER_SEC)
 
-const char *const repl_state_names[] = {
-    [REPL_RUNNING] = "running",
-    [REPL_PAUSED] = "paused",
-    [REPL_STOPPED] = "stopped",
-    [REPL_FAILED] = "failed",
-};
-
 /* A sync point of the source (store_sync): ship what it made durable.
  * The engine's own syncs (releasing freed blocks) are not one. */
 static void sync_point(void *ctx)

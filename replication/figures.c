@@ -11,6 +11,13 @@
 #include "common/stats.h"
 #include "store/store.h"
 
+const char *const repl_state_names[] = {
+    [REPL_RUNNING] = "running",
+    [REPL_PAUSED] = "paused",
+    [REPL_STOPPED] = "stopped",
+    [REPL_FAILED] = "failed",
+};
+
 struct repl_lag repl_lag_of(struct repl *r)
 {
 	MDB_envinfo info;

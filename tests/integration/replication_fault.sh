@@ -9,7 +9,8 @@
 # the fault), replication_lag once, replication_resumed and
 # replication_caught_up; stats --json, /metrics, top and the samples carry
 # the figures; the report has the lag chart with the events marked. A
-# scenario's replication steps run on a replicating mount.
+# scenario's replication steps, and the shipped infinidat-replication.ini,
+# run on a replicating mount.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/replication_lib.sh"
@@ -88,12 +89,12 @@ cat >"$T/pr.ini" <<-'INI'
 	replication = resume
 INI
 ctl scenario run "$T/pr.ini" time-scale=10 >/dev/null
-for ((i = 0; i < 100; i++)); do
-	ctl scenario status | grep -q '^finished' && break
-	sleep 0.05
-done
-ctl scenario status | grep -q '^finished' || t_fail "scenario: $(ctl scenario status)"
+t_scenario_wait 10 | grep -q '^finished' || t_fail "scenario: $(ctl scenario status)"
 t_assert_eq "$(r_json state)" "running" "state after the scenario's resume"
+t_log "the shipped infinidat-replication.ini runs (its 20 minutes in 1.2 ms)"
+ctl scenario run "$ARRAYSIM_SRC/faults/scenarios/infinidat-replication.ini" time-scale=1000000 >/dev/null
+t_scenario_wait 10 | grep -q '^finished infinidat-replication step 3/3' || t_fail "scenario: $(ctl scenario status)"
+t_assert_eq "$(r_json state)" "stopped" "state after infinidat-replication.ini"
 t_umount
 
 t_log "events: paused, lag once, resumed, caught up"
@@ -121,9 +122,10 @@ assert cu["t"] >= res["t"] and cu["backlog_txns"] == 0, cu
 assert lag["t"] < res["t"], (lag, res)
 steps = [e for e in ev if e["event"] == "scenario_step"]
 assert [(s["action"], s["verb"], s["error"]) for s in steps] == \
-    [("replication", "pause", ""), ("replication", "resume", "")], steps
+    [("replication", v, "") for v in ("pause", "resume", "pause", "resume",
+                                      "stop")], steps
 whys = [e["why"] for e in r if e["event"] == "replication_paused"]
-assert whys == ["replication-link", "pause"], whys
+assert whys == ["replication-link", "pause", "pause"], whys
 PY
 python3 - "$STORE/samples.jsonl" <<-'PY' || t_fail "samples lack the replication figures"
 import json, sys
