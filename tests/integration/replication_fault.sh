@@ -114,7 +114,7 @@ assert names[0] == "replication_paused" and link[0]["why"] == "replication-link"
 assert link[0]["fault_id"] == fid and link[0]["t"] - inj["t"] < 0.5, link[0]
 assert names.count("replication_lag") == 1, names
 lag = next(e for e in link if e["event"] == "replication_lag")
-assert lag["lag_s"] > lag["threshold_s"] == 1.0, lag
+assert lag["lag_s"] >= lag["threshold_s"] == 1.0, lag  # printed to the ms
 res = next(e for e in link if e["event"] == "replication_resumed")
 assert res["why"] == "replication-link" and res["t"] >= clr["t"], res
 cu = next(e for e in link if e["event"] == "replication_caught_up")
