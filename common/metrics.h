@@ -18,7 +18,8 @@
  *   arraysim_cache_*                   gauges (cache: hybrid profiles)
  *
  * The array model's series (per tier, controller, path, drive; timed
- * profiles only) are tiers/array_metrics.c's.
+ * profiles only) are tiers/array_metrics.c's; replication's
+ * (arraysim_replication_*, with --replicate-to) replication/figures.c's.
  *
  * Histogram buckets are the boundaries in metrics.c, filled from the
  * daemon's log-linear histograms: a bucket of those counts under the first

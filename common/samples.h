@@ -7,7 +7,8 @@
  *    "read_p50_us":..,"read_p99_us":..,"write_p50_us":..,"write_p99_us":..,
  *    "other_ops":..,"errors":..,"checksum_errors":..,"dedupe_ratio":..,
  *    "unique_blocks":..,"logical_bytes_held":..,"faults_active":..,
- *    "power":"on"|"lost", ...the array model's, tiers/array_samples.h}
+ *    "power":"on"|"lost", ...the array model's, tiers/array_samples.h,
+ *    ...replication's repl_* when replicating, replication/repl.h}
  *
  * Rates and percentiles are of the interval since the previous sample
  * (histograms are differenced bucket by bucket); gauges are as of the

@@ -184,6 +184,17 @@ void faults_list(struct faults *f, FILE *out)
 	pthread_mutex_unlock(&f->lock);
 }
 
+uint64_t faults_active_kind(struct faults *f, const char *name)
+{
+	uint64_t id = 0;
+	pthread_mutex_lock(&f->lock);
+	for (unsigned i = 0; i < f->n && !id; i++)
+		if (!strcmp(f->rules[i].r.kind->name, name))
+			id = f->rules[i].id;
+	pthread_mutex_unlock(&f->lock);
+	return id;
+}
+
 unsigned faults_count(struct faults *f)
 {
 	pthread_mutex_lock(&f->lock);

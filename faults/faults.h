@@ -73,6 +73,8 @@ int faults_get(struct faults *f, uint64_t id, struct fault_rule *out);
 unsigned faults_ids(struct faults *f, uint64_t *ids, unsigned max);
 /* One line per rule: "ID RULE fired=N". */
 void faults_list(struct faults *f, FILE *out);
+/* The id of an active rule of kind @name (the oldest), or 0. */
+uint64_t faults_active_kind(struct faults *f, const char *name);
 /* Rules active (of any kind). */
 unsigned faults_count(struct faults *f);
 

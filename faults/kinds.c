@@ -7,20 +7,23 @@
 extern const struct fault_ops fault_kind_bitrot, fault_kind_cache_device,
     fault_kind_controller, fault_kind_drive, fault_kind_drive_slow,
     fault_kind_error, fault_kind_latency, fault_kind_path,
-    fault_kind_power_loss, fault_kind_thin, fault_kind_torn_write;
+    fault_kind_power_loss, fault_kind_replica, fault_kind_replication_link,
+    fault_kind_thin, fault_kind_torn_write;
 
 const struct fault_ops *const fault_kinds[] = {
-    &fault_kind_bitrot,	      /* faults/bitrot.c */
-    &fault_kind_cache_device, /* faults/cache_device.c */
-    &fault_kind_controller,   /* faults/controller.c */
-    &fault_kind_drive,	      /* faults/drive.c */
-    &fault_kind_drive_slow,   /* faults/drive_slow.c */
-    &fault_kind_error,	      /* faults/error.c */
-    &fault_kind_latency,      /* faults/latency.c */
-    &fault_kind_path,	      /* faults/path.c */
-    &fault_kind_power_loss,   /* faults/power_loss.c */
-    &fault_kind_thin,	      /* faults/thin.c */
-    &fault_kind_torn_write,   /* faults/torn_write.c */
+    &fault_kind_bitrot,		  /* faults/bitrot.c */
+    &fault_kind_cache_device,	  /* faults/cache_device.c */
+    &fault_kind_controller,	  /* faults/controller.c */
+    &fault_kind_drive,		  /* faults/drive.c */
+    &fault_kind_drive_slow,	  /* faults/drive_slow.c */
+    &fault_kind_error,		  /* faults/error.c */
+    &fault_kind_latency,	  /* faults/latency.c */
+    &fault_kind_path,		  /* faults/path.c */
+    &fault_kind_power_loss,	  /* faults/power_loss.c */
+    &fault_kind_replica,	  /* faults/replication.c */
+    &fault_kind_replication_link, /* faults/replication.c */
+    &fault_kind_thin,		  /* faults/thin.c */
+    &fault_kind_torn_write,	  /* faults/torn_write.c */
 };
 const size_t fault_kind_count = sizeof(fault_kinds) / sizeof(fault_kinds[0]);
 

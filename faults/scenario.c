@@ -89,14 +89,35 @@ static int label_ok(struct parse *p, const char *label)
 	return 1;
 }
 
+static int replication_key(struct parse *p, uint64_t at, const char *value)
+{
+	static const char *const verbs[] = {"start", "stop", "pause", "resume",
+					    "sync"};
+	for (unsigned i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
+		if (!strcmp(value, verbs[i])) {
+			struct scenario_step *st = new_step(p, at);
+			if (!st)
+				return 0;
+			st->action = SCENARIO_REPLICATION;
+			snprintf(st->verb, sizeof(st->verb), "%s", verbs[i]);
+			return 1;
+		}
+	return problem(p,
+		       "replication = '%.32s': not start, stop, pause, resume "
+		       "or sync",
+		       value);
+}
+
 static int step_key(struct parse *p, uint64_t at, const char *name,
 		    const char *value)
 {
+	if (!strcmp(name, "replication"))
+		return replication_key(p, at, value);
 	bool inject = !strcmp(name, "inject") || !strncmp(name, "inject.", 7);
 	if (!inject && strcmp(name, "clear"))
 		return problem(p,
 			       "[at] has no key '%.32s' (inject, inject.LABEL, "
-			       "clear)",
+			       "clear, replication)",
 			       name);
 	const char *label = inject ? (name[6] ? name + 7 : "") : value;
 	bool clear_all = !inject && !strcmp(label, "all");
@@ -232,4 +253,19 @@ void scenario_free(struct scenario *s)
 	free(s->steps);
 	s->steps = NULL;
 	s->n = 0;
+}
+
+const char *scenario_action_name(enum scenario_action a)
+{
+	return a == SCENARIO_INJECT  ? "inject"
+	       : a == SCENARIO_CLEAR ? "clear"
+				     : "replication";
+}
+
+bool scenario_replicates(const struct scenario *s)
+{
+	for (unsigned i = 0; i < s->n; i++)
+		if (s->steps[i].action == SCENARIO_REPLICATION)
+			return true;
+	return false;
 }

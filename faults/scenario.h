@@ -19,11 +19,14 @@
  * starts (divided by the run's time scale): `inject = RULE` or
  * `inject.LABEL = RULE` (a fault rule as after `fault inject`), and
  * `clear = LABEL|all` (a fault this scenario injected under LABEL, or every
- * active fault). Steps run in time order, and in file order at one time.
+ * active fault), and `replication = start|stop|pause|resume|sync` (as
+ * `ctl MNT replication VERB`, on a mount with --replicate-to). Steps run in
+ * time order, and in file order at one time.
  */
 #ifndef ARRAYSIM_FAULTS_SCENARIO_H
 #define ARRAYSIM_FAULTS_SCENARIO_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -32,13 +35,14 @@
 #define SCENARIO_LABEL_MAX 32
 #define SCENARIO_MAX_STEPS 1024
 
-enum scenario_action { SCENARIO_INJECT, SCENARIO_CLEAR };
+enum scenario_action { SCENARIO_INJECT, SCENARIO_CLEAR, SCENARIO_REPLICATION };
 
 struct scenario_step {
 	uint64_t at_ns;
 	enum scenario_action action;
 	char label[SCENARIO_LABEL_MAX]; /* "" = none; clear: "all" or one */
 	struct fault_rule rule;		/* inject */
+	char verb[8];			/* replication: start, stop, ... */
 	unsigned order;			/* its place in the file */
 };
 
@@ -57,5 +61,9 @@ int scenario_parse_string(const char *text, const char *source,
 int scenario_parse_file(const char *path, struct scenario *out, char *err,
 			size_t errlen);
 void scenario_free(struct scenario *s);
+/* The step's action as the event log names it. */
+const char *scenario_action_name(enum scenario_action a);
+/* Does @s have a replication step? */
+bool scenario_replicates(const struct scenario *s);
 
 #endif

@@ -66,6 +66,8 @@ static void array_members(void *ctx, FILE *out, double interval_s)
 	array_snapshot(d->fs.array, &d->snap);
 	array_sample_write(out, &d->snap, &d->array_prev, interval_s);
 	array_snapshot_free(&d->snap);
+	if (d->repl)
+		repl_sample_write(d->repl, out, interval_s);
 }
 
 static void sample_state(void *ctx, struct sample_state *out)
@@ -528,10 +530,15 @@ static int run(const struct daemon_opts *o, int *wfd)
 	r = start_session(d, o, err, sizeof(err));
 	/* Before the control socket, whose thread reads d->repl. */
 	if (!r && o->replicate_to)
-		r = repl_start(d->fs.st, &d->fs.stats,
-			       &(struct repl_config){o->replicate_to,
-						     o->secret_file, o->rpo_ns},
-			       &d->repl, err, sizeof(err));
+		r = repl_start(
+		    d->fs.st, &d->fs.stats,
+		    &(struct repl_config){.dest = o->replicate_to,
+					  .secret_file = o->secret_file,
+					  .rpo_ns = o->rpo_ns,
+					  .faults = d->fs.faults,
+					  .events = d->fs.events},
+		    &d->repl, err, sizeof(err));
+	d->fs.repl = d->repl; /* the metrics' */
 	if (!r)
 		r = ctl_server_start(d->fs.store, getuid(), ctl_handle, d,
 				     &d->ctl, err, sizeof(err));
@@ -555,12 +562,16 @@ static int run(const struct daemon_opts *o, int *wfd)
 	code = serve(d) ? 1 : 0;
 	log_info("mount", "unmounting %s", o->mountpoint);
 out:
-	repl_close(d->repl); /* ships what is committed, unless stopped */
 	graphite_push_stop(d->graphite);
 	metrics_http_stop(d->metrics);
 	sampler_stop(d->sampler);
 	syncer_stop(d);
 	ctl_server_stop(d->ctl);
+	scenario_run_stop(&d->fs); /* its steps may be replication's */
+	/* After everything that reads it; ships what is committed, unless
+	 * stopped or held back by a fault. */
+	repl_close(d->repl);
+	d->fs.repl = NULL;
 	stop_session(d);
 	fs_close(&d->fs);
 	free(d);

@@ -24,6 +24,7 @@ struct faults;
 struct events;
 struct completer;
 struct scenario_runner;
+struct repl;
 
 struct fs_config {
 	const char *store;	   /* store directory (absolute) */
@@ -59,6 +60,7 @@ struct fs {
 	struct scenario_runner *scenario; /* the last one started, or NULL */
 	atomic_bool thin_full_logged;
 	uint64_t opened_ns; /* stats_now_ns() when the store was opened */
+	struct repl *repl;  /* --replicate-to's, for the metrics; or NULL */
 };
 
 #endif

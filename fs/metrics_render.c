@@ -5,6 +5,7 @@
 
 #include "common/metrics.h"
 #include "faults/faults.h"
+#include "replication/repl.h"
 #include "tiers/array_metrics.h"
 
 static void fill_state(struct fs *fs, const struct array_snapshot *as,
@@ -34,5 +35,7 @@ void metrics_render(struct fs *fs, struct array_snapshot *scratch, FILE *out)
 	metrics_write(out, &fs->stats, &st);
 	array_metrics_write(out, scratch);
 	array_metrics_info(out, array_conf_get(fs->array));
+	if (fs->repl)
+		repl_metrics_write(fs->repl, out);
 	array_snapshot_free(scratch);
 }

@@ -16,6 +16,7 @@
 #include "common/log.h"
 #include "common/clock.h"
 #include "faults/events.h"
+#include "replication/repl.h"
 #include "fs/fault_gate.h"
 
 struct scenario_runner {
@@ -59,6 +60,10 @@ static void take_step(struct scenario_runner *r, unsigned i, FILE *sink)
 		rc = fault_gate_inject(r->fs, &st->rule, sink, &id, err,
 				       sizeof(err));
 		r->ids[i] = id;
+	} else if (st->action == SCENARIO_REPLICATION) {
+		/* The daemon closes replication only after this thread. */
+		rc =
+		    repl_control(r->fs->repl, st->verb, sink, err, sizeof(err));
 	} else {
 		id = strcmp(st->label, "all") ? id_of(r, i, st->label) : 0;
 		rc = id || !strcmp(st->label, "all")
@@ -68,10 +73,11 @@ static void take_step(struct scenario_runner *r, unsigned i, FILE *sink)
 	char esc[600];
 	events_emit(r->fs->events, "scenario_step",
 		    "\"step\":%u,\"at_s\":%.3f,\"action\":\"%s\","
-		    "\"label\":\"%s\",\"id\":%llu,\"error\":\"%s\"",
+		    "\"label\":\"%s\",\"verb\":\"%s\",\"id\":%llu,"
+		    "\"error\":\"%s\"",
 		    i, (double)st->at_ns / 1e9,
-		    st->action == SCENARIO_INJECT ? "inject" : "clear",
-		    st->label, (unsigned long long)id,
+		    scenario_action_name(st->action), st->label, st->verb,
+		    (unsigned long long)id,
 		    events_json_escape(err, esc, sizeof(esc)));
 	if (rc)
 		log_warn("scenario", "step %u (line order %u): %s", i,
@@ -139,6 +145,13 @@ static void runner_end(struct scenario_runner *r)
 static int check_array_steps(const struct fs *fs, const struct scenario *sc,
 			     const char *path, char *err, size_t errlen)
 {
+	if (!fs->repl && scenario_replicates(sc)) {
+		snprintf(err, errlen,
+			 "%s: its replication steps need a mount with "
+			 "--replicate-to DEST",
+			 path);
+		return -ENOTSUP;
+	}
 	if (array_timed(fs->array))
 		return 0;
 	for (unsigned i = 0; i < sc->n; i++)

@@ -17,13 +17,6 @@
  * gives up on a silent daemon after 10 s. */
 #define SYNC_WAIT_NS (8ull * NS_PER_SEC)
 
-static const char *const state_names[] = {
-    [REPL_RUNNING] = "running",
-    [REPL_PAUSED] = "paused",
-    [REPL_STOPPED] = "stopped",
-    [REPL_FAILED] = "failed",
-};
-
 /* A sync point of the source (store_sync): ship what it made durable.
  * The engine's own syncs (releasing freed blocks) are not one. */
 static void sync_point(void *ctx)
@@ -47,25 +40,38 @@ static struct timespec deadline_after(uint64_t ns)
 				 (long)(t % NS_PER_SEC)};
 }
 
-/* Wait for a reason to ship: a sync point, a sync request, the rpo. */
+/* How often the thread looks at the faults and the lag while it waits:
+ * a cleared fault ships within this, an event comes within this. */
+#define WATCH_NS (NS_PER_SEC / 5)
+
+static bool may_ship(struct repl *r)
+{
+	return r->state == REPL_RUNNING && !r->held_by;
+}
+
+/* Wait for a reason to ship: a sync point, a sync request, the rpo; none
+ * counts while a fault holds batches back (the reason waits with it). */
 static bool wait_turn(struct repl *r, uint64_t *asked)
 {
-	struct timespec until = deadline_after(r->rpo_ns);
-	while (!r->quit && !(r->state == REPL_RUNNING && r->kick)) {
+	uint64_t due = clock_mono_ns() + r->rpo_ns;
+	for (;;) {
 		if ((r->state == REPL_STOPPED || r->state == REPL_FAILED) &&
 		    r->prev) {
 			pthread_mutex_unlock(&r->lock);
 			repl_forget(r); /* the next start is a full batch */
 			pthread_mutex_lock(&r->lock);
 			pthread_cond_broadcast(&r->done);
-			continue;
 		}
-		if (pthread_cond_timedwait(&r->wake, &r->lock, &until) ==
-			ETIMEDOUT &&
-		    r->state == REPL_RUNNING)
+		repl_watch(r);
+		uint64_t now = clock_mono_ns();
+		if (r->quit || (may_ship(r) && (r->kick || now >= due)))
 			break;
 		if (r->state != REPL_RUNNING)
-			until = deadline_after(r->rpo_ns);
+			due = now + r->rpo_ns;
+		uint64_t until = now + WATCH_NS < due ? now + WATCH_NS : due;
+		struct timespec ts = {(time_t)(until / NS_PER_SEC),
+				      (long)(until % NS_PER_SEC)};
+		pthread_cond_timedwait(&r->wake, &r->lock, &ts);
 	}
 	r->kick = false;
 	*asked = r->asked;
@@ -134,6 +140,8 @@ int repl_start(struct store *src, struct stats *stats,
 			   .rpo_ns =
 			       cfg->rpo_ns ? cfg->rpo_ns : REPL_DEFAULT_RPO_NS,
 			   .started_ns = clock_mono_ns(),
+			   .faults = cfg->faults,
+			   .events = cfg->events,
 			   .kick = true};
 	snprintf(r->dest, sizeof(r->dest), "%s", cfg->dest);
 	int e = open_sides(r, cfg, err, errlen);
@@ -172,20 +180,35 @@ int repl_start(struct store *src, struct stats *stats,
 /* Wait for the batch asked for now; 0, or why it did not come. */
 static int ship_now(struct repl *r, char *err, size_t errlen)
 {
+	uint64_t id;
+	const char *down = repl_fault_now(r, &id);
+	if (down) {
+		snprintf(err, errlen,
+			 "replication sync: a %s fault holds batches back "
+			 "(fault %llu: clear it to ship)",
+			 down, (unsigned long long)id);
+		return -EAGAIN;
+	}
+	repl_watch(r); /* a fault cleared just now holds nothing back */
 	struct timespec until = deadline_after(SYNC_WAIT_NS);
 	uint64_t my = ++r->asked;
 	r->kick = true;
 	pthread_cond_signal(&r->wake);
 	int w = 0;
-	while (r->state == REPL_RUNNING && r->shipped < my && w != ETIMEDOUT)
+	while (may_ship(r) && r->shipped < my && w != ETIMEDOUT)
 		w = pthread_cond_timedwait(&r->done, &r->lock, &until);
 	if (r->shipped >= my)
 		return 0;
-	if (r->state == REPL_FAILED)
+	if (r->held_by && r->state == REPL_RUNNING)
+		snprintf(err, errlen,
+			 "replication sync: a %s fault came meanwhile: not "
+			 "shipped",
+			 r->held_by);
+	else if (r->state == REPL_FAILED)
 		snprintf(err, errlen, "replication failed: %s", r->error);
 	else if (r->state != REPL_RUNNING)
 		snprintf(err, errlen, "replication was %s meanwhile",
-			 state_names[r->state]);
+			 repl_state_names[r->state]);
 	else
 		snprintf(err, errlen,
 			 "replication sync: not shipped within %llu s (still "
@@ -226,80 +249,6 @@ void repl_close(struct repl *r)
 	free(r);
 }
 
-/* How far behind the replica is: seconds since the cut it holds and the
- * bytes written since, when the source has committed anything since;
- * the backlog in the source's transactions. */
-struct lag {
-	double secs;
-	uint64_t bytes, txns;
-};
-
-static struct lag lag_of(struct repl *r)
-{
-	MDB_envinfo info;
-	mdb_env_info(metastore_env(r->ms), &info);
-	uint64_t last = info.me_last_txnid;
-	uint64_t wb = atomic_load(&r->stats->op[STATS_OP_WRITE].bytes);
-	const struct repl_figures *f = &r->fig;
-	int64_t now = clock_mono_ns();
-	if (!f->have_point)
-		return (struct lag){(double)(now - r->started_ns) / NS_PER_SEC,
-				    wb, last};
-	if (last <= f->rep_txnid)
-		return (struct lag){0, 0, 0};
-	return (struct lag){(double)(now - f->rep_mono_ns) / NS_PER_SEC,
-			    wb > f->rep_write_bytes ? wb - f->rep_write_bytes
-						    : 0,
-			    last - f->rep_txnid};
-}
-
-#define FIGURES(X)                                                             \
-	X(batches)                                                             \
-	X(wire_bytes)                                                          \
-	X(block_bytes)                                                         \
-	X(logical_bytes)                                                       \
-	X(saved_bytes)                                                         \
-	X(blocks_shipped)                                                      \
-	X(blocks_local)                                                        \
-	X(blocks_have)                                                         \
-	X(meta_ops)
-
-static void print_text(struct repl *r, FILE *out)
-{
-	struct lag l = lag_of(r);
-	fprintf(out, "state %s\nreplica %s\nmode asynchronous\nrpo %.3f s\n",
-		state_names[r->state], r->dest, (double)r->rpo_ns / NS_PER_SEC);
-	fprintf(out,
-		"lag %.3f s\nlag_bytes %" PRIu64 "\nbacklog %" PRIu64
-		" transactions\n",
-		l.secs, l.bytes, l.txns);
-#define X(n) fprintf(out, #n " %" PRIu64 "\n", r->fig.n);
-	FIGURES(X)
-#undef X
-	fprintf(out, "last_batch %.3f ms\n",
-		(double)r->fig.last_batch_ns / 1e6);
-	if (r->state == REPL_FAILED)
-		fprintf(out, "error %s\n", r->error);
-}
-
-void repl_status_json(struct repl *r, FILE *out)
-{
-	pthread_mutex_lock(&r->lock);
-	struct lag l = lag_of(r);
-	fprintf(out,
-		"{\"state\":\"%s\",\"mode\":\"asynchronous\",\"rpo_s\":%.3f,"
-		"\"lag_s\":%.3f,\"lag_bytes\":%" PRIu64
-		",\"backlog_txns\":%" PRIu64,
-		state_names[r->state], (double)r->rpo_ns / NS_PER_SEC, l.secs,
-		l.bytes, l.txns);
-#define X(n) fprintf(out, ",\"" #n "\":%" PRIu64, r->fig.n);
-	FIGURES(X)
-#undef X
-	fprintf(out, ",\"last_batch_ms\":%.3f}",
-		(double)r->fig.last_batch_ns / 1e6);
-	pthread_mutex_unlock(&r->lock);
-}
-
 static int set_state(struct repl *r, enum repl_state to, char *err,
 		     size_t errlen)
 {
@@ -314,14 +263,15 @@ static int set_state(struct repl *r, enum repl_state to, char *err,
 		metastore_hold_pending(r->ms, false);
 	} else if (r->state != from[to]) {
 		snprintf(err, errlen, "replication is %s",
-			 state_names[r->state]);
+			 repl_state_names[r->state]);
 		return -EINVAL;
 	} else {
 		r->state = to;
 	}
 	r->kick = to == REPL_RUNNING;
 	pthread_cond_signal(&r->wake);
-	log_info("replication", "%s", state_names[r->state]);
+	repl_watch(r); /* a pause is an event now, not at the thread's look */
+	log_info("replication", "%s", repl_state_names[r->state]);
 	return 0;
 }
 
@@ -329,7 +279,7 @@ static int start(struct repl *r, char *err, size_t errlen)
 {
 	if (r->state == REPL_RUNNING || r->state == REPL_PAUSED) {
 		snprintf(err, errlen, "replication is already %s",
-			 state_names[r->state]);
+			 repl_state_names[r->state]);
 		return -EALREADY;
 	}
 	while (r->busy || r->prev) /* the thread forgets the old point */
@@ -349,7 +299,7 @@ static int verb(struct repl *r, const char *w, const char *rest, FILE *out,
 		char *err, size_t errlen)
 {
 	if (!strcmp(w, "status") && !*rest) {
-		print_text(r, out);
+		repl_print_text(r, out);
 		return 0;
 	}
 	if (*rest) {
@@ -369,7 +319,7 @@ static int verb(struct repl *r, const char *w, const char *rest, FILE *out,
 		if (r->state == REPL_RUNNING)
 			return ship_now(r, err, errlen);
 		snprintf(err, errlen, "replication is %s%s%s",
-			 state_names[r->state], *r->error ? ": " : "",
+			 repl_state_names[r->state], *r->error ? ": " : "",
 			 r->error);
 		return -EINVAL;
 	}

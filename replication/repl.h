@@ -20,6 +20,8 @@
 struct store;
 struct stats;
 struct repl;
+struct faults;
+struct events;
 
 #define REPL_DEFAULT_RPO_NS 1000000000ull
 
@@ -29,7 +31,16 @@ struct repl_config {
 	const char *dest;
 	const char *secret_file; /* HOST:PORT: the shared secret's file */
 	uint64_t rpo_ns; /* the longest between batches; 0: the default */
+	/* The mount's fault registry: no batch ships while a
+	 * replication-link or replica fault stands; NULL: none. */
+	struct faults *faults;
+	/* Where replication_paused/_resumed/_lag/_caught_up go; NULL:
+	 * nowhere. */
+	struct events *events;
 };
+
+/* Lag beyond this many rpo intervals is a replication_lag event. */
+#define REPL_LAG_RPOS 2
 
 /* Open the replica and start shipping (the first batch is the whole
  * store). @stats: the source's counters (write bytes give lag in bytes).
@@ -46,5 +57,11 @@ int repl_control(struct repl *r, const char *args, FILE *out, char *err,
 		 size_t errlen);
 /* The figures as one JSON object (stats --json's "replication"). */
 void repl_status_json(struct repl *r, FILE *out);
+/* The figures as more members of a samples.jsonl line (",\"repl_...\":"),
+ * rates over the @interval_s since the previous call: the sampler's
+ * thread alone calls it. */
+void repl_sample_write(struct repl *r, FILE *out, double interval_s);
+/* The figures as Prometheus series (arraysim_replication_*). */
+void repl_metrics_write(struct repl *r, FILE *out);
 
 #endif

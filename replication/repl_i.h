@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "replication/link.h"
 #include "replication/repl.h"
@@ -39,6 +40,8 @@ struct repl {
 	struct repl_link link; /* to the replica */
 	char dest[4096];
 	uint64_t rpo_ns;
+	struct faults *faults;
+	struct events *events;
 	int64_t started_ns;
 
 	pthread_t thread;
@@ -54,7 +57,34 @@ struct repl {
 	/* The snapshot the replica holds: the engine thread's, changed under
 	 * the lock (start() waits for a stop's to go). */
 	MDB_txn *prev;
+
+	/* What the event log was last told, under the lock: the fault (or
+	 * "pause") that holds batches back, or NULL; lag beyond the
+	 * threshold since lagging_ns (0: not). */
+	const char *held_by;
+	int64_t lagging_ns;
+	/* The sampler's alone: the previous sample's counters. */
+	uint64_t sample_wire, sample_block;
 };
+
+/* How far behind the replica is: seconds since the cut it holds and the
+ * bytes written since, when the source has committed anything since;
+ * the backlog in the source's transactions. Under the lock. */
+struct repl_lag {
+	double secs;
+	uint64_t bytes, txns;
+};
+struct repl_lag repl_lag_of(struct repl *r);
+extern const char *const repl_state_names[];
+/* `replication status`'s lines. Under the lock. */
+void repl_print_text(struct repl *r, FILE *out);
+/* The fault that holds batches back now ("replication-link", "replica"),
+ * its id in *id; NULL: none. */
+const char *repl_fault_now(struct repl *r, uint64_t *id);
+/* Tell the event log what changed since it was last told: held back or
+ * not (a fault, a pause), lag beyond REPL_LAG_RPOS x rpo or back under
+ * it. Under the lock; the thread calls it at each wake. */
+void repl_watch(struct repl *r);
 
 /* One batch from the replica's state to a cut taken now (engine.c). */
 int repl_batch(struct repl *r, char *err, size_t errlen);

@@ -12,14 +12,15 @@
 
 /* Classes, and fill or stroke colours, that a test can look for in the
  * page or in a screenshot of it: each is used for one thing only. */
-#define REPORT_COLOUR_INJECT "#ff00ff"	   /* fault injected: marker */
-#define REPORT_COLOUR_CLEAR "#7f7f7f"	   /* fault cleared: marker */
-#define REPORT_COLOUR_POWER "#000000"	   /* power lost: marker */
-#define REPORT_COLOUR_EFFECT "#8c564b"	   /* data lost, thin full: marker */
-#define REPORT_COLOUR_DEGRADED "#ffe4b5"   /* a fault active: shading */
-#define REPORT_COLOUR_STALL "#00e5ff"	   /* a stall: shading */
-#define REPORT_COLOUR_REBUILD "#9c27b0"	   /* a rebuild: band on top */
-#define REPORT_COLOUR_HOST_BOUND "#e53935" /* host-bound second: shading */
+#define REPORT_COLOUR_INJECT "#ff00ff"	    /* fault injected: marker */
+#define REPORT_COLOUR_CLEAR "#7f7f7f"	    /* fault cleared: marker */
+#define REPORT_COLOUR_POWER "#000000"	    /* power lost: marker */
+#define REPORT_COLOUR_EFFECT "#8c564b"	    /* data lost, thin full: marker */
+#define REPORT_COLOUR_DEGRADED "#ffe4b5"    /* a fault active: shading */
+#define REPORT_COLOUR_STALL "#00e5ff"	    /* a stall: shading */
+#define REPORT_COLOUR_REBUILD "#9c27b0"	    /* a rebuild: band on top */
+#define REPORT_COLOUR_HOST_BOUND "#e53935"  /* host-bound second: shading */
+#define REPORT_COLOUR_REPLICATION "#006400" /* replication_*: marker */
 
 struct rcurve;
 

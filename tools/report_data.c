@@ -28,6 +28,8 @@ const char *const rsample_field_names[RS_NFIELDS] = {
     "rebuild_ratio",	   "drives_rebuilding",
     "host_late_share",	   "host_worst_late_ms",
     "host_replies",	   "host_late",
+    "repl_lag_s",	   "repl_lag_bytes",
+    "repl_backlog_txns",   "repl_wire_bytes_per_s",
 };
 
 /* A line longer than this is not one of ours: refused, counted. */
@@ -100,8 +102,9 @@ int revent_parse(const char *line, size_t len, struct revent *e)
 		return -1;
 	e->wall = wall_of(&o);
 	e->id = u64_of(&o, "id");
-	if (!rj_str(&o, "rule", e->rule, sizeof(e->rule)))
-		rj_str(&o, "name", e->rule, sizeof(e->rule));
+	if (!rj_str(&o, "rule", e->rule, sizeof(e->rule)) &&
+	    !rj_str(&o, "name", e->rule, sizeof(e->rule)))
+		rj_str(&o, "why", e->rule, sizeof(e->rule));
 	rj_str(&o, "path", e->path, sizeof(e->path));
 	e->offset = u64_of(&o, "offset");
 	e->length = u64_of(&o, "length");
@@ -112,6 +115,8 @@ int revent_parse(const char *line, size_t len, struct revent *e)
 		e->in_s = NAN;
 	if (!rj_num(&o, "lasts_s", &e->lasts_s))
 		e->lasts_s = NAN;
+	if (!rj_num(&o, "lag_s", &e->lag_s))
+		e->lag_s = NAN;
 	rj_str(&o, "profile", e->profile, sizeof(e->profile));
 	rj_str(&o, "version", e->version, sizeof(e->version));
 	if (!rj_num(&o, "scale", &e->scale))

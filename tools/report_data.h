@@ -61,6 +61,12 @@ enum rs_field {
 	RS_HOST_WORST_LATE_MS,
 	RS_HOST_REPLIES,
 	RS_HOST_LATE,
+	/* Replication (a mount with --replicate-to; replication/repl.h):
+	 * NAN in samples of a mount without it. */
+	RS_REPL_LAG_S,
+	RS_REPL_LAG_BYTES,
+	RS_REPL_BACKLOG,
+	RS_REPL_WIRE_BPS,
 	RS_NFIELDS
 };
 extern const char *const rsample_field_names[RS_NFIELDS];
@@ -79,12 +85,14 @@ struct revent {
 	double wall, t;
 	char event[24];
 	uint64_t id;
-	char rule[REV_TEXT]; /* inject; scenario name for scenario_* */
+	char rule[REV_TEXT]; /* inject; scenario name for scenario_*; why a
+			      * replication_paused/_resumed */
 	char path[REV_TEXT]; /* block_lost, fault_hit */
 	uint64_t offset, length;
 	int64_t commits_lost; /* -1: not given */
 	double in_s, lasts_s; /* stall: from t, s (faults/array_fault.c); NAN */
 	uint64_t hits;	      /* fault_hits: the hits it stands for; else 0 */
+	double lag_s;	      /* replication_*: the lag then; NAN */
 	/* mount: what is emulated; "" / NAN / has_seed false when the event
 	 * does not say (an older daemon). */
 	char profile[REV_TEXT];

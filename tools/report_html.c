@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "tools/report.h"
+#include "replication/repl.h"
 #include "tools/report_curve.h"
 
 static const char style[] =
@@ -70,7 +71,19 @@ static const struct chart_series s_ratios[] = {
     {RS_CACHE_HIT_RATIO, "cache hit ratio", "#17becf", 0, false},
     {RS_REBUILD_RATIO, "rebuild progress", "#9467bd", 0, true},
 };
+static const struct chart_series s_repl_lag[] = {
+    {RS_REPL_LAG_S, "lag", "#006400", 0, false},
+};
+static const struct chart_series s_repl_bytes[] = {
+    {RS_REPL_LAG_BYTES, "lag (written since)", "#006400", 1e-6, false},
+    {RS_REPL_WIRE_BPS, "shipped per second", "#1f77b4", 1e-6, true},
+};
 #define N(a) (unsigned)(sizeof(a) / sizeof(*(a)))
+/* Shown when the run replicated (its samples have repl_*). */
+static const struct chart_spec repl_charts[] = {
+    {"Replication lag", "s", false, s_repl_lag, N(s_repl_lag), 0},
+    {"Replication bytes", "MB", false, s_repl_bytes, N(s_repl_bytes), 0},
+};
 static const struct chart_spec tier_charts[] = {
     {"Tier IOPS", "ops/s", false, s_tier_iops, N(s_tier_iops), 0},
     {"Tier MB/s", "MB/s", false, s_tier_mbps, N(s_tier_mbps), 0},
@@ -307,6 +320,24 @@ static void loss_rows(FILE *out, const struct rrun *r)
 	fprintf(out, "</table>\n");
 }
 
+/* Replication's charts, when the run replicated: the lag against time,
+ * with the run's markers (a replication-link fault shaded as any fault,
+ * the replication events marked). */
+static void repl_section(FILE *out, const struct rrun *r)
+{
+	if (!report_chart_has_data(r, &repl_charts[0]))
+		return;
+	fprintf(out,
+		"<h2 class=\"replication\">Replication</h2>\n<p "
+		"class=\"note\">How far the replica is behind (seconds since "
+		"the cut it holds, bytes written since), what ships per "
+		"second; markers: replication paused, resumed, lag past "
+		"%d x rpo, caught up.</p>\n",
+		REPL_LAG_RPOS);
+	for (size_t i = 0; i < N(repl_charts); i++)
+		report_svg_chart(out, r, &repl_charts[i]);
+}
+
 /* The charts of the array model, those with data; one note when the run
  * has none (the null profile). */
 static void tier_section(FILE *out, const struct rrun *r)
@@ -357,6 +388,8 @@ static void key(FILE *out)
 	    {REPORT_COLOUR_STALL, "stall"},
 	    {REPORT_COLOUR_REBUILD, "rebuild (band on top)"},
 	    {REPORT_COLOUR_HOST_BOUND, "host-bound: over 5% of replies late"},
+	    {REPORT_COLOUR_REPLICATION,
+	     "replication paused, resumed, lagging, caught up"},
 	};
 	fprintf(out, "<p class=\"note\">");
 	for (size_t i = 0; i < sizeof(k) / sizeof(*k); i++)
@@ -389,6 +422,7 @@ void report_html_write(FILE *out, const struct report_page *p)
 		fprintf(out, "<p class=\"note\">No samples in this run.</p>\n");
 	for (size_t i = 0; i < sizeof(charts) / sizeof(*charts); i++)
 		report_svg_chart(out, p->run, &charts[i]);
+	repl_section(out, p->run);
 	tier_section(out, p->run);
 	fprintf(out, "</body></html>\n");
 }

@@ -266,6 +266,13 @@ static const char *marker_kind(const struct revent *e, const char **colour)
 		*colour = REPORT_COLOUR_EFFECT;
 		return "effect";
 	}
+	if (!strcmp(e->event, "replication_paused") ||
+	    !strcmp(e->event, "replication_resumed") ||
+	    !strcmp(e->event, "replication_lag") ||
+	    !strcmp(e->event, "replication_caught_up")) {
+		*colour = REPORT_COLOUR_REPLICATION;
+		return "replication";
+	}
 	return NULL;
 }
 
@@ -281,6 +288,14 @@ static void marker_text(const char *kind, const struct revent *e, char *buf,
 			snprintf(buf, len, "clear all");
 	} else if (!strcmp(kind, "effect")) {
 		snprintf(buf, len, "%s", e->event);
+	} else if (!strcmp(kind, "replication")) {
+		/* "repl paused: replication-link", "repl lag 2.4 s" */
+		snprintf(buf, len, "repl %s%s%s",
+			 strcmp(e->event + 12, "caught_up") ? e->event + 12
+							    : "caught up",
+			 e->rule[0] ? ": " : "", e->rule);
+		if (!strcmp(e->event, "replication_lag") && !isnan(e->lag_s))
+			snprintf(buf, len, "repl lag %.1f s", e->lag_s);
 	} else if (e->id) {
 		snprintf(buf, len, "#%llu %s", (unsigned long long)e->id,
 			 e->rule);

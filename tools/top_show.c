@@ -93,6 +93,24 @@ static void show_host(FILE *out, const struct rj_obj *line)
 				      : "");
 }
 
+/* Replication (a mount with --replicate-to): how far behind, what holds
+ * it back, how fast it ships and what dedupe saves in transit. */
+static void show_replication(FILE *out, const struct rj_obj *line)
+{
+	char state[16] = "", held[32] = "";
+	if (!rj_str(line, "repl_state", state, sizeof(state)))
+		return;
+	rj_str(line, "repl_held_by", held, sizeof(held));
+	fprintf(out,
+		"replication %s%s%s  lag %.3f s %.3f MB  backlog %.0f txns  "
+		"%.2f MB/s  saved %.3f MB\n",
+		state, *held ? ", held by " : "", held, num(line, "repl_lag_s"),
+		num(line, "repl_lag_bytes") / 1e6,
+		num(line, "repl_backlog_txns"),
+		num(line, "repl_wire_bytes_per_s") / 1e6,
+		num(line, "repl_saved_bytes") / 1e6);
+}
+
 void top_show(FILE *out, const char *mnt, const struct rj_obj *line,
 	      const struct rj_obj *mount, const char *faults)
 {
@@ -120,6 +138,7 @@ void top_show(FILE *out, const char *mnt, const struct rj_obj *line,
 		num(line, "errors"));
 	show_array(out, line);
 	show_host(out, line);
+	show_replication(out, line);
 	fprintf(out, "faults active %.0f\n%s", num(line, "faults_active"),
 		faults);
 }

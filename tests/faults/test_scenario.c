@@ -54,6 +54,35 @@ static void test_good(void **state)
 	scenario_free(&s);
 }
 
+/* replication = VERB: a step of its own, in file order at its time. */
+static void test_replication_steps(void **state)
+{
+	struct scenario s;
+	char err[256] = "";
+	int r = scenario_parse_string("[at 5m]\nreplication = start\n"
+				      "inject.l = replication-link\n"
+				      "[at 6m]\nclear = l\n"
+				      "replication = stop\n",
+				      "r.ini", &s, err, sizeof(err));
+	if (r)
+		fail_msg("%s", err);
+	assert_int_equal(s.n, 4);
+	assert_int_equal(s.steps[0].action, SCENARIO_REPLICATION);
+	assert_string_equal(s.steps[0].verb, "start");
+	assert_string_equal(scenario_action_name(s.steps[0].action),
+			    "replication");
+	assert_string_equal(s.steps[1].rule.kind->name, "replication-link");
+	assert_int_equal(s.steps[3].action, SCENARIO_REPLICATION);
+	assert_string_equal(s.steps[3].verb, "stop");
+	assert_true(scenario_replicates(&s));
+	scenario_free(&s);
+	assert_int_equal(scenario_parse_string("[at 1s]\nclear = all\n",
+					       "n.ini", &s, err, sizeof(err)),
+			 0);
+	assert_false(scenario_replicates(&s));
+	scenario_free(&s);
+}
+
 static void expect_error(const char *text, const char *want)
 {
 	struct scenario s;
@@ -71,7 +100,10 @@ static void test_errors(void **state)
 	    "[at 1s]\ninject = melt\n",
 	    "b.ini:2: inject: unknown fault kind 'melt' (bitrot, "
 	    "cache-device, controller, drive, drive-slow, error, latency, "
-	    "path, power-loss, thin, torn-write)");
+	    "path, power-loss, replica, replication-link, thin, torn-write)");
+	expect_error("[at 1s]\nreplication = go\n",
+		     "b.ini:2: replication = 'go': not start, stop, pause, "
+		     "resume or sync");
 	expect_error("[at soon]\ninject = error\n",
 		     "b.ini:2: section [at soon]: not [scenario] or [at TIME] "
 		     "(TIME like 30s, 5m)");
@@ -80,7 +112,7 @@ static void test_errors(void **state)
 		     "description)");
 	expect_error("[at 1s]\nexplode = now\n",
 		     "b.ini:2: [at] has no key 'explode' (inject, "
-		     "inject.LABEL, clear)");
+		     "inject.LABEL, clear, replication)");
 	expect_error("[at 1s]\ninject.a b = error\n",
 		     "b.ini:2: label 'a b': 1-31 letters, digits, '-' or '_', "
 		     "and not 'all'");
@@ -123,6 +155,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_good),
+	    cmocka_unit_test(test_replication_steps),
 	    cmocka_unit_test(test_errors),
 	    cmocka_unit_test(test_file),
 	};

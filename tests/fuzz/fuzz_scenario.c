@@ -26,6 +26,15 @@ static void check(const struct scenario *s)
 		const struct scenario_step *st = &s->steps[i];
 		if (i && st->at_ns < s->steps[i - 1].at_ns)
 			abort();
+		/* A replication step is one of the verbs, nothing else. */
+		if (st->action == SCENARIO_REPLICATION &&
+		    (!st->verb[0] ||
+		     strspn(st->verb, "abcdefghijklmnopqrstuvwxyz") !=
+			 strlen(st->verb)))
+			abort();
+		if (st->action == SCENARIO_REPLICATION &&
+		    !scenario_replicates(s))
+			abort();
 		if (st->action != SCENARIO_INJECT)
 			continue;
 		char text[FAULT_PATH_MAX + 512], err[256];

@@ -226,6 +226,17 @@ t_remount() {
 	fi
 }
 
+# t_scenario_wait SECONDS: poll the scenario on $MNT (bounded) until it has
+# finished; its status line on stdout.
+t_scenario_wait() {
+	local i
+	for ((i = 0; i < $1 * 10; i++)); do
+		"$ARRAYSIM" ctl "$MNT" scenario status | grep -q '^finished' && break
+		sleep 0.1
+	done
+	"$ARRAYSIM" ctl "$MNT" scenario status
+}
+
 # t_stats_json: the full `arraysim stats --json` document.
 t_stats_json() {
 	"$ARRAYSIM" stats "$MNT" --json || t_fail "arraysim stats $MNT --json exited $?"

@@ -21,6 +21,11 @@
       the boxes in Chromium's --dump-dom of the probe overlap nowhere
       within a chart, and none is wider than its data-w (the layout's
       estimate holds for the font Chromium used).
+  report_check.py replication PAGE
+      the page has a Replication section whose lag chart draws a series,
+      with the replication events marked on it (paused, lag, resumed, caught up, in that
+      order), the paused marker inside the shaded period of the
+      replication-link fault.
   report_check.py curve PAGE CURVE [SHOT]
       the page's latency/IOPS chart draws CURVE (workloads/curve.sh's
       lines): a point per held step, ordered as their IOPS and latency,
@@ -293,6 +298,36 @@ def check_rendered(dom_path):
           (len(boxes), len(charts)))
 
 
+def check_replication(path):
+    text = open(path, encoding="utf-8").read()
+    if '<h2 class="replication">' not in text:
+        fail("no Replication section")
+    charts = re.findall(r'<svg class="chart".*?</svg>', text, re.S)
+    lag = [c for c in charts if "Replication lag" in c]
+    if len(lag) != 1:
+        fail("%d lag charts" % len(lag))
+    c = lag[0]
+    marks = re.findall(r'<g class="marker replication" data-t="([0-9.]+)">'
+                       r'<title>([^<]*)', c)
+    kinds = [html.unescape(m[1]).split(":")[0] for m in marks]
+    want = ["repl paused", "repl lag", "repl resumed", "repl caught up"]
+    seen = [k for k in kinds if any(k.startswith(w) for w in want)]
+    order = [next(w for w in want if k.startswith(w)) for k in seen]
+    i = order.index("repl paused") if "repl paused" in order else fail(
+        "no paused marker: %r" % kinds)
+    if order[i:i + 4] != want:
+        fail("replication markers %r, expected %r in order" % (order, want))
+    t_paused = float(marks[kinds.index(seen[i])][0])
+    periods = [(float(a), float(b)) for a, b in re.findall(
+        r'<rect class="degraded" data-t0="([0-9.]+)" data-t1="([0-9.]+)"', c)]
+    if not any(a - 0.5 <= t_paused <= b for a, b in periods):
+        fail("paused at %.2f s outside every fault period %r" % (t_paused, periods))
+    pts = re.search(r'<polyline class="series"[^>]*points="([^"]*)"', c)
+    if not pts or len(pts.group(1).split()) < 3:
+        fail("the lag chart draws no series")
+    print("lag chart: %d markers, paused at %.2f s" % (len(marks), t_paused))
+
+
 def check_curve(page, curve, png):
     """The curve section of PAGE draws CURVE (curve.sh's lines): one point
     per held step, left to right in the order of their IOPS, higher on
@@ -334,6 +369,8 @@ if __name__ == "__main__":
         check_labels(sys.argv[2])
     elif sys.argv[1] == "probe":
         write_probe(sys.argv[2], sys.argv[3])
+    elif sys.argv[1] == "replication":
+        check_replication(sys.argv[2])
     elif sys.argv[1] == "curve":
         check_curve(sys.argv[2], sys.argv[3], sys.argv[4] if len(sys.argv) > 4 else None)
     elif sys.argv[1] == "rendered":

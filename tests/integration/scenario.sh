@@ -69,22 +69,33 @@ ctl scenario stop
 ctl scenario status | grep -q '^finished .* step 0/1' || t_fail "after stop: $(ctl scenario status)"
 t_assert_eq "$(ctl fault list)" "" "faults after stopping before the first step"
 
+# refused FILE WHY: scenario FILE is refused on this mount, in one line
+# saying WHY (a grep pattern), before anything runs.
+refused() {
+	local rc=0
+	ctl scenario run "$1" time-scale=1000000 >/dev/null 2>"$T/err" || rc=$?
+	t_assert_eq "$rc" "2" "exit status for $1 on this mount"
+	grep -q "^arraysim: ctl: $1: $2" "$T/err" || t_fail "$1: $(cat "$T/err")"
+}
+
 t_log "shipped scenarios parse; a bad one is refused with FILE:LINE"
 for f in "$ARRAYSIM_SRC"/faults/scenarios/*.ini; do
 	case "$f" in
+	*/infinidat-replication*)
+		# Replication steps: refused on a mount without --replicate-to
+		# (replication_fault.sh runs them on a replicating mount).
+		refused "$f" "its replication steps need a mount with --replicate-to DEST"
+		;;
 	*/infinidat-*)
 		# Array faults: refused on this null mount, in one line
 		# (tests/integration/array_faults.sh runs them on a timed one).
-		rc=0
-		ctl scenario run "$f" time-scale=1000000 >/dev/null 2>"$T/err" || rc=$?
-		t_assert_eq "$rc" "2" "exit status for $f on the null model"
-		grep -q "^arraysim: ctl: $f: .* is an array fault: it needs a timed array profile" "$T/err" \
-			|| t_fail "$f on the null model: $(cat "$T/err")"
-		continue
+		refused "$f" ".* is an array fault: it needs a timed array profile"
+		;;
+	*)
+		ctl scenario run "$f" time-scale=1000000 >/dev/null || t_fail "$f does not run"
+		ctl scenario stop
 		;;
 	esac
-	ctl scenario run "$f" time-scale=1000000 >/dev/null || t_fail "$f does not run"
-	ctl scenario stop
 done
 ctl fault clear all
 printf '[at 1s]\ninject = error\n[at 2s]\ninject = melt\n' >"$T/bad.ini"

@@ -23,11 +23,7 @@ head -c 1M /dev/urandom >"$MNT/f"
 ) &
 reader=$!
 ctl scenario run "$ARRAYSIM_SRC/faults/scenarios/infinidat-switch-loss.ini" time-scale=10 >/dev/null
-for ((i = 0; i < 300; i++)); do
-	ctl scenario status | grep -q '^finished' && break
-	sleep 0.1
-done
-ctl scenario status | grep -q '^finished infinidat-switch-loss' || t_fail "scenario: $(ctl scenario status)"
+t_scenario_wait 30 | grep -q '^finished infinidat-switch-loss' || t_fail "scenario: $(ctl scenario status)"
 kill "$reader" 2>/dev/null || true
 wait "$reader" 2>/dev/null || true
 t_umount

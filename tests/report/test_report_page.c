@@ -119,6 +119,51 @@ static void test_marks(void **state)
 
 /* What the report once hid: a hang with no fault active is flagged, in
  * the table and on the charts; a used-up rule says where it ended. */
+/* A replicating run: the Replication section with its lag chart, the
+ * replication events marked on every chart; a run without repl_* has no
+ * such section. */
+static void test_replication_lag_chart(void **state)
+{
+	(void)state;
+	static const char rs[] =
+	    "{\"t\":1,\"interval_s\":1,\"repl_lag_s\":0.4,"
+	    "\"repl_lag_bytes\":0,\"repl_backlog_txns\":0,"
+	    "\"repl_wire_bytes_per_s\":900000}\n"
+	    "{\"t\":2,\"interval_s\":1,\"faults_active\":1,\"repl_lag_s\":"
+	    "1.5,\"repl_lag_bytes\":4000000,\"repl_backlog_txns\":40,"
+	    "\"repl_wire_bytes_per_s\":0}\n"
+	    "{\"t\":3,\"interval_s\":1,\"repl_lag_s\":0,"
+	    "\"repl_lag_bytes\":0,\"repl_backlog_txns\":0,"
+	    "\"repl_wire_bytes_per_s\":4100000}\n";
+	static const char re[] =
+	    "{\"t\":0,\"event\":\"mount\"}\n"
+	    "{\"t\":1.2,\"event\":\"inject\",\"id\":1,\"rule\":"
+	    "\"replication-link\"}\n"
+	    "{\"t\":1.3,\"event\":\"replication_paused\",\"why\":"
+	    "\"replication-link\",\"fault_id\":1,\"lag_s\":0.1}\n"
+	    "{\"t\":2.1,\"event\":\"replication_lag\",\"lag_s\":1.01,"
+	    "\"threshold_s\":1}\n"
+	    "{\"t\":2.5,\"event\":\"clear\",\"id\":1}\n"
+	    "{\"t\":2.6,\"event\":\"replication_resumed\",\"why\":"
+	    "\"replication-link\",\"lag_s\":1.4}\n"
+	    "{\"t\":2.7,\"event\":\"replication_caught_up\",\"lag_s\":0}\n";
+	char *t = page_of(rs, re);
+	assert_int_equal(count(t, "<h2 class=\"replication\">"), 1);
+	assert_int_equal(count(t, "Replication lag"), 1);
+	unsigned charts = count(t, "<svg class=\"chart\"");
+	/* four replication markers on each chart */
+	assert_int_equal(count(t, "<g class=\"marker replication\""),
+			 4 * charts);
+	assert_true(count(t, "repl paused: replication-link") >= charts);
+	assert_true(count(t, "repl lag 1.0 s") >= charts);
+	assert_true(count(t, "repl caught up") >= charts);
+	free(t);
+	t = page();
+	assert_int_equal(count(t, "<h2 class=\"replication\">"), 0);
+	assert_int_equal(count(t, "marker replication"), 0);
+	free(t);
+}
+
 static void test_hang_and_used_up_rule(void **state)
 {
 	static const char hang_samples[] =
@@ -152,6 +197,7 @@ int main(void)
 	    cmocka_unit_test(test_self_contained),
 	    cmocka_unit_test(test_marks),
 	    cmocka_unit_test(test_hang_and_used_up_rule),
+	    cmocka_unit_test(test_replication_lag_chart),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

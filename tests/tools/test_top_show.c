@@ -51,6 +51,25 @@ static void test_header_names_what_is_emulated(void **state)
 	assert_non_null(strstr(o, "\nprofile ?\n"));
 }
 
+/* A replicating mount's sample: one line of lag, backlog, rate, saved;
+ * a sample without replication has none. */
+static void test_replication_line(void **state)
+{
+	(void)state;
+	const char *o = t_show(
+	    "{\"t\":9,\"repl_state\":\"running\",\"repl_held_by\":"
+	    "\"replication-link\",\"repl_lag_s\":4.25,\"repl_lag_bytes\":"
+	    "12000000,\"repl_backlog_txns\":31,\"repl_wire_bytes_per_s\":0,"
+	    "\"repl_saved_bytes\":2500000}",
+	    mount_ev);
+	assert_non_null(strstr(o, "\nreplication running, held by "
+				  "replication-link  lag 4.250 s 12.000 MB  "
+				  "backlog 31 txns  0.00 MB/s  saved 2.500 "
+				  "MB\n"));
+	o = t_show("{\"t\":9}", mount_ev);
+	assert_null(strstr(o, "replication"));
+}
+
 static void test_host_late_share_and_warning(void **state)
 {
 	(void)state;
@@ -80,6 +99,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_header_names_what_is_emulated),
 	    cmocka_unit_test(test_host_late_share_and_warning),
+	    cmocka_unit_test(test_replication_line),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
