@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "common/block.h"
+#include "replication/repl.h"
 #include "store/datapath.h"
 #include "store/names.h"
 #include "store/namespace.h"
@@ -122,4 +123,19 @@ uint64_t t_count(struct t_store *s, int table)
 	    mdb_stat(txn, metastore_dbi(ms, (enum ms_table)table), &st), 0);
 	metastore_txn_abort(txn);
 	return st.ms_entries;
+}
+
+uint64_t t_repl_figure(struct repl *r, const char *name)
+{
+	char *buf = NULL, key[64];
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	repl_status_json(r, f);
+	fclose(f);
+	snprintf(key, sizeof(key), "\"%s\":", name);
+	char *at = strstr(buf, key);
+	assert_non_null(at);
+	uint64_t v = strtoull(at + strlen(key), NULL, 10);
+	free(buf);
+	return v;
 }

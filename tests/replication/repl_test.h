@@ -30,6 +30,9 @@ uint64_t t_lookup(struct t_store *s, const char *name);
 /* Does @name read back as t_file(@nblocks, @fill) wrote it? */
 int t_file_is(struct t_store *s, const char *name, unsigned nblocks,
 	      uint8_t fill);
+struct repl;
+/* One integer figure of @r's status JSON (replication/repl.h). */
+uint64_t t_repl_figure(struct repl *r, const char *name);
 /* Entries of table @t in the committed state. */
 uint64_t t_count(struct t_store *s, int table);
 

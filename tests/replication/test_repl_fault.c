@@ -80,17 +80,7 @@ static int ctl(struct ctx *c, const char *args, char *err)
 
 static uint64_t figure(struct ctx *c, const char *name)
 {
-	char *buf = NULL, key[64];
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	repl_status_json(c->r, f);
-	fclose(f);
-	snprintf(key, sizeof(key), "\"%s\":", name);
-	char *at = strstr(buf, key);
-	assert_non_null(at);
-	uint64_t v = strtoull(at + strlen(key), NULL, 10);
-	free(buf);
-	return v;
+	return t_repl_figure(c->r, name);
 }
 
 /* Lines of the event log holding @what. */

@@ -76,20 +76,9 @@ static int ctl(struct ctx *c, const char *args, char *err)
 	return repl_control(c->r, args, stdout, err, 512);
 }
 
-/* One figure of the status JSON. */
 static uint64_t figure(struct ctx *c, const char *name)
 {
-	char *buf = NULL, key[64];
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	repl_status_json(c->r, f);
-	fclose(f);
-	snprintf(key, sizeof(key), "\"%s\":", name);
-	char *at = strstr(buf, key);
-	assert_non_null(at);
-	uint64_t v = strtoull(at + strlen(key), NULL, 10);
-	free(buf);
-	return v;
+	return t_repl_figure(c->r, name);
 }
 
 static void remove_file(struct ctx *c, const char *name)
