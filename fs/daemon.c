@@ -496,6 +496,24 @@ static int serve(struct daemon *d)
 	return r;
 }
 
+/* --replicate-to: replication from the mount's fault registry and event
+ * log, to a store here or an `arraysim replica` (nothing without it). */
+static int start_replication(struct daemon *d, const struct daemon_opts *o,
+			     char *err, size_t errlen)
+{
+	if (!o->replicate_to)
+		return 0;
+	int r = repl_start(d->fs.st, &d->fs.stats,
+			   &(struct repl_config){.dest = o->replicate_to,
+						 .secret_file = o->secret_file,
+						 .rpo_ns = o->rpo_ns,
+						 .faults = d->fs.faults,
+						 .events = d->fs.events},
+			   &d->repl, err, errlen);
+	d->fs.repl = d->repl; /* the metrics' */
+	return r;
+}
+
 static int run(const struct daemon_opts *o, int *wfd)
 {
 	struct daemon *d = calloc(1, sizeof(*d));
@@ -529,16 +547,8 @@ static int run(const struct daemon_opts *o, int *wfd)
 	int code = 2;
 	r = start_session(d, o, err, sizeof(err));
 	/* Before the control socket, whose thread reads d->repl. */
-	if (!r && o->replicate_to)
-		r = repl_start(
-		    d->fs.st, &d->fs.stats,
-		    &(struct repl_config){.dest = o->replicate_to,
-					  .secret_file = o->secret_file,
-					  .rpo_ns = o->rpo_ns,
-					  .faults = d->fs.faults,
-					  .events = d->fs.events},
-		    &d->repl, err, sizeof(err));
-	d->fs.repl = d->repl; /* the metrics' */
+	if (!r)
+		r = start_replication(d, o, err, sizeof(err));
 	if (!r)
 		r = ctl_server_start(d->fs.store, getuid(), ctl_handle, d,
 				     &d->ctl, err, sizeof(err));
