@@ -28,8 +28,8 @@
 # 4, 164 s at 50). Measured here, plain build, scale 1, 2026-12-03, this
 # 2-vCPU VM loaded by other helpers' suites (load 3 to 6): bonnie++ 170
 # s and Postmark 35 s on tintri-t540, 176 s and 23 s on tegile-ha2200ep,
-# 154 s and 34 s on nexsan-e5000 at scale 10; opensolaris-b132 172 s
-# (bonnie++ alone, at scale 1, a Postmark run beside it). nexsan-e5000
+# 154 s and 34 s on nexsan-e5000 at scale 10, 166 s and 40 s on
+# opensolaris-b132 (about 3.5 min a test with the mounts). nexsan-e5000
 # at scale 1 was stopped after 5 min in bonnie++'s first phase: its 4
 # KiB writes took 5.9 ms each, the RAID 6 read-modify-write on the disks
 # once the 100 ms write backlog fills, so it runs at scale 10.
