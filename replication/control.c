@@ -30,16 +30,6 @@ static void sync_point(void *ctx)
 	pthread_mutex_unlock(&r->lock);
 }
 
-static struct timespec deadline_after(uint64_t ns)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	uint64_t t =
-	    (uint64_t)ts.tv_sec * NS_PER_SEC + (uint64_t)ts.tv_nsec + ns;
-	return (struct timespec){(time_t)(t / NS_PER_SEC),
-				 (long)(t % NS_PER_SEC)};
-}
-
 /* How often the thread looks at the faults and the lag while it waits:
  * a cleared fault ships within this, an event comes within this. */
 #define WATCH_NS (NS_PER_SEC / 5)
@@ -68,9 +58,11 @@ static bool wait_turn(struct repl *r, uint64_t *asked)
 			break;
 		if (r->state != REPL_RUNNING)
 			due = now + r->rpo_ns;
-		uint64_t until = now + WATCH_NS < due ? now + WATCH_NS : due;
-		struct timespec ts = {(time_t)(until / NS_PER_SEC),
-				      (long)(until % NS_PER_SEC)};
+		/* Past due but held back by a fault: look again in WATCH_NS,
+		 * do not spin. */
+		uint64_t left = due > now ? due - now : WATCH_NS;
+		struct timespec ts =
+		    clock_mono_after(left < WATCH_NS ? left : WATCH_NS);
 		pthread_cond_timedwait(&r->wake, &r->lock, &ts);
 	}
 	r->kick = false;
@@ -190,7 +182,7 @@ static int ship_now(struct repl *r, char *err, size_t errlen)
 		return -EAGAIN;
 	}
 	repl_watch(r); /* a fault cleared just now holds nothing back */
-	struct timespec until = deadline_after(SYNC_WAIT_NS);
+	struct timespec until = clock_mono_after(SYNC_WAIT_NS);
 	uint64_t my = ++r->asked;
 	r->kick = true;
 	pthread_cond_signal(&r->wake);

@@ -116,6 +116,29 @@ static uint64_t inject(struct ctx *c, const char *rule)
 	return id;
 }
 
+static uint64_t ns_of(clockid_t clk)
+{
+	struct timespec ts;
+	clock_gettime(clk, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* While a fault holds batches back past the rpo, the thread looks at the
+ * faults every 200 ms: over 300 ms it must use far less than a core (a
+ * thread that spun on its past deadline used all of one). */
+static void assert_idle_while_held(void)
+{
+	struct timespec window = {0, 300 * 1000 * 1000};
+	uint64_t cpu = ns_of(CLOCK_PROCESS_CPUTIME_ID);
+	uint64_t wall = ns_of(CLOCK_MONOTONIC);
+	nanosleep(&window, NULL);
+	cpu = ns_of(CLOCK_PROCESS_CPUTIME_ID) - cpu;
+	wall = ns_of(CLOCK_MONOTONIC) - wall;
+	if (cpu * 4 > wall)
+		fail_msg("%.0f ms of CPU in %.0f ms held back: spinning",
+			 cpu / 1e6, wall / 1e6);
+}
+
 static void test_link_fault_holds_batches(void **state)
 {
 	struct ctx *c = *state;
@@ -135,6 +158,7 @@ static void test_link_fault_holds_batches(void **state)
 				    "back (fault 1"));
 	/* Past 2 x rpo: the lag event, after two rpo turns at least. */
 	wait_lines(c, "\"event\":\"replication_lag\"", 1);
+	assert_idle_while_held();
 	assert_int_equal(figure(c, "batches"), batches);
 	assert_true(figure(c, "backlog_txns") > 0);
 	/* lag_bytes counts FUSE writes (stats): none here; the integration
