@@ -89,8 +89,7 @@ static int ensure(struct tcp_link *t, char *err, size_t errlen)
 	return e;
 }
 
-/* Send a message, take the answer of type @want (at most @max bytes);
- * @counted: the bytes the engine counts as the messages themselves. */
+/* Send a message, take the answer of type @want (at most @max bytes). */
 static int exchange(struct tcp_link *t, uint8_t type, const struct wbuf *m,
 		    uint8_t want, uint64_t max, char *err, size_t errlen)
 {
@@ -106,16 +105,26 @@ static int exchange(struct tcp_link *t, uint8_t type, const struct wbuf *m,
 		e = repl_frame_error_of(&t->in, line, sizeof(line));
 		snprintf(err, errlen, "replica %s:%s says: %s", t->host,
 			 t->port, line);
-	} else if (e || got != want || t->in.len > max)
+	} else if (!e && (got != want || t->in.len > max)) {
+		e = -EPROTO;
+		snprintf(err, errlen, "replica %s:%s: a bad answer", t->host,
+			 t->port);
+	} else if (e) {
 		snprintf(err, errlen, "replica %s:%s: %s", t->host, t->port,
-			 e == -ECONNRESET ? "connection lost"
-			 : e		  ? strerror(-e)
-					  : "a bad answer");
-	e = e || got == want ? e : -EPROTO;
-	e = e || t->in.len <= max ? e : -EPROTO;
+			 e == -ECONNRESET ? "connection lost" : strerror(-e));
+	}
 	if (e)
 		hang_up(t);
 	return e;
+}
+
+/* What an exchange carried beyond the @counted bytes of the messages
+ * themselves (all of it when it failed) goes to the overhead. */
+static void account(struct tcp_link *t, uint64_t before, uint64_t counted,
+		    int e)
+{
+	uint64_t carried = t->c.bytes - before;
+	t->overhead += e || carried < counted ? carried : carried - counted;
 }
 
 static int t_fps(void *ctx, const struct wbuf *fps, struct wbuf *verdict,
@@ -147,8 +156,7 @@ static int t_fps(void *ctx, const struct wbuf *fps, struct wbuf *verdict,
 			 e == -ENOMEM ? "out of memory" : "bad verdicts");
 		hang_up(t);
 	}
-	uint64_t carried = t->c.bytes - before, counted = fps->len + n;
-	t->overhead += e || carried < counted ? carried : carried - counted;
+	account(t, before, fps->len + n, e);
 	return e;
 }
 
@@ -163,8 +171,7 @@ static int t_acked(struct tcp_link *t, uint8_t type, const struct wbuf *m,
 		hang_up(t);
 		e = -EPROTO;
 	}
-	uint64_t carried = t->c.bytes - before;
-	t->overhead += e || carried < counted ? carried : carried - counted;
+	account(t, before, counted, e);
 	return e;
 }
 

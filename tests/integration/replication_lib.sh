@@ -67,6 +67,26 @@ r_jobfile() {
 	JOB
 }
 
+# r_two_passes: fio's two write passes (r_jobfile) on the source while it
+# replicates, then `replication sync`; the status in $T/status must say
+# running, at least 3 batches, no backlog. $T/verify.fio verifies the
+# second pass on $MNT2 (r_failover_verify).
+r_two_passes() {
+	r_jobfile "$T/write1.fio" "$MNT" 0 1
+	r_jobfile "$T/write2.fio" "$MNT" 0 2
+	r_jobfile "$T/verify.fio" "$MNT2" 1 2
+	t_fio "$T/write1.fio"
+	t_fio "$T/write2.fio"
+	"$ARRAYSIM" ctl "$MNT" replication sync || t_fail "replication sync"
+	"$ARRAYSIM" ctl "$MNT" replication status >"$T/status"
+	cat "$T/status" >&2
+	grep -qx "state running" "$T/status" || t_fail "state is not running"
+	local batches
+	batches=$(r_json batches)
+	[ "$batches" -ge 3 ] || t_fail "only $batches batches while fio ran"
+	t_assert_eq "$(r_json backlog_txns)" 0 "backlog after replication sync"
+}
+
 # r_sums DIR OUT: sha256 of every file under DIR, by relative path.
 r_sums() {
 	(cd "$1" && find . -type f -print0 | sort -z | xargs -0 sha256sum) >"$2"

@@ -18,20 +18,9 @@ grep -q "^arraysim: mount: --rpo needs --replicate-to" "$T/err" \
 	|| t_fail "the refusal of --rpo alone: $(cat "$T/err")"
 
 t_mount --replicate-to "$REPLICA" --rpo 200ms
-r_jobfile "$T/write1.fio" "$MNT" 0 1
-r_jobfile "$T/write2.fio" "$MNT" 0 2
-r_jobfile "$T/verify.fio" "$MNT2" 1 2
 
 t_log "fio write + verify on the source, replicating; then overwritten"
-t_fio "$T/write1.fio"
-t_fio "$T/write2.fio"
-"$ARRAYSIM" ctl "$MNT" replication sync || t_fail "replication sync"
-"$ARRAYSIM" ctl "$MNT" replication status >"$T/status"
-cat "$T/status" >&2
-grep -qx "state running" "$T/status" || t_fail "state is not running"
-batches=$(r_json batches)
-[ "$batches" -ge 3 ] || t_fail "only $batches batches while fio ran"
-t_assert_eq "$(r_json backlog_txns)" 0 "backlog after replication sync"
+r_two_passes
 t_assert_eq "$(r_json lag_s)" 0.0 "lag after replication sync"
 # Every logical block of both passes was carried by a batch, as bytes or
 # as a block the replica had; at least every unique block now was shipped.
