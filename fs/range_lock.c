@@ -54,10 +54,11 @@ static bool meets(const struct range_hold *a, const struct range_hold *b)
 	return a->ino == b->ino && a->first <= b->last && b->first <= a->last;
 }
 
-/* Is anything ahead of @h in the list in its way? */
-static bool blocked(const struct stripe *s, const struct range_hold *h)
+/* Is anything in the list before @end (NULL: all of it) in @h's way? */
+static bool blocked(const struct stripe *s, const struct range_hold *end,
+		    const struct range_hold *h)
 {
-	for (const struct range_hold *x = s->head; x != h; x = x->next)
+	for (const struct range_hold *x = s->head; x != end; x = x->next)
 		if (meets(x, h))
 			return true;
 	return false;
@@ -79,7 +80,7 @@ void range_lock(struct range_locks *rl, struct range_hold *h, uint64_t ino,
 	*h = (struct range_hold){.ino = ino, .first = first, .last = last};
 	pthread_mutex_lock(&s->mu);
 	append(s, h);
-	while (blocked(s, h))
+	while (blocked(s, h, h))
 		pthread_cond_wait(&s->cv, &s->mu);
 	pthread_mutex_unlock(&s->mu);
 }
@@ -90,11 +91,11 @@ int range_trylock(struct range_locks *rl, struct range_hold *h, uint64_t ino,
 	struct stripe *s = stripe_of(rl, ino);
 	*h = (struct range_hold){.ino = ino, .first = first, .last = last};
 	pthread_mutex_lock(&s->mu);
-	append(s, h);
-	bool held = !blocked(s, h);
+	/* Every hold and waiter there now is earlier than @h would be. */
+	bool held = !blocked(s, NULL, h);
+	if (held)
+		append(s, h);
 	pthread_mutex_unlock(&s->mu);
-	if (!held)
-		range_unlock(rl, h); /* out of the queue, waking no one */
 	return held;
 }
 
