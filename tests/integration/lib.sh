@@ -43,6 +43,16 @@ t_require_cmd() {
 	done
 }
 
+# t_only_profiles VAR PROFILE: skip (77) unless the environment variable
+# VAR is unset or empty, or lists PROFILE among its space-separated names.
+# scripts/test.sh --sanitize narrows the per-profile tests this way.
+t_only_profiles() {
+	local list=${!1:-}
+	if [ -n "$list" ] && ! [[ " $list " == *" $2 "* ]]; then
+		t_skip "$2 is not in $1 ($list)"
+	fi
+}
+
 t_log() { echo "--- $*" >&2; }
 
 # t_fail MSG: report and end the test with status 1 (t_cleanup runs on EXIT).

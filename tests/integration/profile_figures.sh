@@ -42,6 +42,8 @@ shopt -s extglob
 t_require_cmd fio python3
 
 PROFILE=${1:?usage: profile_figures.sh PROFILE}
+# TIMED_PROFILES="P1 P2": only those (scripts/test.sh --sanitize: one).
+t_only_profiles TIMED_PROFILES "$PROFILE"
 SIZE=80M
 RUN=(--runtime=3 --ramp_time=1)
 

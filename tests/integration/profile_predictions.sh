@@ -20,6 +20,9 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 t_require_cmd fio python3
+# A timed figure test of tintri-t540: TIMED_PROFILES narrows it as it
+# does profile_figures.sh.
+t_only_profiles TIMED_PROFILES tintri-t540
 
 # rate JOBNAME: the job's summed write or read+write bandwidth (MB/s) and
 # IOPS from fio's JSON output file $1.

@@ -42,9 +42,7 @@ set -euo pipefail
 t_require_cmd bonnie++ postmark sha256sum
 
 PROFILE=${1:?usage: seed003.sh PROFILE}
-if [ -n "${SEED003_PROFILES:-}" ] && ! [[ " $SEED003_PROFILES " == *" $PROFILE "* ]]; then
-	t_skip "$PROFILE is not in SEED003_PROFILES ($SEED003_PROFILES)"
-fi
+t_only_profiles SEED003_PROFILES "$PROFILE"
 t_setup
 # nexsan-e5000's small random writes are disk-bound (RAID 6 read-modify-
 # write, 5.9 ms each at scale 1): at 10 its run fits the others' time.
