@@ -26,6 +26,10 @@
       with the replication events marked on it (paused, lag, resumed, caught up, in that
       order), the paused marker inside the shaded period of the
       replication-link fault.
+  report_check.py replication-scenario PAGE INJECT_T CLEAR_T
+      the same lag chart and markers (a scenario's pause, not a fault),
+      caught up before INJECT_T, and the fault from INJECT_T to CLEAR_T
+      (a controller pull) shaded on it.
   report_check.py curve PAGE CURVE [SHOT]
       the page's latency/IOPS chart draws CURVE (workloads/curve.sh's
       lines): a point per held step, ordered as their IOPS and latency,
@@ -298,7 +302,13 @@ def check_rendered(dom_path):
           (len(boxes), len(charts)))
 
 
-def check_replication(path):
+REPL_ORDER = ["repl paused", "repl lag", "repl resumed", "repl caught up"]
+
+
+def lag_chart(path):
+    """The Replication section's one lag chart, which draws a series; its
+    replication markers in REPL_ORDER from the first paused one, as
+    (t, title) pairs; its shaded fault periods."""
     text = open(path, encoding="utf-8").read()
     if '<h2 class="replication">' not in text:
         fail("no Replication section")
@@ -307,25 +317,43 @@ def check_replication(path):
     if len(lag) != 1:
         fail("%d lag charts" % len(lag))
     c = lag[0]
-    marks = re.findall(r'<g class="marker replication" data-t="([0-9.]+)">'
-                       r'<title>([^<]*)', c)
-    kinds = [html.unescape(m[1]).split(":")[0] for m in marks]
-    want = ["repl paused", "repl lag", "repl resumed", "repl caught up"]
-    seen = [k for k in kinds if any(k.startswith(w) for w in want)]
-    order = [next(w for w in want if k.startswith(w)) for k in seen]
-    i = order.index("repl paused") if "repl paused" in order else fail(
-        "no paused marker: %r" % kinds)
-    if order[i:i + 4] != want:
-        fail("replication markers %r, expected %r in order" % (order, want))
-    t_paused = float(marks[kinds.index(seen[i])][0])
-    periods = [(float(a), float(b)) for a, b in re.findall(
-        r'<rect class="degraded" data-t0="([0-9.]+)" data-t1="([0-9.]+)"', c)]
-    if not any(a - 0.5 <= t_paused <= b for a, b in periods):
-        fail("paused at %.2f s outside every fault period %r" % (t_paused, periods))
     pts = re.search(r'<polyline class="series"[^>]*points="([^"]*)"', c)
     if not pts or len(pts.group(1).split()) < 3:
         fail("the lag chart draws no series")
-    print("lag chart: %d markers, paused at %.2f s" % (len(marks), t_paused))
+    marks = [(float(t), html.unescape(title)) for t, title in re.findall(
+        r'<g class="marker replication" data-t="([0-9.]+)"><title>([^<]*)', c)]
+    known = [(t, next(w for w in REPL_ORDER if title.startswith(w)))
+             for t, title in marks if any(title.startswith(w) for w in REPL_ORDER)]
+    order = [k for _, k in known]
+    if "repl paused" not in order:
+        fail("no paused marker: %r" % marks)
+    i = order.index("repl paused")
+    if order[i:i + 4] != REPL_ORDER:
+        fail("replication markers %r, expected %r in order" % (order, REPL_ORDER))
+    periods = [(float(a), float(b)) for a, b in re.findall(
+        r'<rect class="degraded" data-t0="([0-9.]+)" data-t1="([0-9.]+)"', c)]
+    return known[i:i + 4], periods
+
+
+def check_replication(path):
+    seq, periods = lag_chart(path)
+    t_paused = seq[0][0]
+    if not any(a - 0.5 <= t_paused <= b for a, b in periods):
+        fail("paused at %.2f s outside every fault period %r" % (t_paused, periods))
+    print("lag chart: paused at %.2f s" % t_paused)
+
+
+def check_replication_scenario(path, inject_t, clear_t):
+    seq, periods = lag_chart(path)
+    if not any(abs(a - inject_t) < 0.5 and abs(b - clear_t) < 0.5
+               for a, b in periods):
+        fail("no shaded period %.1f..%.1f s (the controller pull): %r" %
+             (inject_t, clear_t, periods))
+    if not seq[3][0] < inject_t:
+        fail("caught up at %.2f s, not before the pull at %.2f s" %
+             (seq[3][0], inject_t))
+    print("lag chart: %s; controller pull %.2f..%.2f s shaded" %
+          (", ".join("%s %.2f s" % (k, t) for t, k in seq), inject_t, clear_t))
 
 
 def check_curve(page, curve, png):
@@ -371,6 +399,9 @@ if __name__ == "__main__":
         write_probe(sys.argv[2], sys.argv[3])
     elif sys.argv[1] == "replication":
         check_replication(sys.argv[2])
+    elif sys.argv[1] == "replication-scenario":
+        check_replication_scenario(sys.argv[2], float(sys.argv[3]),
+                                   float(sys.argv[4]))
     elif sys.argv[1] == "curve":
         check_curve(sys.argv[2], sys.argv[3], sys.argv[4] if len(sys.argv) > 4 else None)
     elif sys.argv[1] == "rendered":
