@@ -33,6 +33,7 @@
 #include "dedupe/csize.h"
 #include "dedupe/dedupe.h"
 #include "dedupe/fingerprint.h"
+#include "tests/common/t_tmpdir.h"
 
 /* ---- the size rule ------------------------------------------------------ */
 
@@ -133,12 +134,6 @@ struct t_ctx {
 	struct dedupe_env env;
 };
 
-static int t_rm(const char *path, const struct stat *sb, int flag,
-		struct FTW *ftw)
-{
-	return remove(path);
-}
-
 static void t_begin(struct t_ctx *t)
 {
 	assert_int_equal(metastore_txn_begin(t->ms, true, &t->txn), 0);
@@ -164,8 +159,7 @@ static int t_setup(void **state)
 	char err[256] = "";
 	if (!t)
 		return -1;
-	snprintf(t->dir, sizeof(t->dir), "/tmp/arraysim-test-compress-XXXXXX");
-	if (!mkdtemp(t->dir) ||
+	if (t_tmpdir(t->dir, sizeof(t->dir), "compress") ||
 	    metastore_open(t->dir, 0, true, false, &t->ms, err, sizeof(err))) {
 		print_error("store: %s\n", err);
 		free(t);
@@ -183,7 +177,7 @@ static int t_teardown(void **state)
 	struct t_ctx *t = *state;
 	metastore_txn_abort(t->txn);
 	metastore_close(t->ms);
-	nftw(t->dir, t_rm, 16, FTW_DEPTH | FTW_PHYS);
+	t_rmtree(t->dir);
 	free(t);
 	return 0;
 }

@@ -28,6 +28,7 @@
 #include "meta/metastore.h"
 #include "dedupe/dedupe.h"
 #include "dedupe/blocks.h"
+#include "tests/common/t_tmpdir.h"
 
 #define T_BLOCKS 8
 
@@ -44,12 +45,6 @@ struct t_ctx {
 	int read_fail;			       /* -errno to fail with */
 	bool full;			       /* may_alloc says no */
 };
-
-static int t_rm(const char *path, const struct stat *sb, int flag,
-		struct FTW *ftw)
-{
-	return remove(path);
-}
 
 static int t_read(void *ctx, uint64_t pblk, void *buf)
 {
@@ -74,8 +69,7 @@ static int t_setup(void **state)
 	char err[256] = "";
 	if (!t)
 		return -1;
-	snprintf(t->dir, sizeof(t->dir), "/tmp/arraysim-test-dedupe-XXXXXX");
-	if (!mkdtemp(t->dir) ||
+	if (t_tmpdir(t->dir, sizeof(t->dir), "dedupe") ||
 	    metastore_open(t->dir, 0, true, false, &t->ms, err, sizeof(err)) ||
 	    metastore_txn_begin(t->ms, true, &t->txn) ||
 	    metastore_counters_get(t->ms, t->txn, &t->c)) {
@@ -100,7 +94,7 @@ static int t_teardown(void **state)
 	struct t_ctx *t = *state;
 	metastore_txn_abort(t->txn);
 	metastore_close(t->ms);
-	nftw(t->dir, t_rm, 16, FTW_DEPTH | FTW_PHYS);
+	t_rmtree(t->dir);
 	free(t);
 	return 0;
 }

@@ -31,6 +31,7 @@
 #include "meta/metastore.h"
 #include "dedupe/blocks.h"
 #include "dedupe/index.h"
+#include "tests/common/t_tmpdir.h"
 
 struct t_store {
 	char dir[64];
@@ -38,12 +39,6 @@ struct t_store {
 	MDB_txn *txn; /* open write transaction, or NULL */
 	struct ms_counters c;
 };
-
-static int t_rm(const char *path, const struct stat *sb, int flag,
-		struct FTW *ftw)
-{
-	return remove(path);
-}
 
 static void t_begin(struct t_store *t)
 {
@@ -66,14 +61,13 @@ static int t_setup(void **state)
 
 	if (!t)
 		return -1;
-	snprintf(t->dir, sizeof(t->dir), "/tmp/arraysim-test-index-XXXXXX");
-	if (!mkdtemp(t->dir)) {
+	if (t_tmpdir(t->dir, sizeof(t->dir), "index")) {
 		free(t);
 		return -1;
 	}
 	if (metastore_open(t->dir, 0, true, false, &t->ms, err, sizeof(err))) {
 		print_error("metastore_open: %s\n", err);
-		nftw(t->dir, t_rm, 16, FTW_DEPTH | FTW_PHYS);
+		t_rmtree(t->dir);
 		free(t);
 		return -1;
 	}
@@ -88,7 +82,7 @@ static int t_teardown(void **state)
 
 	metastore_txn_abort(t->txn);
 	metastore_close(t->ms);
-	nftw(t->dir, t_rm, 16, FTW_DEPTH | FTW_PHYS);
+	t_rmtree(t->dir);
 	free(t);
 	return 0;
 }

@@ -27,36 +27,19 @@
 #include "store/loss.h"
 #include "store/namespace.h"
 #include "fs/scenario_run.h"
+#include "tests/common/t_tmpdir.h"
 
 struct t_ctx {
 	char dir[64];
 	struct fs fs;
 };
 
-static int t_rm(const char *path, const struct stat *sb, int flag,
-		struct FTW *ftw)
-{
-	(void)sb, (void)flag, (void)ftw;
-	return remove(path);
-}
-
 static int t_open(void **state, bool power_loss)
 {
 	struct t_ctx *t = calloc(1, sizeof(*t));
-	char err[512] = "";
+	struct fs_config cfg = {.seed = 1, .power_loss = power_loss};
 
-	if (!t)
-		return -1;
-	snprintf(t->dir, sizeof(t->dir), "/tmp/arraysim-test-gate-XXXXXX");
-	if (!mkdtemp(t->dir)) {
-		free(t);
-		return -1;
-	}
-	struct fs_config cfg = {
-	    .store = t->dir, .seed = 1, .power_loss = power_loss};
-	if (fs_open(&t->fs, &cfg, err, sizeof(err))) {
-		print_error("fs_open: %s\n", err);
-		nftw(t->dir, t_rm, 16, FTW_DEPTH | FTW_PHYS);
+	if (!t || t_fs_open(t->dir, sizeof(t->dir), "gate", &t->fs, &cfg)) {
 		free(t);
 		return -1;
 	}
@@ -79,8 +62,7 @@ static int t_teardown(void **state)
 {
 	struct t_ctx *t = *state;
 
-	fs_close(&t->fs);
-	nftw(t->dir, t_rm, 16, FTW_DEPTH | FTW_PHYS);
+	t_fs_close(t->dir, &t->fs);
 	free(t);
 	return 0;
 }
@@ -333,8 +315,7 @@ static int t_setup_r5(void **state)
 	char dir[64], ini[100], store[100], err[512] = "";
 	struct t_ctx *t = calloc(1, sizeof(*t));
 
-	snprintf(dir, sizeof(dir), "/tmp/arraysim-test-gate-XXXXXX");
-	if (!t || !mkdtemp(dir)) {
+	if (!t || t_tmpdir(dir, sizeof(dir), "gate")) {
 		free(t);
 		return -1;
 	}

@@ -45,6 +45,7 @@
 #include "fs/fs_open.h"
 #include "store/namespace.h"
 #include "store/store_i.h"
+#include "tests/common/t_tmpdir.h"
 
 #ifndef TEST_DATA_DIR
 #error "TEST_DATA_DIR must name tests/integration/data"
@@ -61,28 +62,12 @@ struct t_ctx {
 
 /* ---- setup ------------------------------------------------------------- */
 
-static int t_rm(const char *path, const struct stat *sb, int flag,
-		struct FTW *ftw)
-{
-	return remove(path);
-}
-
 static int t_open(void **state, bool verify)
 {
 	struct t_ctx *t = calloc(1, sizeof(*t));
-	char err[512] = "";
+	struct fs_config cfg = {.seed = 1, .verify = verify};
 
-	if (!t)
-		return -1;
-	snprintf(t->dir, sizeof(t->dir), "/tmp/arraysim-test-dp-XXXXXX");
-	if (!mkdtemp(t->dir)) {
-		free(t);
-		return -1;
-	}
-	struct fs_config cfg = {.store = t->dir, .seed = 1, .verify = verify};
-	if (fs_open(&t->fs, &cfg, err, sizeof(err))) {
-		print_error("fs_open: %s\n", err);
-		nftw(t->dir, t_rm, 16, FTW_DEPTH | FTW_PHYS);
+	if (!t || t_fs_open(t->dir, sizeof(t->dir), "dp", &t->fs, &cfg)) {
 		free(t);
 		return -1;
 	}
@@ -104,8 +89,7 @@ static int t_teardown(void **state)
 {
 	struct t_ctx *t = *state;
 
-	fs_close(&t->fs);
-	nftw(t->dir, t_rm, 16, FTW_DEPTH | FTW_PHYS);
+	t_fs_close(t->dir, &t->fs);
 	free(t);
 	return 0;
 }

@@ -33,6 +33,7 @@
 #include "store/orphans.h"
 #include "store/store.h"
 #include "tiers/array.h"
+#include "tests/common/t_tmpdir.h"
 
 struct t_ctx {
 	char dir[64];
@@ -54,12 +55,6 @@ static bool t_thin_full(void *ctx, uint64_t unique)
 	return t->thin_full;
 }
 
-static int t_rm(const char *path, const struct stat *sb, int flag,
-		struct FTW *ftw)
-{
-	return remove(path);
-}
-
 static int t_open(void **state, bool power_loss)
 {
 	struct t_ctx *t = calloc(1, sizeof(*t));
@@ -67,8 +62,7 @@ static int t_open(void **state, bool power_loss)
 
 	if (!t)
 		return -1;
-	snprintf(t->dir, sizeof(t->dir), "/tmp/arraysim-test-store-XXXXXX");
-	if (!mkdtemp(t->dir)) {
+	if (t_tmpdir(t->dir, sizeof(t->dir), "store")) {
 		free(t);
 		return -1;
 	}
@@ -82,7 +76,7 @@ static int t_open(void **state, bool power_loss)
 	};
 	if (store_open(&cfg, &t->st, err, sizeof(err))) {
 		print_error("store_open: %s\n", err);
-		nftw(t->dir, t_rm, 16, FTW_DEPTH | FTW_PHYS);
+		t_rmtree(t->dir);
 		free(t);
 		return -1;
 	}
@@ -106,7 +100,7 @@ static int t_teardown(void **state)
 	struct t_ctx *t = *state;
 
 	store_close(t->st);
-	nftw(t->dir, t_rm, 16, FTW_DEPTH | FTW_PHYS);
+	t_rmtree(t->dir);
 	free(t);
 	return 0;
 }
