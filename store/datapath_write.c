@@ -306,14 +306,17 @@ int datapath_write_queue(struct store *st, struct dp_write *w, uint64_t ino,
 	*drop_setid = false;
 	if (w->n == 0)
 		return 0;
+	uint64_t lo = w->off / BLOCK_BYTES, hi = lo + w->n - 1;
 	if (datapath_write_read_file(w)) {
-		/* An edge block's bytes may be in a queued write. */
-		group_commit_drain(&st->gc);
+		/* An edge block's bytes may be in a queued write of this
+		 * file's same blocks (and only there). */
+		group_commit_drain_over(&st->gc, ino, lo, hi);
 		int r = complete_edges(st, ino, w);
 		if (r)
 			return r;
 	}
-	w->gc = (struct gc_entry){.solo = write_solo, .arg = w};
+	w->gc = (struct gc_entry){
+	    .solo = write_solo, .arg = w, .key = ino, .lo = lo, .hi = hi};
 	group_commit_submit(&st->gc, &w->gc);
 	return 0;
 }

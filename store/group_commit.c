@@ -83,6 +83,8 @@ int group_commit_wait(struct group_commit *g, gc_together_fn together,
 		unsigned n;
 		struct gc_entry *first = take(g, &n);
 		g->leading = true;
+		g->run = first;
+		g->run_n = n;
 		pthread_mutex_unlock(&g->mu);
 		run_group(g, together, ctx, first, n);
 		pthread_mutex_lock(&g->mu);
@@ -97,6 +99,8 @@ int group_commit_wait(struct group_commit *g, gc_together_fn together,
 			x = next;
 		}
 		g->leading = false;
+		g->run = NULL;
+		g->run_n = 0;
 		pthread_cond_broadcast(&g->cv);
 	}
 	int r = e->result;
@@ -104,11 +108,28 @@ int group_commit_wait(struct group_commit *g, gc_together_fn together,
 	return r;
 }
 
-void group_commit_drain(struct group_commit *g)
+/* The later of @seq and @e's, when @e changes a block of @key in lo..hi. */
+static uint64_t later_if_over(const struct gc_entry *e, uint64_t key,
+			      uint64_t lo, uint64_t hi, uint64_t seq)
+{
+	bool over = e->key == key && e->lo <= hi && lo <= e->hi;
+	return over && e->seq > seq ? e->seq : seq;
+}
+
+void group_commit_drain_over(struct group_commit *g, uint64_t key, uint64_t lo,
+			     uint64_t hi)
 {
 	pthread_mutex_lock(&g->mu);
-	uint64_t upto = g->next_seq;
-	while (g->done_seq < upto)
+	/* Groups finish in queue order, so done_seq reaching the last such
+	 * entry's seq means all of them are done. The running group's
+	 * entries are still linked to each other by next. */
+	uint64_t need = 0;
+	const struct gc_entry *e = g->run;
+	for (unsigned i = 0; i < g->run_n; i++, e = e->next)
+		need = later_if_over(e, key, lo, hi, need);
+	for (e = g->head; e; e = e->next)
+		need = later_if_over(e, key, lo, hi, need);
+	while (g->done_seq < need)
 		pthread_cond_wait(&g->cv, &g->mu);
 	pthread_mutex_unlock(&g->mu);
 }

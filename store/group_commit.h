@@ -17,7 +17,8 @@
  * Entries run in the order they were submitted, which is the order of the
  * callers' data locks: the caller submits under its lock and may drop it
  * before waiting when its change reads nothing another queued entry could
- * still change (group_commit_drain makes it wait until they are done).
+ * still change (group_commit_drain_over makes it wait until the entries
+ * that change what it reads are done).
  *
  * If an apply fails, the group's transaction is aborted and every entry
  * of it runs again alone (its own transaction, through solo), so one
@@ -42,6 +43,9 @@ struct gc_entry {
 	int (*solo)(void *ctx, void *arg);
 	void *arg;
 	int result;
+	/* What the entry changes: blocks lo..hi (inclusive) of object @key
+	 * (a write: its file's logical blocks). */
+	uint64_t key, lo, hi;
 	/* the queue's, not the caller's */
 	uint64_t seq;
 	bool done;
@@ -52,6 +56,8 @@ struct group_commit {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	struct gc_entry *head, *tail;
+	struct gc_entry *run; /* the group a leader is running, run_n long */
+	unsigned run_n;
 	bool leading;	    /* a leader is running a group */
 	uint64_t next_seq;  /* seq of the last entry submitted */
 	uint64_t done_seq;  /* every entry up to it is done */
@@ -69,7 +75,10 @@ void group_commit_submit(struct group_commit *g, struct gc_entry *e);
  * knows no store: the caller says what a group's transaction is. */
 int group_commit_wait(struct group_commit *g, gc_together_fn together,
 		      void *ctx, struct gc_entry *e);
-/* Wait until every entry submitted before this call is done. */
-void group_commit_drain(struct group_commit *g);
+/* Wait until every entry submitted before this call that changes a
+ * block of @key in lo..hi is done (queued or running; the others may
+ * stay queued: what they change is not what the caller reads). */
+void group_commit_drain_over(struct group_commit *g, uint64_t key, uint64_t lo,
+			     uint64_t hi);
 
 #endif
