@@ -55,6 +55,8 @@ enum rs_field {
 	RS_CACHE_HIT_RATIO,
 	RS_REBUILD_RATIO,
 	RS_DRIVES_REBUILDING,
+	/* The controllers' CPU utilisation, busy cores / cores (%). */
+	RS_CTL_BUSY_PCT,
 	/* Host-bound (tiers/completer.h): the interval's replies sent
 	 * later than modelled, their share and the worst lateness. */
 	RS_HOST_LATE_SHARE,

@@ -71,6 +71,9 @@ static const struct chart_series s_ratios[] = {
     {RS_CACHE_HIT_RATIO, "cache hit ratio", "#17becf", 0, false},
     {RS_REBUILD_RATIO, "rebuild progress", "#9467bd", 0, true},
 };
+static const struct chart_series s_ctl_cpu[] = {
+    {RS_CTL_BUSY_PCT, "controllers' CPU", "#8c564b", 0, false},
+};
 static const struct chart_series s_repl_lag[] = {
     {RS_REPL_LAG_S, "lag", "#006400", 0, false},
 };
@@ -89,6 +92,8 @@ static const struct chart_spec tier_charts[] = {
     {"Tier MB/s", "MB/s", false, s_tier_mbps, N(s_tier_mbps), 0},
     {"Tier latency (log)", "ms", true, s_tier_lat, N(s_tier_lat), 0},
     {"Hit ratio, rebuild", "ratio", false, s_ratios, N(s_ratios), 1},
+    {"Controller CPU (busy cores / cores)", "%", false, s_ctl_cpu, N(s_ctl_cpu),
+     100},
 };
 static const struct chart_spec charts[] = {
     {"IOPS", "ops/s", false, s_iops, N(s_iops), 0},
@@ -347,7 +352,8 @@ static void tier_section(FILE *out, const struct rrun *r)
 		     "each tier as the array model timed them (foreground, "
 		     "destage and rebuild), their times at the drives "
 		     "(queueing included), the flash cache's read hit ratio "
-		     "and the share of running rebuilds done.</p>\n");
+		     "and the share of running rebuilds done; the "
+		     "controllers' CPU utilisation.</p>\n");
 	for (size_t i = 0; i < N(tier_charts); i++)
 		if (report_chart_has_data(r, &tier_charts[i])) {
 			report_svg_chart(out, r, &tier_charts[i]);

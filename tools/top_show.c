@@ -51,9 +51,12 @@ static void show_array(FILE *out, const struct rj_obj *line)
 		num(line, "rebuild_left_bytes") / 1e9,
 		num(line, "drives_failed"), num(line, "drives_rebuilding"),
 		num(line, "drives_slow"));
-	fprintf(out, "controllers down %.0f  paths down %.0f  array %s\n",
+	fprintf(out, "controllers down %.0f  paths down %.0f  array %s",
 		num(line, "ctls_down"), num(line, "paths_down"),
 		num(line, "array_up") ? "up" : "DOWN");
+	if (rj_num(line, "ctl_busy_pct", &v))
+		fprintf(out, "  controller CPU %.1f%%", v);
+	fputc('\n', out);
 }
 
 /* What is emulated, from the mount event (faults/events.h; its profile,
