@@ -373,6 +373,7 @@ static int open_env(struct metastore *ms, const char *dir, uint64_t map_bytes,
 		snprintf(err, errlen, "metadata: %s", mdb_strerror(rc));
 		return -ENOMEM;
 	}
+	mdb_env_set_userctx(ms->env, ms);
 	mdb_env_set_maxdbs(ms->env, MS_NTABLES);
 	mdb_env_set_maxreaders(ms->env, MS_MAX_READERS);
 	mdb_env_set_mapsize(ms->env,
@@ -573,6 +574,14 @@ static int reserve_ahead(struct metastore *ms)
 	return r;
 }
 
+/* A write transaction, after every transaction that ended before it
+ * (see struct metastore's counters). */
+static int writer_begin(struct metastore *ms, MDB_txn **out)
+{
+	atomic_load_explicit(&ms->ends, memory_order_acquire);
+	return metastore_errno(mdb_txn_begin(ms->env, NULL, 0, out));
+}
+
 int metastore_txn_begin(struct metastore *ms, bool write, MDB_txn **out)
 {
 	if (write) {
@@ -580,9 +589,18 @@ int metastore_txn_begin(struct metastore *ms, bool write, MDB_txn **out)
 		if (r)
 			return r;
 		ms_seal_drop(NULL); /* this thread's last one has ended */
+		return writer_begin(ms, out);
 	}
-	return metastore_errno(
-	    mdb_txn_begin(ms->env, NULL, write ? 0 : MDB_RDONLY, out));
+	int r = metastore_errno(mdb_txn_begin(ms->env, NULL, MDB_RDONLY, out));
+	if (!r)
+		atomic_load_explicit(&ms->commits, memory_order_acquire);
+	return r;
+}
+
+/* The metastore of @txn's environment (metastore_open sets it). */
+static struct metastore *ms_of(MDB_txn *txn)
+{
+	return mdb_env_get_userctx(mdb_txn_env(txn));
 }
 
 int metastore_txn_commit(MDB_txn *txn)
@@ -592,12 +610,22 @@ int metastore_txn_commit(MDB_txn *txn)
 		mdb_txn_abort(txn);
 		return r;
 	}
+	struct metastore *ms = ms_of(txn);
+	if (ms) {
+		atomic_fetch_add_explicit(&ms->commits, 1,
+					  memory_order_release);
+		atomic_fetch_add_explicit(&ms->ends, 1, memory_order_release);
+	}
 	return metastore_errno(mdb_txn_commit(txn));
 }
 
 void metastore_txn_abort(MDB_txn *txn)
 {
 	if (txn) {
+		struct metastore *ms = ms_of(txn);
+		if (ms)
+			atomic_fetch_add_explicit(&ms->ends, 1,
+						  memory_order_release);
 		ms_seal_drop(txn);
 		mdb_txn_abort(txn);
 	}
@@ -658,7 +686,7 @@ int metastore_sync(struct metastore *ms)
 	unsigned moved;
 	do {
 		MDB_txn *txn;
-		int r = metastore_errno(mdb_txn_begin(ms->env, NULL, 0, &txn));
+		int r = writer_begin(ms, &txn);
 		if (r)
 			return r;
 		/* LMDB hands every write transaction the same MDB_txn: no
@@ -694,7 +722,7 @@ int metastore_release_listed(struct metastore *ms, const uint64_t *pblk,
 	int commits = 0;
 	for (size_t at = 0; at < n; commits++) {
 		MDB_txn *txn;
-		int r = metastore_errno(mdb_txn_begin(ms->env, NULL, 0, &txn));
+		int r = writer_begin(ms, &txn);
 		if (r)
 			return r;
 		ms_seal_drop(NULL);
