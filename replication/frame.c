@@ -50,18 +50,20 @@ int repl_frame_parse(const uint8_t hdr[REPL_FRAME_HDR], uint8_t *type,
 	return hdr[0] < RF_HELLO || hdr[0] > RF_LAST || n > max ? -EPROTO : 0;
 }
 
-/* Until @fd is ready for @events: 0, -ETIMEDOUT or -EINTR. */
-static int wait_fd(const struct repl_conn *c, short events)
+int repl_conn_wait(const struct repl_conn *c, short events)
 {
-	struct pollfd p = {c->fd, events, 0};
+	struct pollfd p[2] = {{c->fd, events, 0},
+			      {c->cancel ? *c->cancel : -1, POLLIN, 0}};
 	struct timespec ts = {c->timeout_ms / 1000,
 			      (long)(c->timeout_ms % 1000) * 1000000};
 	int n;
 	do /* without a mask, a signal is not a reason to stop */
-		n = ppoll(&p, 1, c->timeout_ms < 0 ? NULL : &ts, c->mask);
+		n = ppoll(p, 2, c->timeout_ms < 0 ? NULL : &ts, c->mask);
 	while (n < 0 && errno == EINTR && !c->mask);
 	if (n < 0)
 		return -errno;
+	if (p[1].revents)
+		return -ECANCELED;
 	return n ? 0 : -ETIMEDOUT;
 }
 
@@ -69,7 +71,7 @@ static int wait_fd(const struct repl_conn *c, short events)
 static int xfer(struct repl_conn *c, bool out, uint8_t *p, size_t len)
 {
 	while (len) {
-		int e = wait_fd(c, out ? POLLOUT : POLLIN);
+		int e = repl_conn_wait(c, out ? POLLOUT : POLLIN);
 		if (e)
 			return e;
 		ssize_t n =

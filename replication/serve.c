@@ -135,7 +135,8 @@ int repl_serve_frames(const struct repl_server *s, struct repl_conn *c,
 int repl_serve_session(const struct repl_server *s, int fd, char *err,
 		       size_t errlen)
 {
-	struct repl_conn c = {fd, s->hs_timeout_ms, s->mask, 0};
+	struct repl_conn c = {
+	    .fd = fd, .timeout_ms = s->hs_timeout_ms, .mask = s->mask};
 	int one = 1;
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));

@@ -36,8 +36,8 @@ static void pair(struct repl_conn *a, struct repl_conn *b)
 {
 	int sv[2];
 	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
-	*a = (struct repl_conn){sv[0], 2000, NULL, 0};
-	*b = (struct repl_conn){sv[1], 2000, NULL, 0};
+	*a = (struct repl_conn){.fd = sv[0], .timeout_ms = 2000};
+	*b = (struct repl_conn){.fd = sv[1], .timeout_ms = 2000};
 }
 
 static void unpair(struct repl_conn *a, struct repl_conn *b)
