@@ -170,14 +170,14 @@ int repl_start(struct store *src, struct stats *stats,
 }
 
 /* Whether the batch of request @my may still come: running and not held
- * back, or reconnecting and not yet tried for it (a request tries at
- * once). */
-static bool awaiting(struct repl *r, uint64_t my)
+ * back, or reconnecting and no try has failed since the request (it asks
+ * for one at once; a try under way counts). */
+static bool awaiting(struct repl *r, uint64_t my, uint64_t tries)
 {
 	if (r->shipped >= my)
 		return false;
 	if (r->state == REPL_RECONNECTING)
-		return r->tried < my && r->held_by == repl_link_lost_why;
+		return r->tries == tries && r->held_by == repl_link_lost_why;
 	return may_ship(r);
 }
 
@@ -195,15 +195,15 @@ static int ship_now(struct repl *r, char *err, size_t errlen)
 	}
 	repl_watch(r); /* a fault cleared just now holds nothing back */
 	struct timespec until = clock_mono_after(SYNC_WAIT_NS);
-	uint64_t my = ++r->asked;
+	uint64_t my = ++r->asked, tries = r->tries;
 	r->kick = true;
 	pthread_cond_signal(&r->wake);
 	int w = 0;
-	while (awaiting(r, my) && w != ETIMEDOUT)
+	while (awaiting(r, my, tries) && w != ETIMEDOUT)
 		w = pthread_cond_timedwait(&r->done, &r->lock, &until);
 	if (r->shipped >= my)
 		return 0;
-	if (r->state == REPL_RECONNECTING && r->tried >= my)
+	if (r->state == REPL_RECONNECTING)
 		snprintf(err, errlen,
 			 "replication sync: the link is lost (%s): "
 			 "reconnecting by itself",

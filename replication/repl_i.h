@@ -61,9 +61,10 @@ struct repl {
 	bool busy; /* a batch is under way */
 	enum repl_state state;
 	uint64_t asked, shipped; /* sync requests; the last one served */
-	/* Reconnecting: the last request a failed try served, when the next
-	 * try is due, the backoff that set it, when the link was lost. */
-	uint64_t tried;
+	/* Reconnecting: the last request a failed try served, failed tries
+	 * (a request waits for the next), when the next try is due, the
+	 * backoff that set it, when the link was lost. */
+	uint64_t tried, tries;
 	uint64_t retry_ns, backoff_ns, lost_ns;
 	char error[512];
 	struct repl_figures fig;

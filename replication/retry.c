@@ -74,6 +74,7 @@ void repl_batch_failed(struct repl *r, int e, const char *err, uint64_t asked)
 		log_info("replication", "still reconnecting: %s", err);
 	snprintf(r->error, sizeof(r->error), "%s", err);
 	r->tried = asked;
+	r->tries++;
 	r->backoff_ns = repl_backoff_next(first ? 0 : r->backoff_ns);
 	r->retry_ns = clock_mono_ns() + r->backoff_ns;
 }
