@@ -13,8 +13,6 @@
 #include "common/log.h"
 #include "store/store.h"
 
-const char repl_link_lost_why[] = "link-lost";
-
 bool repl_link_lost(int e)
 {
 	switch (-e) {

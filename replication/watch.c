@@ -11,6 +11,7 @@
 #include "faults/faults.h"
 
 static const char *const held_kinds[] = {"replication-link", "replica"};
+const char repl_link_lost_why[] = "link-lost";
 
 const char *repl_fault_now(struct repl *r, uint64_t *id)
 {
