@@ -3,6 +3,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
@@ -17,6 +19,18 @@
 
 static const char ctx_source[] = "arraysim replication source v1";
 static const char ctx_replica[] = "arraysim replication replica v1";
+
+void repl_sock_tune(int fd)
+{
+	static const int opts[][3] = {
+	    {IPPROTO_TCP, TCP_NODELAY, 1},   {SOL_SOCKET, SO_KEEPALIVE, 1},
+	    {IPPROTO_TCP, TCP_KEEPIDLE, 10}, {IPPROTO_TCP, TCP_KEEPINTVL, 5},
+	    {IPPROTO_TCP, TCP_KEEPCNT, 3},
+	};
+	for (size_t i = 0; i < sizeof(opts) / sizeof(*opts); i++)
+		setsockopt(fd, opts[i][0], opts[i][1], &opts[i][2],
+			   sizeof(int));
+}
 
 int repl_split_hostport(const char *hp, char *host, size_t hlen, char *port,
 			size_t plen)

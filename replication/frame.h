@@ -61,6 +61,12 @@ struct repl_conn {
 	const int *cancel;
 };
 
+/* A session's socket: no Nagle delay, and TCP keepalive probes after
+ * 10 s idle, 3 unanswered 5 s apart ending the connection, so that a
+ * peer gone without a word (a cut network) is found in about 25 s, not
+ * the kernel's 2 hours (an idle replica session would hold its one slot
+ * that long). */
+void repl_sock_tune(int fd);
 /* "HOST:PORT" or "[V6]:PORT" split: 0 or -EINVAL. */
 int repl_split_hostport(const char *hp, char *host, size_t hlen, char *port,
 			size_t plen);

@@ -8,7 +8,6 @@
 #include <errno.h>
 #include <netdb.h>
 #include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <openssl/crypto.h>
 #include <poll.h>
 #include <stdio.h>
@@ -79,9 +78,7 @@ static int dial(struct tcp_link *t, char *err, size_t errlen)
 			 strerror(-e));
 		return e;
 	}
-	int one = 1;
-	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));
+	repl_sock_tune(fd);
 	t->c.fd = fd;
 	return 0;
 }

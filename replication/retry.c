@@ -59,6 +59,8 @@ void repl_batch_failed(struct repl *r, int e, const char *err, uint64_t asked)
 {
 	if (r->state != REPL_RUNNING && r->state != REPL_RECONNECTING)
 		return; /* paused or stopped meanwhile */
+	if (e == -ECANCELED && r->quit)
+		return; /* the unmount cut it short: it says so itself */
 	if (!repl_link_lost(e)) {
 		r->state = REPL_FAILED;
 		snprintf(r->error, sizeof(r->error), "%s", err);

@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <netdb.h>
 #include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -137,9 +136,7 @@ int repl_serve_session(const struct repl_server *s, int fd, char *err,
 {
 	struct repl_conn c = {
 	    .fd = fd, .timeout_ms = s->hs_timeout_ms, .mask = s->mask};
-	int one = 1;
-	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));
+	repl_sock_tune(fd);
 	int e = repl_hs_replica(&c, s->secret, err, errlen);
 	if (e)
 		return e;
