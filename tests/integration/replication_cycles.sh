@@ -63,6 +63,8 @@ mount_source() {
 }
 
 sessions_ended() { grep -c " ended: " "$T/replica.err" || true; }
+# ended_past N: the replica has ended more than N sessions.
+ended_past() { [ "$(sessions_ended)" -gt "$1" ]; }
 
 # check_replica: the replica's store (nothing applying to it) copied,
 # fsck-clean, mounted: one state of the history, at or past LAST, at or
@@ -100,8 +102,7 @@ cycle_source() {
 	fusermount3 -uz "$MNT" 2>/dev/null || umount -l "$MNT"
 	wait "$W_PID" 2>/dev/null || true
 	# the replica done with the dead source's session: nothing applying
-	until_ok 20 "the replica's session to end" \
-		test "$(sessions_ended)" -gt "$n"
+	until_ok 20 "the replica's session to end" ended_past "$n"
 	check_replica
 	mount_source
 	"$A" ctl "$MNT" replication sync || t_fail "cycle $i: no catch-up after the restart"
@@ -120,12 +121,24 @@ reconnected() {
 		&& [ "$(sed -n 's/^batches //p' <<<"$s")" -gt "$2" ]
 }
 
+# top_says_lost: top's replication line (from the samples) says it.
+top_says_lost() {
+	"$A" top --count 1 "$MNT" | grep -q '^replication reconnecting, held by link-lost  lag'
+}
+
 cycle_replica() {
 	local losses batches
 	losses=$(fig link_losses)
 	kill -KILL "$R_PID"
 	wait "$R_PID" 2>/dev/null || true
 	check_replica
+	# the writer's batches have met the dead link by now
+	until_ok 10 "reconnecting" held_by_lost
+	if [ "${ran[replica]}" -eq 0 ]; then
+		t_assert_eq "$(r_json state)" reconnecting "stats --json's state"
+		t_assert_eq "$(r_json held_by)" link-lost "stats --json's held_by"
+		until_ok 10 "top's replication line" top_says_lost
+	fi
 	batches=$(fig batches)
 	r_replica_start "$PORT"
 	T_PIDS=("$R_PID" "$W_PID")
@@ -133,13 +146,18 @@ cycle_replica() {
 }
 
 held_by_link() { status | grep -qx "held_by replication-link"; }
+held_by_lost() {
+	status | grep -qx "state reconnecting" && status | grep -qx "held_by link-lost"
+}
 shipping() { [ "$(fig batches)" -gt "$1" ] && ! status | grep -q "^held_by"; }
 
 cycle_link() {
-	local id batches
+	local id batches n
+	n=$(sessions_ended)
 	id=$("$A" ctl "$MNT" fault inject replication-link)
 	# held back: the thread is out of any batch, the replica idle
 	until_ok 10 "held by the fault" held_by_link
+	until_ok 10 "the connection dropped with the link" ended_past "$n"
 	check_replica
 	batches=$(fig batches)
 	"$A" ctl "$MNT" fault clear "$id" >/dev/null
