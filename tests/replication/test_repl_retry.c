@@ -177,45 +177,13 @@ static int ctl(struct ctx *c, const char *args, char *err)
 	return repl_control(c->r, args, stdout, err, 512);
 }
 
-/* Does `replication status` hold the line @line? */
-static bool status_has(struct ctx *c, const char *line)
-{
-	char *buf = NULL, err[512];
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	repl_control(c->r, "status", f, err, sizeof(err));
-	fclose(f);
-	bool has = strstr(buf, line) != NULL;
-	free(buf);
-	return has;
-}
-
-static unsigned lines_with(struct ctx *c, const char *what)
-{
-	FILE *f = fopen(c->evpath, "r");
-	char line[1024];
-	unsigned n = 0;
-	assert_non_null(f);
-	while (fgets(line, sizeof(line), f))
-		n += strstr(line, what) != NULL;
-	fclose(f);
-	return n;
-}
-
 static void wait_status(struct ctx *c, const char *line)
 {
 	struct timespec tick = {0, 10 * 1000 * 1000};
-	for (int i = 0; i < 1000 && !status_has(c, line); i++)
+	for (int i = 0; i < 1000 && !t_repl_status_has(c->r, line); i++)
 		nanosleep(&tick, NULL);
-	if (!status_has(c, line))
+	if (!t_repl_status_has(c->r, line))
 		fail_msg("status never had '%s'", line);
-}
-
-static uint64_t ns_of(clockid_t clk)
-{
-	struct timespec ts;
-	clock_gettime(clk, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 /* The replica gone: the link is lost, and the thread tries again on its
@@ -230,21 +198,21 @@ static void lose_the_replica(struct ctx *c)
 	t_file(&c->src, "b", 3, 0x50);
 	assert_int_not_equal(ctl(c, "sync", err), 0);
 	assert_non_null(strstr(err, "reconnecting by itself"));
-	assert_true(status_has(c, "state reconnecting\n"));
-	assert_true(status_has(c, "held_by link-lost\n"));
+	assert_true(t_repl_status_has(c->r, "state reconnecting\n"));
+	assert_true(t_repl_status_has(c->r, "held_by link-lost\n"));
 	assert_int_equal(t_repl_figure(c->r, "link_losses"), 1);
-	assert_int_equal(lines_with(c,
-				    "\"event\":\"replication_paused\",\"why\":"
+	assert_int_equal(
+	    t_lines_with(c->evpath, "\"event\":\"replication_paused\",\"why\":"
 				    "\"link-lost\""),
-			 1);
+	    1);
 	struct timespec window = {1, 0};
-	uint64_t cpu = ns_of(CLOCK_PROCESS_CPUTIME_ID);
+	uint64_t cpu = t_ns_of(CLOCK_PROCESS_CPUTIME_ID);
 	nanosleep(&window, NULL);
-	cpu = ns_of(CLOCK_PROCESS_CPUTIME_ID) - cpu;
+	cpu = t_ns_of(CLOCK_PROCESS_CPUTIME_ID) - cpu;
 	if (cpu > 250ull * 1000 * 1000)
 		fail_msg("%.0f ms of CPU in 1 s reconnecting: spinning",
 			 cpu / 1e6);
-	assert_true(status_has(c, "state reconnecting\n"));
+	assert_true(t_repl_status_has(c->r, "state reconnecting\n"));
 }
 
 static void test_reconnects_by_itself(void **state)
@@ -255,11 +223,11 @@ static void test_reconnects_by_itself(void **state)
 	srv_start(&c->srv, "retry secret"); /* the same port */
 	wait_status(c, "state running\n");
 	assert_true(t_repl_figure(c->r, "batches") > batches);
-	assert_false(status_has(c, "held_by"));
-	assert_int_equal(lines_with(c,
-				    "\"event\":\"replication_resumed\",\"why\":"
+	assert_false(t_repl_status_has(c->r, "held_by"));
+	assert_int_equal(
+	    t_lines_with(c->evpath, "\"event\":\"replication_resumed\",\"why\":"
 				    "\"link-lost\""),
-			 1);
+	    1);
 	assert_int_equal(t_repl_figure(c->r, "backlog_txns"), 0);
 	repl_close(c->r);
 	c->r = NULL;
