@@ -53,16 +53,19 @@ static bool wait_turn(struct repl *r, uint64_t *asked)
 			pthread_cond_broadcast(&r->done);
 		}
 		repl_watch(r);
+		repl_link_fault_look(r);
 		uint64_t now = clock_mono_ns();
-		if (r->quit || (may_ship(r) && (r->kick || now >= due)))
+		if (r->quit || (may_ship(r) && (r->kick || now >= due)) ||
+		    repl_retry_due(r, now))
 			break;
 		if (r->state != REPL_RUNNING)
 			due = now + r->rpo_ns;
 		/* Past due but held back by a fault: look again in WATCH_NS,
 		 * do not spin. */
 		uint64_t left = due > now ? due - now : WATCH_NS;
-		struct timespec ts =
-		    clock_mono_after(left < WATCH_NS ? left : WATCH_NS);
+		left =
+		    repl_retry_left(r, now, left < WATCH_NS ? left : WATCH_NS);
+		struct timespec ts = clock_mono_after(left);
 		pthread_cond_timedwait(&r->wake, &r->lock, &ts);
 	}
 	r->kick = false;
@@ -82,13 +85,10 @@ static void *engine_main(void *arg)
 		int e = repl_batch(r, err, sizeof(err));
 		pthread_mutex_lock(&r->lock);
 		r->busy = false;
-		if (e && r->state == REPL_RUNNING) {
-			r->state = REPL_FAILED;
-			snprintf(r->error, sizeof(r->error), "%s", err);
-			log_error("replication", "%s", err);
-		} else if (asked > r->shipped) {
-			r->shipped = asked;
-		}
+		if (e)
+			repl_batch_failed(r, e, err, asked);
+		else
+			repl_batch_shipped(r, asked);
 		pthread_cond_broadcast(&r->done);
 	}
 	pthread_mutex_unlock(&r->lock);
@@ -169,6 +169,18 @@ int repl_start(struct store *src, struct stats *stats,
 	return 0;
 }
 
+/* Whether the batch of request @my may still come: running and not held
+ * back, or reconnecting and no try has failed since the request (it asks
+ * for one at once; a try under way counts). */
+static bool awaiting(struct repl *r, uint64_t my, uint64_t tries)
+{
+	if (r->shipped >= my)
+		return false;
+	if (r->state == REPL_RECONNECTING)
+		return r->tries == tries && r->held_by == repl_link_lost_why;
+	return may_ship(r);
+}
+
 /* Wait for the batch asked for now; 0, or why it did not come. */
 static int ship_now(struct repl *r, char *err, size_t errlen)
 {
@@ -183,15 +195,20 @@ static int ship_now(struct repl *r, char *err, size_t errlen)
 	}
 	repl_watch(r); /* a fault cleared just now holds nothing back */
 	struct timespec until = clock_mono_after(SYNC_WAIT_NS);
-	uint64_t my = ++r->asked;
+	uint64_t my = ++r->asked, tries = r->tries;
 	r->kick = true;
 	pthread_cond_signal(&r->wake);
 	int w = 0;
-	while (may_ship(r) && r->shipped < my && w != ETIMEDOUT)
+	while (awaiting(r, my, tries) && w != ETIMEDOUT)
 		w = pthread_cond_timedwait(&r->done, &r->lock, &until);
 	if (r->shipped >= my)
 		return 0;
-	if (r->held_by && r->state == REPL_RUNNING)
+	if (r->state == REPL_RECONNECTING)
+		snprintf(err, errlen,
+			 "replication sync: the link is lost (%s): "
+			 "reconnecting by itself",
+			 r->error);
+	else if (r->held_by && r->state == REPL_RUNNING)
 		snprintf(err, errlen,
 			 "replication sync: a %s fault came meanwhile: not "
 			 "shipped",
@@ -220,14 +237,18 @@ void repl_close(struct repl *r)
 	if (!pthread_equal(r->thread, pthread_self())) {
 		char err[512];
 		pthread_mutex_lock(&r->lock);
-		if (r->state == REPL_RUNNING)
-			shipped = !ship_now(r, err, sizeof(err));
-		if (r->state == REPL_RUNNING && !shipped)
+		/* Reconnecting: one try, its waits bounded. */
+		bool live =
+		    r->state == REPL_RUNNING || r->state == REPL_RECONNECTING;
+		if (live && !(shipped = !ship_now(r, err, sizeof(err))))
 			log_error("replication", "last batch: %s", err);
 		shipped |= r->state == REPL_STOPPED;
 		r->quit = true;
 		pthread_cond_signal(&r->wake);
 		pthread_mutex_unlock(&r->lock);
+		/* A batch still waiting on a silent replica ends now (not
+		 * shipped: the blocks stay held). */
+		repl_link_cancel(&r->link);
 		pthread_join(r->thread, NULL);
 	}
 	if (shipped)
@@ -253,7 +274,8 @@ static int set_state(struct repl *r, enum repl_state to, char *err,
 		while (r->busy) /* its reads must not meet reused blocks */
 			pthread_cond_wait(&r->done, &r->lock);
 		metastore_hold_pending(r->ms, false);
-	} else if (r->state != from[to]) {
+	} else if (r->state != from[to] &&
+		   !(to == REPL_PAUSED && r->state == REPL_RECONNECTING)) {
 		snprintf(err, errlen, "replication is %s",
 			 repl_state_names[r->state]);
 		return -EINVAL;
@@ -269,7 +291,8 @@ static int set_state(struct repl *r, enum repl_state to, char *err,
 
 static int start(struct repl *r, char *err, size_t errlen)
 {
-	if (r->state == REPL_RUNNING || r->state == REPL_PAUSED) {
+	if (r->state == REPL_RUNNING || r->state == REPL_PAUSED ||
+	    r->state == REPL_RECONNECTING) {
 		snprintf(err, errlen, "replication is already %s",
 			 repl_state_names[r->state]);
 		return -EALREADY;
@@ -308,7 +331,7 @@ static int verb(struct repl *r, const char *w, const char *rest, FILE *out,
 	if (!strcmp(w, "stop"))
 		return set_state(r, REPL_STOPPED, err, errlen);
 	if (!strcmp(w, "sync")) {
-		if (r->state == REPL_RUNNING)
+		if (r->state == REPL_RUNNING || r->state == REPL_RECONNECTING)
 			return ship_now(r, err, errlen);
 		snprintf(err, errlen, "replication is %s%s%s",
 			 repl_state_names[r->state], *r->error ? ": " : "",

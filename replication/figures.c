@@ -16,6 +16,8 @@ const char *const repl_state_names[] = {
     [REPL_PAUSED] = "paused",
     [REPL_STOPPED] = "stopped",
     [REPL_FAILED] = "failed",
+    /* the link was lost: the thread tries it again by itself */
+    [REPL_RECONNECTING] = "reconnecting",
 };
 
 struct repl_lag repl_lag_of(struct repl *r)
@@ -46,7 +48,8 @@ struct repl_lag repl_lag_of(struct repl *r)
 	X(blocks_shipped)                                                      \
 	X(blocks_local)                                                        \
 	X(blocks_have)                                                         \
-	X(meta_ops)
+	X(meta_ops)                                                            \
+	X(link_losses)
 
 /* "" while batches may ship; else what holds them back. */
 static const char *held(struct repl *r)
@@ -71,7 +74,7 @@ void repl_print_text(struct repl *r, FILE *out)
 #undef X
 	fprintf(out, "last_batch %.3f ms\n",
 		(double)r->fig.last_batch_ns / 1e6);
-	if (r->state == REPL_FAILED)
+	if (r->state == REPL_FAILED || r->state == REPL_RECONNECTING)
 		fprintf(out, "error %s\n", r->error);
 }
 
@@ -155,4 +158,8 @@ void repl_metrics_write(struct repl *r, FILE *out)
 	counter(out, "arraysim_replication_saved_bytes_total",
 		"logical bytes changed not shipped (dedupe in transit)",
 		f.saved_bytes);
+	counter(out, "arraysim_replication_link_losses_total",
+		"times the link to the replica was lost (then reconnected by "
+		"itself)",
+		f.link_losses);
 }

@@ -3,6 +3,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
@@ -17,6 +19,18 @@
 
 static const char ctx_source[] = "arraysim replication source v1";
 static const char ctx_replica[] = "arraysim replication replica v1";
+
+void repl_sock_tune(int fd)
+{
+	static const int opts[][3] = {
+	    {IPPROTO_TCP, TCP_NODELAY, 1},   {SOL_SOCKET, SO_KEEPALIVE, 1},
+	    {IPPROTO_TCP, TCP_KEEPIDLE, 10}, {IPPROTO_TCP, TCP_KEEPINTVL, 5},
+	    {IPPROTO_TCP, TCP_KEEPCNT, 3},
+	};
+	for (size_t i = 0; i < sizeof(opts) / sizeof(*opts); i++)
+		setsockopt(fd, opts[i][0], opts[i][1], &opts[i][2],
+			   sizeof(int));
+}
 
 int repl_split_hostport(const char *hp, char *host, size_t hlen, char *port,
 			size_t plen)
@@ -50,18 +64,20 @@ int repl_frame_parse(const uint8_t hdr[REPL_FRAME_HDR], uint8_t *type,
 	return hdr[0] < RF_HELLO || hdr[0] > RF_LAST || n > max ? -EPROTO : 0;
 }
 
-/* Until @fd is ready for @events: 0, -ETIMEDOUT or -EINTR. */
-static int wait_fd(const struct repl_conn *c, short events)
+int repl_conn_wait(const struct repl_conn *c, short events)
 {
-	struct pollfd p = {c->fd, events, 0};
+	struct pollfd p[2] = {{c->fd, events, 0},
+			      {c->cancel ? *c->cancel : -1, POLLIN, 0}};
 	struct timespec ts = {c->timeout_ms / 1000,
 			      (long)(c->timeout_ms % 1000) * 1000000};
 	int n;
 	do /* without a mask, a signal is not a reason to stop */
-		n = ppoll(&p, 1, c->timeout_ms < 0 ? NULL : &ts, c->mask);
+		n = ppoll(p, 2, c->timeout_ms < 0 ? NULL : &ts, c->mask);
 	while (n < 0 && errno == EINTR && !c->mask);
 	if (n < 0)
 		return -errno;
+	if (p[1].revents)
+		return -ECANCELED;
 	return n ? 0 : -ETIMEDOUT;
 }
 
@@ -69,7 +85,7 @@ static int wait_fd(const struct repl_conn *c, short events)
 static int xfer(struct repl_conn *c, bool out, uint8_t *p, size_t len)
 {
 	while (len) {
-		int e = wait_fd(c, out ? POLLOUT : POLLIN);
+		int e = repl_conn_wait(c, out ? POLLOUT : POLLIN);
 		if (e)
 			return e;
 		ssize_t n =

@@ -56,8 +56,17 @@ struct repl_conn {
 	int timeout_ms;	      /* the longest wait for the peer; -1: none */
 	const sigset_t *mask; /* ppoll's signal mask while waiting, or NULL */
 	uint64_t bytes;	      /* every byte sent and received */
+	/* An eventfd whose readability ends every wait with -ECANCELED (an
+	 * unmount cutting a wait on a silent peer short), or NULL. */
+	const int *cancel;
 };
 
+/* A session's socket: no Nagle delay, and TCP keepalive probes after
+ * 10 s idle, 3 unanswered 5 s apart ending the connection, so that a
+ * peer gone without a word (a cut network) is found in about 25 s, not
+ * the kernel's 2 hours (an idle replica session would hold its one slot
+ * that long). */
+void repl_sock_tune(int fd);
 /* "HOST:PORT" or "[V6]:PORT" split: 0 or -EINVAL. */
 int repl_split_hostport(const char *hp, char *host, size_t hlen, char *port,
 			size_t plen);
@@ -65,8 +74,11 @@ int repl_split_hostport(const char *hp, char *host, size_t hlen, char *port,
  * @max. */
 int repl_frame_parse(const uint8_t hdr[REPL_FRAME_HDR], uint8_t *type,
 		     uint64_t *len, uint64_t max);
+/* Until @c's fd is ready for @events (poll's): 0, -ETIMEDOUT, -EINTR
+ * (a signal, with a mask) or -ECANCELED. */
+int repl_conn_wait(const struct repl_conn *c, short events);
 /* 0 or -errno: -EPIPE/-ECONNRESET the peer went, -ETIMEDOUT, -EINTR a
- * signal came while waiting (with a mask). */
+ * signal came while waiting (with a mask), -ECANCELED. */
 int repl_frame_send(struct repl_conn *c, uint8_t type, const void *p,
 		    size_t len);
 /* A whole frame into @payload (reset first); as send, plus -EPROTO for a

@@ -26,6 +26,12 @@ struct repl_link_ops {
 	 * (frame headers, handshakes, acks) since the last call. */
 	uint64_t (*overhead)(void *ctx);
 	void (*close)(void *ctx);
+	/* TCP's alone (NULL elsewhere). cancel: from any thread, every
+	 * wait on the peer from now on ends at once (-ECANCELED); drop: the
+	 * connection, from the thread that ships (the next call connects
+	 * again). */
+	void (*cancel)(void *ctx);
+	void (*drop)(void *ctx);
 };
 
 struct repl_link {
@@ -47,5 +53,14 @@ int repl_link_tcp(const char *hostport, const char *secret_file,
 		  struct repl_link *out, char *err, size_t errlen);
 /* NULL ops: nothing. */
 void repl_link_close(struct repl_link *l);
+/* The ops of the same names, where the link has them. */
+void repl_link_cancel(struct repl_link *l);
+void repl_link_drop(struct repl_link *l);
+/* Whether a link's -errno @e says the link failed (the replica could
+ * not be reached, the connection was refused, reset, closed or timed
+ * out), which a reconnect may mend, rather than the replica or the
+ * source (a conflict, a block failing its checksum, a refused secret, a
+ * bad answer), which it cannot (replication/retry.c). */
+bool repl_link_lost(int e);
 
 #endif

@@ -33,7 +33,7 @@ static void l_close(void *ctx)
 }
 
 static const struct repl_link_ops local_ops = {
-    l_fps, l_blocks, l_commit, l_overhead, l_close,
+    l_fps, l_blocks, l_commit, l_overhead, l_close, NULL, NULL,
 };
 
 bool repl_link_is_tcp(const char *dest)
@@ -56,4 +56,16 @@ void repl_link_close(struct repl_link *l)
 	if (l->ops)
 		l->ops->close(l->ctx);
 	*l = (struct repl_link){0};
+}
+
+void repl_link_cancel(struct repl_link *l)
+{
+	if (l->ops && l->ops->cancel)
+		l->ops->cancel(l->ctx);
+}
+
+void repl_link_drop(struct repl_link *l)
+{
+	if (l->ops && l->ops->drop)
+		l->ops->drop(l->ctx);
 }

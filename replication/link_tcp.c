@@ -1,25 +1,30 @@
 /* A replica across TCP: an `arraysim replica` process (replication/link.h,
  * the frames and handshake of replication/frame.h). A failed exchange
- * drops the connection; the next one connects again. */
+ * drops the connection; the next one connects again. Every wait on the
+ * peer is bounded (connect, handshake, answer) and ends at a cancel, so
+ * that a peer gone silent (blackholed) never holds the thread for good. */
 #include "replication/link.h"
 
 #include <errno.h>
 #include <netdb.h>
 #include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <openssl/crypto.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include "replication/frame.h"
 
 /* A batch's answer may take the replica this long (its bytes made
- * durable); connecting, this long. */
+ * durable); connecting, and the replica's part of the handshake (it
+ * answers at once when it is free), this long each. */
 #define ANSWER_MS 120000
-#define CONNECT_S 10
+#define CONNECT_MS 5000
+#define HANDSHAKE_MS 5000
 
 struct tcp_link {
 	char host[256], port[16];
@@ -27,7 +32,25 @@ struct tcp_link {
 	struct repl_conn c; /* fd -1: not connected */
 	struct wbuf in;
 	uint64_t overhead;
+	int cancel_fd; /* an eventfd: readable once cancelled */
 };
+
+/* Connect @fd to @a within CONNECT_MS: 0 or -errno. */
+static int connect_within(struct tcp_link *t, int fd, const struct addrinfo *a)
+{
+	if (!connect(fd, a->ai_addr, a->ai_addrlen))
+		return 0;
+	if (errno != EINPROGRESS)
+		return -errno;
+	struct repl_conn w = {
+	    .fd = fd, .timeout_ms = CONNECT_MS, .cancel = &t->cancel_fd};
+	int e = repl_conn_wait(&w, POLLOUT);
+	socklen_t len = sizeof(int);
+	int so = 0;
+	if (!e && getsockopt(fd, SOL_SOCKET, SO_ERROR, &so, &len) < 0)
+		so = errno;
+	return e ? e : -so;
+}
 
 static int dial(struct tcp_link *t, char *err, size_t errlen)
 {
@@ -40,14 +63,11 @@ static int dial(struct tcp_link *t, char *err, size_t errlen)
 	}
 	int fd = -1, e = -ECONNREFUSED;
 	for (a = res; a && fd < 0; a = a->ai_next) {
-		fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, 0);
+		fd = socket(a->ai_family,
+			    a->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 		if (fd < 0)
 			continue;
-		/* Linux bounds a blocking connect by the send timeout. */
-		struct timeval tv = {CONNECT_S, 0};
-		setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-		if (connect(fd, a->ai_addr, a->ai_addrlen) < 0) {
-			e = -errno;
+		if ((e = connect_within(t, fd, a))) {
 			close(fd);
 			fd = -1;
 		}
@@ -58,9 +78,7 @@ static int dial(struct tcp_link *t, char *err, size_t errlen)
 			 strerror(-e));
 		return e;
 	}
-	int one = 1;
-	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));
+	repl_sock_tune(fd);
 	t->c.fd = fd;
 	return 0;
 }
@@ -80,7 +98,11 @@ static int ensure(struct tcp_link *t, char *err, size_t errlen)
 	uint64_t before = t->c.bytes;
 	int e = dial(t, err, errlen);
 	char line[400];
-	if (!e && (e = repl_hs_source(&t->c, &t->secret, line, sizeof(line)))) {
+	t->c.timeout_ms = HANDSHAKE_MS;
+	if (!e)
+		e = repl_hs_source(&t->c, &t->secret, line, sizeof(line));
+	t->c.timeout_ms = ANSWER_MS;
+	if (e && t->c.fd >= 0) {
 		snprintf(err, errlen, "replica %s:%s: %s", t->host, t->port,
 			 line);
 		hang_up(t);
@@ -103,6 +125,8 @@ static int exchange(struct tcp_link *t, uint8_t type, const struct wbuf *m,
 	char line[420];
 	if (!e && got == RF_ERROR) {
 		e = repl_frame_error_of(&t->in, line, sizeof(line));
+		/* the replica's own failure, never one a reconnect mends */
+		e = repl_link_lost(e) ? -EREMOTEIO : e;
 		snprintf(err, errlen, "replica %s:%s says: %s", t->host,
 			 t->port, line);
 	} else if (!e && (got != want || t->in.len > max)) {
@@ -201,12 +225,27 @@ static void t_close(void *ctx)
 	struct tcp_link *t = ctx;
 	hang_up(t);
 	wbuf_free(&t->in);
+	if (t->cancel_fd >= 0)
+		close(t->cancel_fd);
 	OPENSSL_cleanse(&t->secret, sizeof(t->secret));
 	free(t);
 }
 
+static void t_cancel(void *ctx)
+{
+	struct tcp_link *t = ctx;
+	uint64_t one = 1;
+	ssize_t n = write(t->cancel_fd, &one, sizeof(one));
+	(void)n; /* an eventfd takes 2^64 - 2 of them */
+}
+
+static void t_drop(void *ctx)
+{
+	hang_up(ctx);
+}
+
 static const struct repl_link_ops tcp_ops = {
-    t_fps, t_blocks, t_commit, t_overhead, t_close,
+    t_fps, t_blocks, t_commit, t_overhead, t_close, t_cancel, t_drop,
 };
 
 int repl_link_tcp(const char *hostport, const char *secret_file,
@@ -217,10 +256,14 @@ int repl_link_tcp(const char *hostport, const char *secret_file,
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	t->c = (struct repl_conn){.fd = -1, .timeout_ms = ANSWER_MS};
-	int e = 0;
-	if (repl_split_hostport(hostport, t->host, sizeof(t->host), t->port,
-				sizeof(t->port))) {
+	t->cancel_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	t->c = (struct repl_conn){
+	    .fd = -1, .timeout_ms = ANSWER_MS, .cancel = &t->cancel_fd};
+	int e = t->cancel_fd < 0 ? -errno : 0;
+	if (e)
+		snprintf(err, errlen, "eventfd: %s", strerror(-e));
+	else if (repl_split_hostport(hostport, t->host, sizeof(t->host),
+				     t->port, sizeof(t->port))) {
 		snprintf(err, errlen,
 			 "--replicate-to %.300s: not HOST:PORT (a directory "
 			 "with ':' in its name: give it with a '/')",

@@ -11,9 +11,18 @@
 
 #include "replication/link.h"
 #include "replication/repl.h"
+#include "common/clock.h"
 #include "tiers/backing.h"
 
-enum repl_state { REPL_RUNNING, REPL_PAUSED, REPL_STOPPED, REPL_FAILED };
+/* RECONNECTING: the link failed (repl_link_lost); the thread tries
+ * again by itself after a backoff (replication/retry.c). */
+enum repl_state {
+	REPL_RUNNING,
+	REPL_PAUSED,
+	REPL_STOPPED,
+	REPL_FAILED,
+	REPL_RECONNECTING,
+};
 
 /* What the batches did; under repl.lock. */
 struct repl_figures {
@@ -29,6 +38,7 @@ struct repl_figures {
 	uint64_t rep_write_bytes; /* the source's write bytes then */
 	int64_t last_batch_ns;	  /* the last batch's duration */
 	bool have_point;	  /* the replica holds a state of ours */
+	uint64_t link_losses;	  /* times running turned reconnecting */
 };
 
 struct repl {
@@ -51,6 +61,11 @@ struct repl {
 	bool busy; /* a batch is under way */
 	enum repl_state state;
 	uint64_t asked, shipped; /* sync requests; the last one served */
+	/* Reconnecting: the last request a failed try served, failed tries
+	 * (a request waits for the next), when the next try is due, the
+	 * backoff that set it, when the link was lost. */
+	uint64_t tried, tries;
+	uint64_t retry_ns, backoff_ns, lost_ns;
 	char error[512];
 	struct repl_figures fig;
 
@@ -85,6 +100,29 @@ const char *repl_fault_now(struct repl *r, uint64_t *id);
  * not (a fault, a pause), lag beyond REPL_LAG_RPOS x rpo or back under
  * it. Under the lock; the thread calls it at each wake. */
 void repl_watch(struct repl *r);
+
+/* Reconnecting (replication/retry.c). The first try comes
+ * REPL_RETRY_MIN_NS after the loss; each failed one doubles the wait, up
+ * to REPL_RETRY_MAX_NS. */
+#define REPL_RETRY_MIN_NS (NS_PER_SEC / 10)
+#define REPL_RETRY_MAX_NS (2 * NS_PER_SEC)
+/* The wait after one of @prev_ns (0: the first). */
+uint64_t repl_backoff_next(uint64_t prev_ns);
+/* held_by while reconnecting (no fault standing): "link-lost". */
+extern const char repl_link_lost_why[];
+/* What the thread does with a batch that failed (-errno @e, one line in
+ * @err) or shipped, @asked: the sync requests it served. Under the
+ * lock. */
+void repl_batch_failed(struct repl *r, int e, const char *err, uint64_t asked);
+void repl_batch_shipped(struct repl *r, uint64_t asked);
+/* Reconnecting and not held back by a fault: whether to try at @now (a
+ * sync request asks for a try at once); the wait @left_ns shortened to
+ * the next try. Under the lock. */
+bool repl_retry_due(struct repl *r, uint64_t now);
+uint64_t repl_retry_left(struct repl *r, uint64_t now, uint64_t left_ns);
+/* While a replication-link fault stands, the connection goes too (the
+ * batch after the clear connects again). The thread's, under the lock. */
+void repl_link_fault_look(struct repl *r);
 
 /* One batch from the replica's state to a cut taken now (engine.c). */
 int repl_batch(struct repl *r, char *err, size_t errlen);

@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <netdb.h>
 #include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -135,10 +134,9 @@ int repl_serve_frames(const struct repl_server *s, struct repl_conn *c,
 int repl_serve_session(const struct repl_server *s, int fd, char *err,
 		       size_t errlen)
 {
-	struct repl_conn c = {fd, s->hs_timeout_ms, s->mask, 0};
-	int one = 1;
-	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));
+	struct repl_conn c = {
+	    .fd = fd, .timeout_ms = s->hs_timeout_ms, .mask = s->mask};
+	repl_sock_tune(fd);
 	int e = repl_hs_replica(&c, s->secret, err, errlen);
 	if (e)
 		return e;

@@ -1,6 +1,7 @@
 /* What holds replication back (a replication-link or replica fault, a
- * pause) and how far behind it is, told to the event log once per
- * change, not once per look (replication/repl_i.h: repl_watch). */
+ * pause, a lost link being reconnected) and how far behind it is, told to the
+ * event log once per change, not once per look (replication/repl_i.h:
+ * repl_watch). */
 #include "replication/repl_i.h"
 
 #include <inttypes.h>
@@ -10,6 +11,7 @@
 #include "faults/faults.h"
 
 static const char *const held_kinds[] = {"replication-link", "replica"};
+const char repl_link_lost_why[] = "link-lost";
 
 const char *repl_fault_now(struct repl *r, uint64_t *id)
 {
@@ -30,6 +32,8 @@ static void watch_held(struct repl *r)
 	const char *by = repl_fault_now(r, &id);
 	if (!by && r->state == REPL_PAUSED)
 		by = "pause";
+	if (!by && r->state == REPL_RECONNECTING)
+		by = repl_link_lost_why;
 	if (by == r->held_by)
 		return;
 	struct repl_lag l = repl_lag_of(r);
@@ -49,7 +53,7 @@ static void watch_held(struct repl *r)
 
 static void watch_lag(struct repl *r)
 {
-	if (r->state != REPL_RUNNING && r->state != REPL_PAUSED) {
+	if (r->state == REPL_STOPPED || r->state == REPL_FAILED) {
 		r->lagging_ns = 0; /* stopped: nothing to be behind on */
 		return;
 	}

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include <cmocka.h>
 
@@ -138,4 +139,35 @@ uint64_t t_repl_figure(struct repl *r, const char *name)
 	uint64_t v = strtoull(at + strlen(key), NULL, 10);
 	free(buf);
 	return v;
+}
+
+int t_repl_status_has(struct repl *r, const char *line)
+{
+	char *buf = NULL, err[512];
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	repl_control(r, "status", f, err, sizeof(err));
+	fclose(f);
+	int has = strstr(buf, line) != NULL;
+	free(buf);
+	return has;
+}
+
+unsigned t_lines_with(const char *path, const char *what)
+{
+	FILE *f = fopen(path, "r");
+	char line[1024];
+	unsigned n = 0;
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		n += strstr(line, what) != NULL;
+	fclose(f);
+	return n;
+}
+
+uint64_t t_ns_of(int clk)
+{
+	struct timespec ts;
+	clock_gettime((clockid_t)clk, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }

@@ -33,6 +33,12 @@ int t_file_is(struct t_store *s, const char *name, unsigned nblocks,
 struct repl;
 /* One integer figure of @r's status JSON (replication/repl.h). */
 uint64_t t_repl_figure(struct repl *r, const char *name);
+/* Does `replication status` hold the line @line (with its newline)? */
+int t_repl_status_has(struct repl *r, const char *line);
+/* Lines of the file @path (an event log) holding @what. */
+unsigned t_lines_with(const char *path, const char *what);
+/* @clk (CLOCK_MONOTONIC, CLOCK_PROCESS_CPUTIME_ID) now, in ns. */
+uint64_t t_ns_of(int clk);
 /* Entries of table @t in the committed state. */
 uint64_t t_count(struct t_store *s, int table);
 

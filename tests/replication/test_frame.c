@@ -15,8 +15,10 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -36,8 +38,8 @@ static void pair(struct repl_conn *a, struct repl_conn *b)
 {
 	int sv[2];
 	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
-	*a = (struct repl_conn){sv[0], 2000, NULL, 0};
-	*b = (struct repl_conn){sv[1], 2000, NULL, 0};
+	*a = (struct repl_conn){.fd = sv[0], .timeout_ms = 2000};
+	*b = (struct repl_conn){.fd = sv[1], .timeout_ms = 2000};
 }
 
 static void unpair(struct repl_conn *a, struct repl_conn *b)
@@ -248,6 +250,28 @@ static void test_silent_peer(void **state)
 	unpair(&src.c, &rep.c);
 }
 
+/* A cancel (an unmount) ends a wait on a silent peer at once, not at its
+ * timeout. */
+static void test_cancelled_wait(void **state)
+{
+	(void)state;
+	struct repl_conn a, b;
+	struct wbuf in = {0};
+	uint8_t got;
+	int efd = eventfd(0, EFD_CLOEXEC);
+	uint64_t one = 1;
+	pair(&a, &b);
+	b.timeout_ms = 60000;
+	b.cancel = &efd;
+	assert_int_equal(write(efd, &one, sizeof(one)), (ssize_t)sizeof(one));
+	time_t t0 = time(NULL);
+	assert_int_equal(repl_frame_recv(&b, &got, &in, 512), -ECANCELED);
+	assert_true(time(NULL) - t0 < 2);
+	unpair(&a, &b);
+	close(efd);
+	wbuf_free(&in);
+}
+
 /* A frame the server must refuse where it is: an ERROR frame back, the
  * session over with -EPROTO, nothing applied. */
 static void out_of_place(struct replica *rp, uint8_t type)
@@ -300,6 +324,7 @@ int main(void)
 	    cmocka_unit_test(test_handshake),
 	    cmocka_unit_test(test_impostor_replica),
 	    cmocka_unit_test(test_silent_peer),
+	    cmocka_unit_test(test_cancelled_wait),
 	    cmocka_unit_test(test_server_order),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -83,17 +83,9 @@ static uint64_t figure(struct ctx *c, const char *name)
 	return t_repl_figure(c->r, name);
 }
 
-/* Lines of the event log holding @what. */
 static unsigned lines_with(struct ctx *c, const char *what)
 {
-	FILE *f = fopen(c->evpath, "r");
-	char line[1024];
-	unsigned n = 0;
-	assert_non_null(f);
-	while (fgets(line, sizeof(line), f))
-		n += strstr(line, what) != NULL;
-	fclose(f);
-	return n;
+	return t_lines_with(c->evpath, what);
 }
 
 static void wait_lines(struct ctx *c, const char *what, unsigned n)
@@ -116,24 +108,17 @@ static uint64_t inject(struct ctx *c, const char *rule)
 	return id;
 }
 
-static uint64_t ns_of(clockid_t clk)
-{
-	struct timespec ts;
-	clock_gettime(clk, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* While a fault holds batches back past the rpo, the thread looks at the
  * faults every 200 ms: over 300 ms it must use far less than a core (a
  * thread that spun on its past deadline used all of one). */
 static void assert_idle_while_held(void)
 {
 	struct timespec window = {0, 300 * 1000 * 1000};
-	uint64_t cpu = ns_of(CLOCK_PROCESS_CPUTIME_ID);
-	uint64_t wall = ns_of(CLOCK_MONOTONIC);
+	uint64_t cpu = t_ns_of(CLOCK_PROCESS_CPUTIME_ID);
+	uint64_t wall = t_ns_of(CLOCK_MONOTONIC);
 	nanosleep(&window, NULL);
-	cpu = ns_of(CLOCK_PROCESS_CPUTIME_ID) - cpu;
-	wall = ns_of(CLOCK_MONOTONIC) - wall;
+	cpu = t_ns_of(CLOCK_PROCESS_CPUTIME_ID) - cpu;
+	wall = t_ns_of(CLOCK_MONOTONIC) - wall;
 	if (cpu * 4 > wall)
 		fail_msg("%.0f ms of CPU in %.0f ms held back: spinning",
 			 cpu / 1e6, wall / 1e6);
