@@ -383,7 +383,23 @@ static uint64_t dedupe_cpu_ns(const struct model *m, const struct model_io *io)
 struct ctl_work {
 	unsigned node, ops;
 	bool front, mirror;
+	unsigned link; /* several nodes, @front: the node's link it came on */
 };
+
+/* Which of node @cw->node's controllers works (several nodes; faults are
+ * not modelled there): the one whose port took the request (ports are
+ * spread over the controllers in turn), and for back-end work each in
+ * turn; active-standby, the first. */
+static unsigned node_ctl(struct model *m, const struct ctl_work *cw)
+{
+	unsigned n = m->p->ctl.count;
+
+	if (m->p->ctl.ha != PROFILE_HA_ACTIVE_ACTIVE)
+		return 0;
+	if (cw->front)
+		return cw->link % n;
+	return m->node_next_ctl[cw->node]++ % n;
+}
 
 /* CPU, on a controller of @cw->node (and its partner for a mirrored
  * write); returns when the controllers are done. @whole: when a staged
@@ -395,7 +411,9 @@ static uint64_t run_controller(struct model *m, const struct model_io *io,
 			       uint64_t whole)
 {
 	const struct profile_controllers *c = &m->p->ctl;
-	unsigned local = model_fault_pick_ctl(m, &start), partner;
+	unsigned local =
+	    m->nodes > 1 ? node_ctl(m, cw) : model_fault_pick_ctl(m, &start);
+	unsigned partner;
 	unsigned i = cw->node * c->count + local;
 	struct engine_stage st = {.res = m->ctl[i], .op = io->op};
 	uint64_t t = start, back = cw->ops * m->be_op_ns, after = 0;
@@ -489,12 +507,13 @@ static uint64_t run_drives(struct model *m, const struct model_io *io,
  * mirror, its drives, the hop back (with a read's data). When @a has the
  * answer. */
 static uint64_t node_op(struct model *m, const struct model_io *io, unsigned a,
-			const struct raid_op *o, uint64_t from)
+			const struct raid_op *o, uint64_t arrival,
+			uint64_t from)
 {
 	bool write = o->op == ENGINE_OP_WRITE;
 	struct model_io sub = *io;
 	struct work w = {.node = o->drive};
-	uint64_t blocks = (io->length + BLOCK_BYTES - 1) / BLOCK_BYTES, t;
+	uint64_t blocks = (io->length + BLOCK_BYTES - 1) / BLOCK_BYTES, t, cpu;
 
 	sub.op = o->op;
 	sub.offset = o->offset;
@@ -506,11 +525,11 @@ static uint64_t node_op(struct model *m, const struct model_io *io, unsigned a,
 		: 0;
 	plan_io(m, &sub, &w);
 	t = model_nodes_hop(m, a, o->drive, write ? o->bytes : 0, from);
-	t = run_controller(
+	cpu = run_controller(
 	    m, &sub,
 	    &(struct ctl_work){.node = o->drive, .ops = w.ops, .mirror = true},
-	    t, 0);
-	t = run_drives(m, &sub, &w, t, 0);
+	    arrival, 0);
+	t = run_drives(m, &sub, &w, cpu > t ? cpu : t, 0);
 	return model_nodes_hop(m, o->drive, a, write ? 0 : o->bytes, t);
 }
 
@@ -524,10 +543,13 @@ static uint64_t submit_nodes(struct model *m, const struct model_io *io,
 	unsigned a = link / m->p->fe.links;
 	bool write = io->op == ENGINE_OP_WRITE;
 	bool staged = m->p->fe.write_staging && write;
-	uint64_t wire = write ? run_link(m, io, link, t) : 0, end;
+	uint64_t wire = write ? run_link(m, io, link, t) : 0, end, arrival = t;
 	const struct raid_plan *x;
 
-	t = run_controller(m, io, &(struct ctl_work){.node = a, .front = true},
+	t = run_controller(m, io,
+			   &(struct ctl_work){.node = a,
+					      .front = true,
+					      .link = link % m->p->fe.links},
 			   t, staged ? wire : 0);
 	if (!write)
 		wire = run_link(m, io, link, t);
@@ -538,8 +560,8 @@ static uint64_t submit_nodes(struct model *m, const struct model_io *io,
 
 		for (unsigned k = 0; k < x->n; k++)
 			if (x->ops[k].phase == phase) {
-				uint64_t e =
-				    node_op(m, io, a, &x->ops[k], from);
+				uint64_t e = node_op(m, io, a, &x->ops[k],
+						     arrival, from);
 
 				end = e > end ? e : end;
 			}

@@ -114,6 +114,7 @@ struct model {
 	unsigned nodes;
 	int ic_in[MODEL_MAX_LINKS], ic_out[MODEL_MAX_LINKS];
 	unsigned next_ic;
+	unsigned node_next_ctl[MODEL_MAX_CTLS]; /* back-end work, in turn */
 	uint64_t hop_ns;
 	struct profile_tier xtier;
 	struct raid_plan *xplan;
