@@ -514,6 +514,7 @@ static uint64_t node_op(struct model *m, const struct model_io *io, unsigned a,
 	struct model_io sub = *io;
 	struct work w = {.node = o->drive};
 	uint64_t blocks = (io->length + BLOCK_BYTES - 1) / BLOCK_BYTES, t, cpu;
+	uint64_t idle;
 
 	sub.op = o->op;
 	sub.offset = o->offset;
@@ -525,10 +526,20 @@ static uint64_t node_op(struct model *m, const struct model_io *io, unsigned a,
 		: 0;
 	plan_io(m, &sub, &w);
 	t = model_nodes_hop(m, a, o->drive, write ? o->bytes : 0, from);
+	/* The node's CPU is booked at the request's arrival, in submission
+	 * order as the engine grants (booked at @t, ahead of later
+	 * arrivals, it leaves gaps before it no core fills); it counts from
+	 * when the data is there, @t, so an idle node takes as long as if it
+	 * had started then. */
 	cpu = run_controller(
 	    m, &sub,
 	    &(struct ctl_work){.node = o->drive, .ops = w.ops, .mirror = true},
 	    arrival, 0);
+	idle = w.ops * m->be_op_ns;
+	if (write && m->p->ctl.write_cache == PROFILE_WCACHE_MIRRORED &&
+	    m->mirror_ns > idle)
+		idle = m->mirror_ns;
+	t += idle;
 	t = run_drives(m, &sub, &w, cpu > t ? cpu : t, 0);
 	return model_nodes_hop(m, o->drive, a, write ? 0 : o->bytes, t);
 }
