@@ -384,6 +384,7 @@ struct ctl_work {
 	unsigned node, ops;
 	bool front, mirror;
 	unsigned link; /* several nodes, @front: the node's link it came on */
+	uint64_t extra_ns; /* several nodes: interconnect messages' CPU */
 };
 
 /* Which of node @cw->node's controllers works (several nodes; faults are
@@ -416,7 +417,8 @@ static uint64_t run_controller(struct model *m, const struct model_io *io,
 	unsigned partner;
 	unsigned i = cw->node * c->count + local;
 	struct engine_stage st = {.res = m->ctl[i], .op = io->op};
-	uint64_t t = start, back = cw->ops * m->be_op_ns, after = 0;
+	uint64_t t = start, back = cw->ops * m->be_op_ns + cw->extra_ns;
+	uint64_t after = 0;
 
 	if (io->op == ENGINE_OP_WRITE && cw->front) {
 		uint64_t d = dedupe_cpu_ns(m, io);
@@ -514,7 +516,7 @@ static uint64_t node_op(struct model *m, const struct model_io *io, unsigned a,
 	struct model_io sub = *io;
 	struct work w = {.node = o->drive};
 	uint64_t blocks = (io->length + BLOCK_BYTES - 1) / BLOCK_BYTES, t, cpu;
-	uint64_t idle;
+	uint64_t idle, extra;
 
 	sub.op = o->op;
 	sub.offset = o->offset;
@@ -531,11 +533,15 @@ static uint64_t node_op(struct model *m, const struct model_io *io, unsigned a,
 	 * arrivals, it leaves gaps before it no core fills); it counts from
 	 * when the data is there, @t, so an idle node takes as long as if it
 	 * had started then. */
-	cpu = run_controller(
-	    m, &sub,
-	    &(struct ctl_work){.node = o->drive, .ops = w.ops, .mirror = true},
-	    arrival, 0);
-	idle = w.ops * m->be_op_ns;
+	/* Remote: the request's message in, the answer's out. */
+	extra = a != o->drive ? 2 * m->hop_cpu_ns : 0;
+	cpu = run_controller(m, &sub,
+			     &(struct ctl_work){.node = o->drive,
+						.ops = w.ops,
+						.mirror = true,
+						.extra_ns = extra},
+			     arrival, 0);
+	idle = w.ops * m->be_op_ns + extra;
 	if (write && m->p->ctl.write_cache == PROFILE_WCACHE_MIRRORED &&
 	    m->mirror_ns > idle)
 		idle = m->mirror_ns;
@@ -555,16 +561,18 @@ static uint64_t submit_nodes(struct model *m, const struct model_io *io,
 	bool write = io->op == ENGINE_OP_WRITE;
 	bool staged = m->p->fe.write_staging && write;
 	uint64_t wire = write ? run_link(m, io, link, t) : 0, end, arrival = t;
-	const struct raid_plan *x;
+	const struct raid_plan *x =
+	    model_nodes_split(m, io->op, io->offset, io->length);
+	struct ctl_work cw = {
+	    .node = a, .front = true, .link = link % m->p->fe.links};
 
-	t = run_controller(m, io,
-			   &(struct ctl_work){.node = a,
-					      .front = true,
-					      .link = link % m->p->fe.links},
-			   t, staged ? wire : 0);
+	/* Its messages to and from other nodes, two each, with the rest of
+	 * the taking node's work. */
+	for (unsigned k = 0; k < x->n; k++)
+		cw.extra_ns += x->ops[k].drive != a ? 2 * m->hop_cpu_ns : 0;
+	t = run_controller(m, io, &cw, t, staged ? wire : 0);
 	if (!write)
 		wire = run_link(m, io, link, t);
-	x = model_nodes_split(m, io->op, io->offset, io->length);
 	end = t;
 	for (unsigned phase = 0; phase < x->phases; phase++) {
 		uint64_t from = end;

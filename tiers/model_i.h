@@ -115,7 +115,7 @@ struct model {
 	int ic_in[MODEL_MAX_LINKS], ic_out[MODEL_MAX_LINKS];
 	unsigned next_ic;
 	unsigned node_next_ctl[MODEL_MAX_CTLS]; /* back-end work, in turn */
-	uint64_t hop_ns;
+	uint64_t hop_ns, hop_cpu_ns;
 	struct profile_tier xtier;
 	struct raid_plan *xplan;
 };

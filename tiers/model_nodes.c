@@ -8,8 +8,9 @@
  * (ic<n>.<port>.in / .out); a hop of data from node a to node b holds a's
  * out and b's in at once (cut-through through a switch) and then pays
  * interconnect_latency; a hop with no data (a read's request, a write's
- * acknowledgement) pays the latency alone. The interconnect costs no CPU
- * (RDMA: the adapters move the data).
+ * acknowledgement) pays the latency alone. Each message costs
+ * interconnect_cpu on both ends (model.c books it; 0 for RDMA, where the
+ * adapters move the data).
  *
  * Where the data lives, as node operations (struct raid_op with .drive
  * the node), in phases as raid.c gives them:
@@ -48,6 +49,7 @@ int model_nodes_init(struct model *m)
 	if (m->nodes == 1)
 		return 0;
 	m->hop_ns = model_scale_ns(m, n->net.request_ns);
+	m->hop_cpu_ns = model_scale_ns(m, n->hop_cpu_ns);
 	m->xplan = malloc(sizeof(*m->xplan));
 	if (!m->xplan)
 		return -ENOMEM;

@@ -182,6 +182,8 @@ const struct pkey pkeys[] = {
     KEY(PSEC_NODES, "interconnect_latency", PK_DURATION,
 	P(nodes.net.request_ns), "0",
 	.help = "one hop between nodes, beside the transfer"),
+    KEY(PSEC_NODES, "interconnect_cpu", PK_DURATION, P(nodes.hop_cpu_ns), "0",
+	.help = "CPU per message between nodes, on each end (0: RDMA)"),
 };
 #undef P
 #undef T

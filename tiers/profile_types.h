@@ -203,6 +203,9 @@ struct profile_nodes {
 	/* The interconnect, each node's ports: links, speed and line rate,
 	 * and request_ns as one hop's latency (the other fields unused). */
 	struct profile_frontend net;
+	/* CPU per message over the interconnect, on each end (a TCP stack's
+	 * work; 0: RDMA, the adapters move the data). */
+	uint64_t hop_cpu_ns;
 };
 
 struct profile {

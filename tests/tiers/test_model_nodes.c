@@ -233,6 +233,35 @@ static void test_fingerprint_latency(void **state)
 	(void)state;
 }
 
+/* interconnect_cpu = 3 us: a remote read's two messages cost 6 us on
+ * the taking node and 6 on the holding one, in its path (142.024 us);
+ * a local read none (125 us). */
+static void test_interconnect_cpu(void **state)
+{
+	char *text = malloc(sizeof(fingerprint) + 32);
+	struct profile *p;
+	bool seen[2] = {false, false};
+
+	assert_non_null(text);
+	snprintf(text, sizeof(fingerprint) + 32, "%sinterconnect_cpu = 3us\n",
+		 fingerprint);
+	p = t_profile(text);
+	for (uint64_t b = 0; b < 16; b++) {
+		struct model *m = t_model(p, 1.0, 1);
+		struct model_io io = t_io(ENGINE_OP_READ, b * 4096, 4096);
+		uint64_t end = model_submit(m, 0, &io);
+		bool remote = t_stats(m, "ic0.0.in").ops[1] > 0;
+
+		assert_int_equal(end, remote ? 142 * US + 24 : 125 * US);
+		seen[remote] = true;
+		model_free(m);
+	}
+	assert_true(seen[0] && seen[1]);
+	free(p);
+	free(text);
+	(void)state;
+}
+
 /* The nodes @m's drives worked on (8 nodes of 2 drives), as a bit set,
  * and the operations by kind. */
 static unsigned t_nodes_used(const struct model *m, uint64_t ops[2])
@@ -359,6 +388,7 @@ int main(void)
 	    cmocka_unit_test(test_fingerprint_one_block),
 	    cmocka_unit_test(test_fingerprint_spread),
 	    cmocka_unit_test(test_fingerprint_latency),
+	    cmocka_unit_test(test_interconnect_cpu),
 	    cmocka_unit_test(test_object_members),
 	    cmocka_unit_test(test_destage_on_nodes),
 	    cmocka_unit_test(test_faults_refused),
