@@ -23,7 +23,7 @@ bad() {
 
 # Every built-in: shown, and what is shown loads and shows the same.
 names=$("$ARRAYSIM" profiles | awk '{ print $1 }')
-if [ "$(echo "$names" | wc -l)" -eq 15 ]; then ok "15 built-ins"; else bad "built-ins: $names"; fi
+if [ "$(echo "$names" | wc -l)" -eq 16 ]; then ok "16 built-ins"; else bad "built-ins: $names"; fi
 # The bonnie++/Postmark report's four NFS datastores (issue 16) are among them.
 for n in tintri-t540 tegile-ha2200ep nexsan-e5000 opensolaris-b132; do
 	echo "$names" | grep -qx "$n" || bad "built-in $n is missing"

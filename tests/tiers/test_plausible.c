@@ -44,6 +44,13 @@ static const struct {
      "as xtremio-xbrick: the taking controller fingerprints a whole "
      "request in one stage on one core (the fingerprint picks the brick, "
      "so it comes before routing)"},
+    {"vsan-dell-r740xd",
+     "its front-end links stand for the VMs' virtual disks on their own "
+     "hosts (no wire: wider than a node serves, so never the bound); a "
+     "1 MiB write is one 1 MiB unit of a RAID 6 stripe across hosts, a "
+     "partial-stripe read-modify-write of data, P and Q on three other "
+     "hosts over 2 x 25GbE: 3 MiB read and 3 MiB written a request, "
+     "eight at a time"},
     {"traditional-san",
      "model: scatter = 4K lays every 4 KiB piece of a write as its own "
      "RAID 5 small write on a 15K disk, sequential or not; a filer "
