@@ -15,6 +15,7 @@
 
 #include <cmocka.h>
 
+#include "tests/tiers/t_model.h"
 #include "tiers/profile.h"
 #include "tiers/profile_calc.h"
 
@@ -444,19 +445,6 @@ static void test_compression_keys(void **state)
 	(void)state;
 }
 
-/* profile_print(@p) as a malloc'd string. */
-static char *t_shown(const struct profile *p)
-{
-	char *shown = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&shown, &len);
-
-	assert_non_null(f);
-	profile_print(f, p);
-	assert_int_equal(fclose(f), 0);
-	return shown;
-}
-
 /* [nodes]: its defaults, `profile show` printing it (and only with more
  * than one node) in a form that parses back to the same profile. */
 static void test_nodes(void **state)
@@ -472,7 +460,7 @@ static void test_nodes(void **state)
 	assert_int_equal(
 	    profile_parse_string(base, "n.ini", &p, err, sizeof(err)), 0);
 	assert_int_equal(p.nodes.count, 1);
-	once = t_shown(&p);
+	once = t_print(&p);
 	assert_null(strstr(once, "[nodes]"));
 	free(once);
 	assert_int_equal(
@@ -484,7 +472,7 @@ static void test_nodes(void **state)
 	assert_int_equal(p.nodes.net.links, 1);
 	assert_int_equal(p.nodes.net.line_bytes_per_s, 4000000000ull);
 	assert_int_equal(p.nodes.net.request_ns, 2000);
-	once = t_shown(&p);
+	once = t_print(&p);
 	assert_non_null(strstr(once, "\n[nodes]\ncount = 4\nplacement = "
 				     "object\nraid = raid1\nstripe_unit = "
 				     "1M\ninterconnect = IB-QDR\n"
@@ -492,7 +480,7 @@ static void test_nodes(void **state)
 				     "interconnect_latency = 2us\n"));
 	assert_int_equal(
 	    profile_parse_string(once, "n.ini", &q, err, sizeof(err)), 0);
-	twice = t_shown(&q);
+	twice = t_print(&q);
 	assert_string_equal(once, twice);
 	free(once);
 	free(twice);

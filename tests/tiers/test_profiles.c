@@ -24,19 +24,6 @@
 
 /* ---- every built-in ---------------------------------------------------- */
 
-/* profile_print(@p) as a malloc'd string. */
-static char *t_print(const struct profile *p)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	assert_non_null(f);
-	profile_print(f, p);
-	fclose(f);
-	return buf;
-}
-
 static void test_builtins_print_back(void **state)
 {
 	unsigned n = 0;
