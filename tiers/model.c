@@ -5,6 +5,10 @@
  *                             bandwidth = line rate x (1 - overhead)
  *   ctl<i>                    a controller: `cores` slots, CPU per request
  *   <tier><i>                 a drive: slots, latency, caps, HDD seek
+ *   ic<n>.<p>.in, .out        [nodes]: node n's interconnect port p
+ * With [nodes], each node has its own links, controllers and drives,
+ * numbered on from node 0's, and a request takes submit_nodes() below
+ * (tiers/README.md, "Several nodes"); with one node, the path drawn here.
  *
  * One request (times in emulated ns; "||" runs in parallel, the request
  * ends when both sides have):
@@ -528,13 +532,13 @@ static uint64_t node_op(struct model *m, const struct model_io *io, unsigned a,
 		: 0;
 	plan_io(m, &sub, &w);
 	t = model_nodes_hop(m, a, o->drive, write ? o->bytes : 0, from);
+	/* Remote: the request's message in, the answer's out. */
+	extra = a != o->drive ? 2 * m->hop_cpu_ns : 0;
 	/* The node's CPU is booked at the request's arrival, in submission
 	 * order as the engine grants (booked at @t, ahead of later
 	 * arrivals, it leaves gaps before it no core fills); it counts from
 	 * when the data is there, @t, so an idle node takes as long as if it
 	 * had started then. */
-	/* Remote: the request's message in, the answer's out. */
-	extra = a != o->drive ? 2 * m->hop_cpu_ns : 0;
 	cpu = run_controller(m, &sub,
 			     &(struct ctl_work){.node = o->drive,
 						.ops = w.ops,
