@@ -51,7 +51,9 @@ static void res_fill(const struct engine *e, int id, uint64_t now,
 
 	engine_resource_stats(e, id, &st);
 	snprintf(r->name, sizeof(r->name), "%s", name);
-	r->kind = !strncmp(name, "link", 4)  ? ARRAY_RES_LINK
+	/* ic<n>.<port>: a node's interconnect port ([nodes]), a link. */
+	r->kind = !strncmp(name, "link", 4) || !strncmp(name, "ic", 2)
+		      ? ARRAY_RES_LINK
 		  : !strncmp(name, "ctl", 3) ? ARRAY_RES_CTL
 					     : ARRAY_RES_DRIVE;
 	r->slots = engine_resource_slots(e, id);
@@ -95,6 +97,7 @@ static void fill(void *ctx, const struct model *m, const struct cache *c)
 	struct array_snapshot *s = ctx;
 	const struct profile *p = model_profile(m);
 	const struct engine *e = model_engine(m);
+	unsigned nodes = p->nodes.count > 1 ? p->nodes.count : 1;
 
 	s->now_ns = clock_mono_ns();
 	s->down = model_down(m);
@@ -112,7 +115,9 @@ static void fill(void *ctx, const struct model *m, const struct cache *c)
 		res_fill(e, (int)id, s->now_ns, &s->res[id]);
 	for (unsigned t = 0; t < PROFILE_TIER_COUNT; t++) {
 		s->tier[t].present = p->tier[t].present;
-		s->tier[t].drives = p->tier[t].present ? p->tier[t].drives : 0;
+		/* Every node's (model_drive_view's ids). */
+		s->tier[t].drives =
+		    p->tier[t].present ? p->tier[t].drives * nodes : 0;
 		for (unsigned i = 0; i < s->tier[t].drives; i++)
 			drive_fill(m, t, i, s);
 	}

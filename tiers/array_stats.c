@@ -59,6 +59,7 @@ struct printer {
 	FILE *out;
 	bool json;
 	const struct stats_base *base; /* NULL: since the mount */
+	const struct profile *p;
 	double elapsed_s;
 	unsigned ngroups;
 	struct group g[MAX_GROUPS];
@@ -215,6 +216,41 @@ static void print_bottleneck(struct printer *pr)
 		b->name, top);
 }
 
+/* Several nodes ([nodes]): each node's controllers together, its CPU
+ * utilisation (busy cores / cores) as "node<n>.ctl". */
+static void print_nodes(struct printer *pr, const struct engine *e)
+{
+	const struct profile *p = pr->p;
+	unsigned nodes = p && p->nodes.count > 1 ? p->nodes.count : 0;
+
+	if (!nodes)
+		return;
+	if (pr->json)
+		fputs(",\"nodes\":{", pr->out);
+	for (unsigned n = 0; n < nodes; n++) {
+		struct engine_resource_stats sum = {0}, s;
+		unsigned slots = 0, k;
+		int first = -1;
+		char name[32];
+
+		for (unsigned id = 0; id < engine_resources(e); id++) {
+			if (sscanf(engine_resource_name(e, (int)id), "ctl%u",
+				   &k) != 1 ||
+			    k / p->ctl.count != n ||
+			    res_stats(pr, e, (int)id, &s))
+				continue;
+			add(&sum, &s);
+			slots += engine_resource_slots(e, (int)id);
+			first = first < 0 ? (int)id : first;
+		}
+		snprintf(name, sizeof(name), "node%u.ctl", n);
+		figures(pr, "node", name, &sum, p->ctl.count, slots, e, first,
+			n + 1 == nodes);
+	}
+	if (pr->json)
+		fputc('}', pr->out);
+}
+
 static void print_resources(void *ctx, const struct engine *e)
 {
 	struct printer *pr = ctx;
@@ -255,6 +291,7 @@ static void print_resources(void *ctx, const struct engine *e)
 	}
 	if (pr->json)
 		fputc('}', pr->out);
+	print_nodes(pr, e);
 	print_bottleneck(pr);
 }
 
@@ -309,8 +346,11 @@ static void print_host_bound(struct printer *pr, struct array *a)
 static void print_from(struct array *a, FILE *out, bool json,
 		       const struct stats_base *base, double elapsed_s)
 {
-	struct printer pr = {
-	    .out = out, .json = json, .elapsed_s = elapsed_s, .base = base};
+	struct printer pr = {.out = out,
+			     .json = json,
+			     .elapsed_s = elapsed_s,
+			     .base = base,
+			     .p = a->profile};
 	fputs(json ? "{\"timed\":true,\"elapsed_s\":" : "array: ", out);
 	fprintf(out, json ? "%.3f" : "figures over %.3f s\n", pr.elapsed_s);
 	array_with_engine(a, print_resources, &pr);

@@ -210,6 +210,10 @@ static void fault_error(const struct array *a, const struct model_fault *f,
 		snprintf(err, errlen, "no drive %u in tier %s: it has %u",
 			 f->id, tiers[f->tier],
 			 a->profile->tier[f->tier].drives);
+	else if (rc == -ENOTSUP && a->profile->nodes.count > 1)
+		snprintf(err, errlen,
+			 "faults on a profile of %u nodes are not modelled yet",
+			 a->profile->nodes.count);
 	else if (rc == -ENOTSUP && !a->profile->tier[f->tier].present)
 		snprintf(err, errlen, "profile %s has no %s tier",
 			 a->profile->name, tiers[f->tier]);

@@ -5,6 +5,10 @@
  *                             bandwidth = line rate x (1 - overhead)
  *   ctl<i>                    a controller: `cores` slots, CPU per request
  *   <tier><i>                 a drive: slots, latency, caps, HDD seek
+ *   ic<n>.<p>.in, .out        [nodes]: node n's interconnect port p
+ * With [nodes], each node has its own links, controllers and drives,
+ * numbered on from node 0's, and a request takes submit_nodes() below
+ * (tiers/README.md, "Several nodes"); with one node, the path drawn here.
  *
  * One request (times in emulated ns; "||" runs in parallel, the request
  * ends when both sides have):
@@ -59,6 +63,7 @@
 #include "tiers/drive.h"
 #include "tiers/model_faults_i.h"
 #include "tiers/model_i.h"
+#include "tiers/model_nodes_i.h"
 #include "tiers/profile_calc.h"
 #include "tiers/raid.h"
 
@@ -84,7 +89,7 @@ static int add_links(struct model *m)
 	char name[32];
 
 	c.name = name;
-	for (unsigned i = 0; i < fe->links; i++) {
+	for (unsigned i = 0; i < m->nodes * fe->links; i++) {
 		for (int op = 0; op < ENGINE_OP_COUNT; op++) {
 			uint64_t bw = model_scale_rate(
 			    m, (uint64_t)profile_link_bytes_per_s(fe, op));
@@ -109,7 +114,7 @@ static int add_controllers(struct model *m)
 	char name[32];
 
 	c.name = name;
-	for (unsigned i = 0; i < m->p->ctl.count; i++) {
+	for (unsigned i = 0; i < m->nodes * m->p->ctl.count; i++) {
 		snprintf(name, sizeof(name), "ctl%u", i);
 		m->ctl[i] = engine_add_resource(m->e, &c);
 		if (m->ctl[i] < 0)
@@ -150,7 +155,8 @@ static int add_drives(struct model *m)
 			continue;
 		c = drive_conf(m, t);
 		c.name = name;
-		for (unsigned i = 0; i < t->drives; i++) {
+		/* Node by node: node n's drive i is drive n x drives + i. */
+		for (unsigned i = 0; i < m->nodes * t->drives; i++) {
 			int id;
 
 			snprintf(name, sizeof(name), "%s%u", names[tier], i);
@@ -173,18 +179,21 @@ int model_new(const struct profile *p, double scale, uint64_t seed,
 int model_new_timed(const struct profile *p, double scale, double time_scale,
 		    uint64_t seed, struct model **out)
 {
+	unsigned nodes = p->nodes.count > 1 ? p->nodes.count : 1;
 	struct model *m;
 	int rc;
 
 	*out = NULL;
 	if (p->model != PROFILE_MODEL_TIMED || !(scale > 0.0) ||
-	    !(time_scale > 0.0) || p->fe.links > MODEL_MAX_LINKS ||
-	    p->ctl.count > MODEL_MAX_CTLS)
+	    !(time_scale > 0.0) || nodes * p->fe.links > MODEL_MAX_LINKS ||
+	    nodes * p->ctl.count > MODEL_MAX_CTLS ||
+	    (nodes > 1 && nodes * p->nodes.net.links > MODEL_MAX_LINKS))
 		return -EINVAL;
 	m = calloc(1, sizeof(*m));
 	if (!m)
 		return -ENOMEM;
 	m->p = p;
+	m->nodes = nodes;
 	m->scale = scale;
 	m->time_scale = time_scale;
 	m->seed = seed;
@@ -199,6 +208,8 @@ int model_new_timed(const struct profile *p, double scale, double time_scale,
 		rc = add_controllers(m);
 	if (!rc)
 		rc = add_drives(m);
+	if (!rc)
+		rc = model_nodes_init(m);
 	if (!rc)
 		rc = model_fault_init(m);
 	if (rc) {
@@ -228,6 +239,7 @@ void model_free(struct model *m)
 	if (!m)
 		return;
 	model_fault_fini(m);
+	model_nodes_free(m);
 	engine_free(m->e);
 	free(m->plan[0]);
 	free(m->plan[1]);
@@ -236,11 +248,12 @@ void model_free(struct model *m)
 
 /* ---- one request --------------------------------------------------------- */
 
-/* The drive work of one request: up to two tier plans. */
+/* The drive work of one request: up to two tier plans, on one node. */
 struct work {
 	int tier[2]; /* -1: none */
 	unsigned n;
-	unsigned ops; /* drive operations in all plans */
+	unsigned ops;  /* drive operations in all plans */
+	unsigned node; /* whose drives */
 };
 
 static void work_add(struct model *m, struct work *w, int tier,
@@ -255,6 +268,25 @@ static void work_add(struct model *m, struct work *w, int tier,
 		return;
 	w->tier[w->n++] = tier;
 	w->ops += plan->n;
+}
+
+/* Drive operation @o of plan @i of @w on a node other than the first
+ * (faults are not modelled there: model_fault refuses them). */
+static uint64_t node_drive_op(struct model *m, const struct work *w, unsigned i,
+			      const struct raid_op *o, uint64_t from,
+			      uint64_t *counts)
+{
+	unsigned tier = (unsigned)w->tier[i];
+	struct engine_stage st = {
+	    .res = m->drive0[tier] +
+		   (int)(w->node * m->p->tier[tier].drives + o->drive),
+	    .op = o->op,
+	    .bytes = o->bytes,
+	    .offset_bytes = o->offset,
+	};
+
+	counts[o->op]++;
+	return engine_submit(m->e, from, &st, 1);
 }
 
 /* Run plan @i of @w from @start; its end time. Phases in order, each
@@ -274,8 +306,10 @@ static uint64_t run_plan(struct model *m, const struct work *w, unsigned i,
 
 			if (o->phase != phase)
 				continue;
-			t = model_fault_drive_op(m, (unsigned)w->tier[i], o,
-						 from, counts);
+			t = w->node
+				? node_drive_op(m, w, i, o, from, counts)
+				: model_fault_drive_op(m, (unsigned)w->tier[i],
+						       o, from, counts);
 			end = t > end ? t : end;
 		}
 	}
@@ -346,20 +380,51 @@ static uint64_t dedupe_cpu_ns(const struct model *m, const struct model_io *io)
 	return ns;
 }
 
-/* CPU, on the controller that takes the request (and its partner for
- * a mirrored write); returns when the controllers are done. @whole: when
- * a staged write's data is all in (0: not staged), before which only the
- * front-end work can run.
+/* The CPU work one controller does for a request: on one node, @front
+ * (the front-end work and dedupe: the controller that takes the request),
+ * the back-end work of @ops drive operations, and @mirror (a mirrored
+ * write's copy on the partner). One node does all of it. */
+struct ctl_work {
+	unsigned node, ops;
+	bool front, mirror;
+	unsigned link; /* several nodes, @front: the node's link it came on */
+	uint64_t extra_ns; /* several nodes: interconnect messages' CPU */
+};
+
+/* Which of node @cw->node's controllers works (several nodes; faults are
+ * not modelled there): the one whose port took the request (ports are
+ * spread over the controllers in turn), and for back-end work each in
+ * turn; active-standby, the first. */
+static unsigned node_ctl(struct model *m, const struct ctl_work *cw)
+{
+	unsigned n = m->p->ctl.count;
+
+	if (m->p->ctl.ha != PROFILE_HA_ACTIVE_ACTIVE)
+		return 0;
+	if (cw->front)
+		return cw->link % n;
+	return m->node_next_ctl[cw->node]++ % n;
+}
+
+/* CPU, on a controller of @cw->node (and its partner for a mirrored
+ * write); returns when the controllers are done. @whole: when a staged
+ * write's data is all in (0: not staged), before which only the front-end
+ * work can run.
  */
 static uint64_t run_controller(struct model *m, const struct model_io *io,
-			       unsigned ops, uint64_t start, uint64_t whole)
+			       const struct ctl_work *cw, uint64_t start,
+			       uint64_t whole)
 {
 	const struct profile_controllers *c = &m->p->ctl;
-	unsigned i = model_fault_pick_ctl(m, &start), partner;
+	unsigned local =
+	    m->nodes > 1 ? node_ctl(m, cw) : model_fault_pick_ctl(m, &start);
+	unsigned partner;
+	unsigned i = cw->node * c->count + local;
 	struct engine_stage st = {.res = m->ctl[i], .op = io->op};
-	uint64_t t, back = ops * m->be_op_ns, after = 0;
+	uint64_t t = start, back = cw->ops * m->be_op_ns + cw->extra_ns;
+	uint64_t after = 0;
 
-	if (io->op == ENGINE_OP_WRITE) {
+	if (io->op == ENGINE_OP_WRITE && cw->front) {
 		uint64_t d = dedupe_cpu_ns(m, io);
 
 		if (m->p->dedupe.after_ack &&
@@ -368,21 +433,22 @@ static uint64_t run_controller(struct model *m, const struct model_io *io,
 		else
 			back += d;
 	}
-	st.work_ns = m->fe_op_ns + (whole ? 0 : back);
-	t = engine_submit(m->e, start, &st, 1);
+	st.work_ns = (cw->front ? m->fe_op_ns : 0) + (whole ? 0 : back);
+	if (cw->front || st.work_ns)
+		t = engine_submit(m->e, start, &st, 1);
 	if (whole) {
 		st.work_ns = back;
 		t = engine_submit(m->e, whole > t ? whole : t, &st, 1);
 	}
-	partner = model_fault_partner(m, i);
-	if (io->op == ENGINE_OP_WRITE &&
-	    c->write_cache == PROFILE_WCACHE_MIRRORED && partner != i) {
+	partner = model_fault_partner(m, local);
+	if (cw->mirror && io->op == ENGINE_OP_WRITE &&
+	    c->write_cache == PROFILE_WCACHE_MIRRORED && partner != local) {
 		/* The partner copies the data as it arrives, alongside the
 		 * owner's work (booked at the same arrival, so the engine
 		 * sees controller bookings in time order). */
 		uint64_t mirrored;
 
-		st.res = m->ctl[partner];
+		st.res = m->ctl[cw->node * c->count + partner];
 		st.work_ns = m->mirror_ns;
 		mirrored = engine_submit(m->e, start, &st, 1);
 		t = mirrored > t ? mirrored : t;
@@ -411,68 +477,193 @@ static uint64_t run_link(struct model *m, const struct model_io *io,
 	return engine_submit(m->e, start, &st, 1);
 }
 
-uint64_t model_submit(struct model *m, uint64_t now_ns,
-		      const struct model_io *io)
+/* The drives' part of @io once its controller work ends at @t (@wire:
+ * when its data is through the front end): with a write cache, the ack,
+ * the drive work in the background within write_backlog; else the drive
+ * work, and a hybrid's promotion of a read miss after it. */
+static uint64_t run_drives(struct model *m, const struct model_io *io,
+			   struct work *w, uint64_t t, uint64_t wire)
 {
-	bool cached_write = io->op == ENGINE_OP_WRITE &&
-			    m->p->ctl.write_cache != PROFILE_WCACHE_NONE;
-	unsigned link;
-	uint64_t t, end, wire, bg;
-	struct work w;
-	bool staged;
+	uint64_t end, bg;
 
-	if (io->length == 0 || io->length > RAID_IO_MAX)
-		return now_ns;
-	/* A stall (failover, path loss) holds the request at the door. */
-	now_ns = model_fault_arrive(m, now_ns);
-	link = model_fault_pick_link(m);
-	plan_io(m, io, &w);
-	t = now_ns + m->request_ns +
-	    model_scale_ns(m,
-			   profile_protocol_ns(&m->p->fe, io->op, io->length));
-	/* A write's data arrives before the controller works on it; a
-	 * read's leaves once the controller has sent it to the drives. */
-	wire = io->op == ENGINE_OP_WRITE ? run_link(m, io, link, t) : 0;
-	staged = m->p->fe.write_staging && io->op == ENGINE_OP_WRITE;
-	t = run_controller(m, io, w.ops, t, staged ? wire : 0);
-	if (io->op == ENGINE_OP_READ)
-		wire = run_link(m, io, link, t);
-	if (cached_write) {
+	if (io->op == ENGINE_OP_WRITE &&
+	    m->p->ctl.write_cache != PROFILE_WCACHE_NONE) {
 		end = t > wire ? t : wire;
-		bg = run_work(m, &w, end, m->counts.background_ops);
+		bg = run_work(m, w, end, m->counts.background_ops);
 		/* The write cache holds write_backlog of drive work. */
 		if (bg > m->backlog_ns && bg - m->backlog_ns > end)
 			end = bg - m->backlog_ns;
 		return end;
 	}
-	end = run_work(m, &w, t, m->counts.drive_ops);
+	end = run_work(m, w, t, m->counts.drive_ops);
 	end = end > wire ? end : wire;
 	if (io->op == ENGINE_OP_READ && !io->cache_hit &&
 	    m->p->tier[PROFILE_TIER_CACHE].present &&
 	    m->p->cache.promote_on_read_miss) {
-		w.n = w.ops = 0;
-		work_add(m, &w, PROFILE_TIER_CACHE, ENGINE_OP_WRITE, io->offset,
+		w->n = w->ops = 0;
+		work_add(m, w, PROFILE_TIER_CACHE, ENGINE_OP_WRITE, io->offset,
 			 io->length);
-		run_work(m, &w, end, m->counts.background_ops);
+		run_work(m, w, end, m->counts.background_ops);
 	}
 	return end;
 }
 
-uint64_t model_destage(struct model *m, uint64_t now_ns, uint64_t offset,
-		       uint64_t length)
+/* Node operation @o of @io (tiers/model_nodes.c), asked for by node @a at
+ * @from: the hop there (with a write's data), the node's back-end CPU and
+ * mirror, its drives, the hop back (with a read's data). When @a has the
+ * answer. */
+static uint64_t node_op(struct model *m, const struct model_io *io, unsigned a,
+			const struct raid_op *o, uint64_t arrival,
+			uint64_t from)
 {
+	bool write = o->op == ENGINE_OP_WRITE;
+	struct model_io sub = *io;
+	struct work w = {.node = o->drive};
+	uint64_t blocks = (io->length + BLOCK_BYTES - 1) / BLOCK_BYTES, t, cpu;
+	uint64_t idle, extra;
+
+	sub.op = o->op;
+	sub.offset = o->offset;
+	sub.length = o->bytes;
+	/* All deduped or none: the model's rule for a whole request. */
+	sub.blocks_deduped =
+	    io->blocks_deduped >= blocks
+		? (uint32_t)((o->bytes + BLOCK_BYTES - 1) / BLOCK_BYTES)
+		: 0;
+	plan_io(m, &sub, &w);
+	t = model_nodes_hop(m, a, o->drive, write ? o->bytes : 0, from);
+	/* Remote: the request's message in, the answer's out. */
+	extra = a != o->drive ? 2 * m->hop_cpu_ns : 0;
+	/* The node's CPU is booked at the request's arrival, in submission
+	 * order as the engine grants (booked at @t, ahead of later
+	 * arrivals, it leaves gaps before it no core fills); it counts from
+	 * when the data is there, @t, so an idle node takes as long as if it
+	 * had started then. */
+	cpu = run_controller(m, &sub,
+			     &(struct ctl_work){.node = o->drive,
+						.ops = w.ops,
+						.mirror = true,
+						.extra_ns = extra},
+			     arrival, 0);
+	idle = w.ops * m->be_op_ns + extra;
+	if (write && m->p->ctl.write_cache == PROFILE_WCACHE_MIRRORED &&
+	    m->mirror_ns > idle)
+		idle = m->mirror_ns;
+	t += idle;
+	t = run_drives(m, &sub, &w, cpu > t ? cpu : t, 0);
+	return model_nodes_hop(m, o->drive, a, write ? 0 : o->bytes, t);
+}
+
+/* @io on several nodes: node @a takes it on front-end link @link (the
+ * front-end work and dedupe on one of its controllers), then the node
+ * operations its placement implies, phase after phase; the data on the
+ * front-end link alongside (cut-through). */
+static uint64_t submit_nodes(struct model *m, const struct model_io *io,
+			     unsigned link, uint64_t t)
+{
+	unsigned a = link / m->p->fe.links;
+	bool write = io->op == ENGINE_OP_WRITE;
+	bool staged = m->p->fe.write_staging && write;
+	uint64_t wire = write ? run_link(m, io, link, t) : 0, end, arrival = t;
+	const struct raid_plan *x =
+	    model_nodes_split(m, io->op, io->offset, io->length);
+	struct ctl_work cw = {
+	    .node = a, .front = true, .link = link % m->p->fe.links};
+
+	/* Its messages to and from other nodes, two each, with the rest of
+	 * the taking node's work. */
+	for (unsigned k = 0; k < x->n; k++)
+		cw.extra_ns += x->ops[k].drive != a ? 2 * m->hop_cpu_ns : 0;
+	t = run_controller(m, io, &cw, t, staged ? wire : 0);
+	if (!write)
+		wire = run_link(m, io, link, t);
+	end = t;
+	for (unsigned phase = 0; phase < x->phases; phase++) {
+		uint64_t from = end;
+
+		for (unsigned k = 0; k < x->n; k++)
+			if (x->ops[k].phase == phase) {
+				uint64_t e = node_op(m, io, a, &x->ops[k],
+						     arrival, from);
+
+				end = e > end ? e : end;
+			}
+	}
+	return end > wire ? end : wire;
+}
+
+uint64_t model_submit(struct model *m, uint64_t now_ns,
+		      const struct model_io *io)
+{
+	unsigned link;
+	uint64_t t, wire;
 	struct work w = {.n = 0};
+	struct ctl_work cw = {.front = true, .mirror = true};
+
+	if (io->length == 0 || io->length > RAID_IO_MAX)
+		return now_ns;
+	/* A stall (failover, path loss) holds the request at the door. */
+	now_ns = model_fault_arrive(m, now_ns);
+	/* Several nodes: every node's links in turn (no faults there). */
+	link = m->nodes > 1 ? m->next_link++ % (m->nodes * m->p->fe.links)
+			    : model_fault_pick_link(m);
+	t = now_ns + m->request_ns +
+	    model_scale_ns(m,
+			   profile_protocol_ns(&m->p->fe, io->op, io->length));
+	if (m->nodes > 1)
+		return submit_nodes(m, io, link, t);
+	plan_io(m, io, &w);
+	/* A write's data arrives before the controller works on it; a
+	 * read's leaves once the controller has sent it to the drives. */
+	wire = io->op == ENGINE_OP_WRITE ? run_link(m, io, link, t) : 0;
+	cw.ops = w.ops;
+	t = run_controller(
+	    m, io, &cw, t,
+	    m->p->fe.write_staging && io->op == ENGINE_OP_WRITE ? wire : 0);
+	if (io->op == ENGINE_OP_READ)
+		wire = run_link(m, io, link, t);
+	return run_drives(m, io, &w, t, wire);
+}
+
+/* Destage @length bytes at @offset of node @node's cache tier. */
+static uint64_t destage_on(struct model *m, unsigned node, uint64_t now_ns,
+			   uint64_t offset, uint64_t length)
+{
+	struct work w = {.node = node};
 	uint64_t t;
 
-	if (!m->p->tier[PROFILE_TIER_CACHE].present || length == 0 ||
-	    length > RAID_IO_MAX)
-		return now_ns;
-	now_ns = model_fault_arrive(m, now_ns);
 	work_add(m, &w, PROFILE_TIER_CACHE, ENGINE_OP_READ, offset, length);
 	t = run_work(m, &w, now_ns, m->counts.background_ops);
 	w.n = w.ops = 0;
 	work_add(m, &w, PROFILE_TIER_BACKING, ENGINE_OP_WRITE, offset, length);
 	return run_work(m, &w, t, m->counts.background_ops);
+}
+
+uint64_t model_destage(struct model *m, uint64_t now_ns, uint64_t offset,
+		       uint64_t length)
+{
+	const struct raid_plan *x;
+	uint64_t end;
+
+	if (!m->p->tier[PROFILE_TIER_CACHE].present || length == 0 ||
+	    length > RAID_IO_MAX)
+		return now_ns;
+	now_ns = model_fault_arrive(m, now_ns);
+	if (m->nodes == 1)
+		return destage_on(m, 0, now_ns, offset, length);
+	/* Each node that a write of these bytes wrote destages its part. */
+	x = model_nodes_split(m, ENGINE_OP_WRITE, offset, length);
+	end = now_ns;
+	for (unsigned k = 0; k < x->n; k++) {
+		const struct raid_op *o = &x->ops[k];
+		uint64_t t;
+
+		if (o->op != ENGINE_OP_WRITE)
+			continue;
+		t = destage_on(m, o->drive, now_ns, o->offset, o->bytes);
+		end = t > end ? t : end;
+	}
+	return end;
 }
 
 void model_counts(const struct model *m, struct model_counts *c)

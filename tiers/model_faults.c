@@ -696,6 +696,8 @@ int model_fault(struct model *m, uint64_t now_ns, const struct model_fault *f,
 	int rc;
 
 	memset(eff, 0, sizeof(*eff));
+	if (m->nodes > 1)
+		return -ENOTSUP; /* not modelled on several nodes yet */
 	if (f->kind == MODEL_FAULT_CONTROLLER) {
 		rc = fault_ctl(m, now_ns, f->id, on, eff);
 		eff->serving = m->p->ctl.count - m->f.ctls_down;

@@ -107,6 +107,17 @@ struct model {
 	struct raid_plan *plan[2]; /* at most two tiers at once */
 	struct model_counts counts;
 	struct model_faults f;
+	/* Nodes (model_nodes.c): 1, or [nodes] count with the interconnect
+	 * ports per node (node n's port j at n x links + j), one hop's
+	 * latency (scaled), the layout across nodes (object placement) and
+	 * the current request's node operations. */
+	unsigned nodes;
+	int ic_in[MODEL_MAX_LINKS], ic_out[MODEL_MAX_LINKS];
+	unsigned next_ic;
+	unsigned node_next_ctl[MODEL_MAX_CTLS]; /* back-end work, in turn */
+	uint64_t hop_ns, hop_cpu_ns;
+	struct profile_tier xtier;
+	struct raid_plan *xplan;
 };
 
 /* A profile's duration, divided by --scale (tiers/scale.h). */

@@ -36,7 +36,9 @@ struct model_drive_view {
 
 /* The profile the model was built from. */
 const struct profile *model_profile(const struct model *m);
-/* Drive @id of tier @tier at @now_ns. 0, or -EINVAL (no such drive). */
+/* Drive @id of tier @tier at @now_ns. 0, or -EINVAL (no such drive).
+ * Several nodes: ids run node by node (node n's drive i is n x drives +
+ * i); drives past node 0's are always ok (no faults there yet). */
 int model_drive_view(const struct model *m, unsigned tier, unsigned id,
 		     uint64_t now_ns, struct model_drive_view *v);
 /* The rebuild of drive @id of tier @tier that the array noticed at
@@ -47,7 +49,8 @@ int model_drive_view(const struct model *m, unsigned tier, unsigned id,
  * last model_advance. */
 int model_rebuild_end(const struct model *m, unsigned tier, unsigned id,
 		      uint64_t fail_ns, uint64_t *end_ns);
-/* The engine resource of drive @id of tier @tier (-1: none). */
+/* The engine resource of drive @id of tier @tier, ids as for
+ * model_drive_view (-1: none). */
 int model_drive_res(const struct model *m, unsigned tier, unsigned id);
 /* Controller @i serves requests at @now_ns (not failed, not still
  * recovering). */

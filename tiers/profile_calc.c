@@ -33,6 +33,13 @@ uint64_t profile_tier_usable_bytes(const struct profile_tier *t)
 	return 0;
 }
 
+unsigned profile_node_width(enum profile_node_raid r)
+{
+	static const unsigned w[] = {1, 2, 4, 6};
+
+	return w[r];
+}
+
 double profile_link_bytes_per_s(const struct profile_frontend *fe,
 				enum engine_op op)
 {

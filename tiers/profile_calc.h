@@ -8,6 +8,9 @@
 uint64_t profile_tier_usable_bytes(const struct profile_tier *t);
 /* The tier that holds the data: flash (all-flash), else backing. */
 unsigned profile_data_tier(const struct profile *p);
+/* Members of one stripe across nodes ([nodes] raid): 1 (none), 2 (raid1,
+ * FTT=1), 4 (raid5, 3+1), 6 (raid6, 4+2), vSAN's fixed layouts. */
+unsigned profile_node_width(enum profile_node_raid r);
 /* One link's data rate in direction @op after protocol overhead. */
 double profile_link_bytes_per_s(const struct profile_frontend *fe,
 				enum engine_op op);

@@ -12,6 +12,7 @@
  *   all-flash        [controllers] [frontend] [tier flash] [dedupe]
  *   hybrid           [controllers] [frontend] [tier cache] [tier backing]
  *                    [cache] [dedupe]
+ *   either, and      [nodes] when given (else one node)
  */
 #include "tiers/profile_check_i.h"
 
@@ -100,6 +101,10 @@ static int check_protocol(struct pstate *st)
 					 ? PROFILE_PROTO_NFS
 					 : fe->protocol;
 
+	if (!strncmp(fe->speed, "IB-", 3))
+		FAIL(st, PSEC_FRONTEND, 0, "speed",
+		     "InfiniBand joins nodes ([nodes] interconnect), not "
+		     "hosts");
 	if (profile_link_family(fe) != want)
 		FAIL(st, PSEC_FRONTEND, 0, "protocol",
 		     "%s needs %s (speed is %s)", protocol_names[fe->protocol],
@@ -367,6 +372,44 @@ static int check_null(struct pstate *st)
 	return 0;
 }
 
+/* [nodes]: given, each node copies the controllers, links and drives, so
+ * their totals must fit the model's tables; raid only with object
+ * placement, and no wider than the cluster. */
+static int check_nodes(struct pstate *st)
+{
+	struct profile *p = st->p;
+	struct profile_nodes *n = &p->nodes;
+	enum psec s = PSEC_NODES;
+
+	if (!st->sec_line[s][0]) {
+		n->count = 1;
+		return 0;
+	}
+	if (fill_defaults(st, s, 0))
+		return -EINVAL;
+	n->net.overhead_pct[0] = n->net.overhead_pct[1] = 0;
+	if (n->count * p->ctl.count > 64 || n->count * p->fe.links > 64 ||
+	    n->count * n->net.links > 64)
+		FAIL(st, s, 0, "count",
+		     "%u nodes of %u controllers, %u links and %u "
+		     "interconnect links: more than 64 of one kind",
+		     n->count, p->ctl.count, p->fe.links, n->net.links);
+	if (n->placement == PROFILE_PLACE_FINGERPRINT &&
+	    n->raid != PROFILE_NRAID_NONE)
+		FAIL(st, s, 0, "raid",
+		     "only with placement = object (fingerprint placement "
+		     "protects inside each node, by its tiers' raid)");
+	if (profile_node_width(n->raid) > n->count)
+		FAIL(st, s, 0, "raid",
+		     "%s across nodes needs %u nodes or more (count = %u)",
+		     pkeys[pkey_find(s, "raid")].names[n->raid],
+		     profile_node_width(n->raid), n->count);
+	if (n->stripe_unit_bytes < BLOCK_BYTES ||
+	    n->stripe_unit_bytes % BLOCK_BYTES)
+		FAIL(st, s, 0, "stripe_unit", "must be a multiple of 4K");
+	return 0;
+}
+
 int profile_resolve(struct pstate *st)
 {
 	static const enum psec always[] = {PSEC_CONTROLLERS, PSEC_FRONTEND,
@@ -386,5 +429,5 @@ int profile_resolve(struct pstate *st)
 			return -EINVAL;
 	if (st->p->tier[PROFILE_TIER_CACHE].present && check_cache(st))
 		return -EINVAL;
-	return 0;
+	return check_nodes(st);
 }

@@ -8,7 +8,7 @@
 #include <string.h>
 
 const char *const psec_names[PSEC_COUNT] = {
-    "array", "controllers", "frontend", "tier", "cache", "dedupe",
+    "array", "controllers", "frontend", "tier", "cache", "dedupe", "nodes",
 };
 const char *const ptier_names[PROFILE_TIER_COUNT] = {"flash", "cache",
 						     "backing"};
@@ -28,6 +28,9 @@ static const char *const policy_names[] = {"write-back", "write-through",
 static const char *const evict_names[] = {"lru", "arc", NULL};
 static const char *const compress_names[] = {"none", "lz4", "zstd", NULL};
 static const char *const keep_names[] = {"any", "half", NULL};
+static const char *const placement_names[] = {"fingerprint", "object", NULL};
+static const char *const nraid_names[] = {"none", "raid1", "raid5", "raid6",
+					  NULL};
 
 /* One key: section, name, type, field, default (NULL: required), then
  * the optional fields by name. */
@@ -158,6 +161,29 @@ const struct pkey pkeys[] = {
 		"(0: free)"),
     KEY(PSEC_DEDUPE, "after_ack", PK_BOOL, P(dedupe.after_ack), "no",
 	.help = "yes: with a write cache, dedupe runs after the ack"),
+    /* [nodes]: only when given (profile_check.c); else one node. */
+    KEY(PSEC_NODES, "count", PK_UINT, P(nodes.count), NULL, .min = 2, .max = 64,
+	.help = "nodes, each a copy of the controllers, links "
+		"and drives"),
+    KEY(PSEC_NODES, "placement", PK_ENUM, P(nodes.placement), NULL,
+	.names = placement_names, .what = "placement",
+	.help = "fingerprint: each 4K block by its fingerprint; object: "
+		"stripes over consecutive nodes"),
+    KEY(PSEC_NODES, "raid", PK_ENUM, P(nodes.raid), "none",
+	.names = nraid_names, .what = "RAID level across nodes",
+	.help = "object placement: raid1 (2 copies), raid5 (3+1), raid6 "
+		"(4+2), each member on its own node"),
+    KEY(PSEC_NODES, "stripe_unit", PK_SIZE, P(nodes.stripe_unit_bytes), "1M",
+	.help = "object placement: bytes per member per stripe"),
+    KEY(PSEC_NODES, "interconnect", PK_LINK, P(nodes.net), NULL,
+	.help = "the link speed between nodes"),
+    KEY(PSEC_NODES, "interconnect_links", PK_UINT, P(nodes.net.links), "1",
+	.min = 1, .max = 64, .help = "interconnect ports per node"),
+    KEY(PSEC_NODES, "interconnect_latency", PK_DURATION,
+	P(nodes.net.request_ns), "0",
+	.help = "one hop between nodes, beside the transfer"),
+    KEY(PSEC_NODES, "interconnect_cpu", PK_DURATION, P(nodes.hop_cpu_ns), "0",
+	.help = "CPU per message between nodes, on each end (0: RDMA)"),
 };
 #undef P
 #undef T
@@ -166,7 +192,8 @@ const struct pkey pkeys[] = {
 #undef KEY
 const unsigned n_pkeys = sizeof(pkeys) / sizeof(pkeys[0]);
 
-_Static_assert(sizeof(pkeys) / sizeof(pkeys[0]) <= 64, "pstate.key_line");
+_Static_assert(sizeof(pkeys) / sizeof(pkeys[0]) <= PROFILE_MAX_KEYS,
+	       "pstate.key_line");
 
 bool pkey_mount_only(const struct pkey *k)
 {

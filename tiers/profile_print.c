@@ -186,4 +186,10 @@ void profile_print(FILE *f, const struct profile *p)
 	if (p->tier[PROFILE_TIER_CACHE].present)
 		print_section(f, p, PSEC_CACHE, 0, false);
 	print_section(f, p, PSEC_DEDUPE, 0, false);
+	/* One node is the array without [nodes]: printed as it was. */
+	if (p->nodes.count < 2)
+		return;
+	print_section(f, p, PSEC_NODES, 0, false);
+	fprintf(f, "; per interconnect link: %.1f MB/s each way\n",
+		profile_link_bytes_per_s(&p->nodes.net, ENGINE_OP_READ) / 1e6);
 }

@@ -172,6 +172,42 @@ struct profile_dedupe {
 	bool after_ack;
 };
 
+/* How a request's data is spread over the nodes ([nodes] placement). */
+enum profile_placement {
+	/* Each 4 KiB block on the node its content fingerprint picks,
+	 * uniformly over all nodes (XtremIO); protection inside the node. */
+	PROFILE_PLACE_FINGERPRINT,
+	/* Each stripe of an object on consecutive nodes, its members (copies
+	 * or EC data and parity) on different nodes (vSAN components). */
+	PROFILE_PLACE_OBJECT,
+};
+
+/* Protection across nodes (object placement): the object's members on
+ * different nodes, vSAN's layouts. Values match enum profile_raid where
+ * they share a name. */
+enum profile_node_raid {
+	PROFILE_NRAID_NONE,  /* each stripe unit on one node */
+	PROFILE_NRAID_RAID1, /* FTT=1: two copies on two nodes */
+	PROFILE_NRAID_RAID5, /* 3 data + 1 parity on four nodes */
+	PROFILE_NRAID_RAID6, /* 4 data + 2 parity on six nodes */
+};
+
+/* Several nodes (X-Bricks, hosts), each a copy of [controllers], the
+ * [frontend] links and the tiers, joined by an interconnect. count 1: one
+ * node, no interconnect (the array as before [nodes] existed). */
+struct profile_nodes {
+	unsigned count;
+	enum profile_placement placement;
+	enum profile_node_raid raid;
+	uint64_t stripe_unit_bytes; /* object placement: bytes per member */
+	/* The interconnect, each node's ports: links, speed and line rate,
+	 * and request_ns as one hop's latency (the other fields unused). */
+	struct profile_frontend net;
+	/* CPU per message over the interconnect, on each end (a TCP stack's
+	 * work; 0: RDMA, the adapters move the data). */
+	uint64_t hop_cpu_ns;
+};
+
 struct profile {
 	char name[64]; /* file stem or built-in name */
 	char description[PROFILE_TEXT_LEN];
@@ -181,6 +217,7 @@ struct profile {
 	struct profile_tier tier[PROFILE_TIER_COUNT];
 	struct profile_cache cache; /* hybrid only */
 	struct profile_dedupe dedupe;
+	struct profile_nodes nodes;
 };
 
 struct profile_builtin {

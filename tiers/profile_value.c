@@ -50,7 +50,10 @@ void pstate_error(struct pstate *st, int line, enum psec sec, unsigned slot,
 
 /* Link speeds by name: the data rate one direction carries, before the
  * protocol's own overhead (8b/10b coding is already out of the FC, SATA
- * and SAS figures; SATA is half duplex in truth, modelled as full). */
+ * and SAS figures; SATA is half duplex in truth, modelled as full).
+ * InfiniBand, between nodes only ([nodes] interconnect): 4x links, QDR
+ * 40 Gb/s with 8b/10b (32 Gb/s of data), FDR 4 x 14.0625 Gb/s and EDR
+ * 4 x 25.78125 Gb/s with 64b/66b. */
 static const struct link_speed {
 	const char *name;
 	uint64_t bytes_per_s;
@@ -61,7 +64,8 @@ static const struct link_speed {
     {"8GFC", 800000000ull},	{"16GFC", 1600000000ull},
     {"32GFC", 3200000000ull},	{"SATA-3G", 300000000ull},
     {"SATA-6G", 600000000ull},	{"SAS-6G", 600000000ull},
-    {"SAS-12G", 1200000000ull},
+    {"SAS-12G", 1200000000ull}, {"IB-QDR", 4000000000ull},
+    {"IB-FDR", 6818181818ull},	{"IB-EDR", 12500000000ull},
 };
 
 static int set_link(struct pstate *st, const struct pkey *k, unsigned slot,

@@ -42,7 +42,9 @@ static uint64_t fuzz_slots(const struct profile *p)
 	for (unsigned t = 0; t < PROFILE_TIER_COUNT; t++)
 		if (p->tier[t].present)
 			n += (uint64_t)p->tier[t].drives * p->tier[t].slots;
-	return n + (uint64_t)p->ctl.count * p->ctl.cores;
+	/* [nodes]: each node a copy of the controllers and drives. */
+	return (p->nodes.count > 1 ? p->nodes.count : 1) *
+	       (n + (uint64_t)p->ctl.count * p->ctl.cores);
 }
 
 /* Set or clear an array fault chosen by @b (tiers/model_faults.c): any

@@ -103,6 +103,16 @@ xtremio-xbrick)
 		"assert|4K random 50/50 QD128|iops|150000|128|4096|0.01|--rw=randrw --rwmixread=50 --bs=4k --iodepth=128"
 	)
 	;;
+xtremio-xbrick4)
+	# 4 X-Bricks (arrays.md: about 1,000,000 read, 600,000 mixed), the
+	# one-brick rows' load per brick (128 outstanding each) at half their
+	# scale (100 and 170 ms a request), so a longer run holds enough.
+	RUN=(--runtime=6 --ramp_time=2)
+	ROWS=(
+		"assert|4K random read QD512|iops|1000000|512|4096|0.005|--rw=randread --bs=4k --iodepth=512"
+		"assert|4K random 50/50 QD512|iops|600000|512|4096|0.005|--rw=randrw --rwmixread=50 --bs=4k --iodepth=512"
+	)
+	;;
 infinidat-6303)
 	# 150K IOPS offered, 8K, random, 50/50 (the fault tests' background
 	# load), carried by 3 controllers. The data sits in the flash cache:

@@ -23,7 +23,7 @@ bad() {
 
 # Every built-in: shown, and what is shown loads and shows the same.
 names=$("$ARRAYSIM" profiles | awk '{ print $1 }')
-if [ "$(echo "$names" | wc -l)" -eq 14 ]; then ok "14 built-ins"; else bad "built-ins: $names"; fi
+if [ "$(echo "$names" | wc -l)" -eq 16 ]; then ok "16 built-ins"; else bad "built-ins: $names"; fi
 # The bonnie++/Postmark report's four NFS datastores (issue 16) are among them.
 for n in tintri-t540 tegile-ha2200ep nexsan-e5000 opensolaris-b132; do
 	echo "$names" | grep -qx "$n" || bad "built-in $n is missing"
@@ -97,6 +97,8 @@ bad_profile pct_order 's/read_latency = 100us/read_latency = p99:1ms p50:90us/' 
 bad_profile syntax 's/^speed = 10GbE/speed 10GbE/' "2: expected [section] or key = value"
 bad_profile section 's/\[frontend\]/[frontman]/' "1: unknown section [frontman]"
 bad_profile protocol 's/^speed = 10GbE/speed = 10GbE\nprotocol = fc/' "3: [frontend] protocol: fc needs an FC speed"
+bad_profile nodes_raid 's/^write_latency = 50us/write_latency = 50us\n[nodes]\ncount = 4\nplacement = object\nraid = raid6\ninterconnect = 25GbE/' "13: [nodes] raid: raid6 across nodes needs 6 nodes or more (count = 4)"
+bad_profile nodes_ib_hosts 's/^speed = 10GbE/speed = IB-QDR\nprotocol = local/' "2: [frontend] speed: InfiniBand joins nodes"
 printf '\x00\xff[[[\n=\n' >"$T/binary.ini"
 WANT="$T/binary.ini:1: not a text file" one_line_failure "profile show of binary junk" "$ARRAYSIM" profile show "$T/binary.ini"
 

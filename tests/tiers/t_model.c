@@ -26,6 +26,18 @@ struct profile *t_profile(const char *text)
 	return p;
 }
 
+char *t_print(const struct profile *p)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	profile_print(f, p);
+	assert_int_equal(fclose(f), 0);
+	return buf;
+}
+
 struct model *t_model(const struct profile *p, double scale, uint64_t seed)
 {
 	struct model *m;

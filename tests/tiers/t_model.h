@@ -43,6 +43,8 @@ struct t_result {
 
 /* Parse @text (fails the test on an error) into a heap profile. */
 struct profile *t_profile(const char *text);
+/* profile_print(@p) (`profile show`) as a malloc'd string. */
+char *t_print(const struct profile *p);
 /* A model of @p at @scale; fails the test on an error. */
 struct model *t_model(const struct profile *p, double scale, uint64_t seed);
 /* Run @n I/Os of @w with @q clients (<= T_MAX_CLIENTS), each submitting its

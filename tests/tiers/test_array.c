@@ -263,9 +263,10 @@ static void t_fault_profile(char *path, size_t len, const char *shutdown)
 	fclose(f);
 }
 
-/* Array faults: refused on the null model; with both controllers lost,
- * shutdown = block holds a request until one is back, eio fails it at
- * once; a request still held at array_free fails rather than hangs. */
+/* Array faults: refused on the null model and on several nodes; with both
+ * controllers lost, shutdown = block holds a request until one is back, eio
+ * fails it at once; a request still held at array_free fails rather than hangs.
+ */
 static void test_faults_shutdown(void **state)
 {
 	struct t_wait w = {.lock = PTHREAD_MUTEX_INITIALIZER,
@@ -282,6 +283,13 @@ static void test_faults_shutdown(void **state)
 	assert_int_equal(
 	    array_fault(a, &c0, true, &now, &eff, err, sizeof(err)), -ENOTSUP);
 	assert_non_null(strstr(err, "timed array profile"));
+	array_free(a);
+	/* Several nodes: not modelled yet, and said so. */
+	assert_int_equal(array_new("xtremio-xbrick4", 1.0, 1, &a), 0);
+	assert_int_equal(
+	    array_fault(a, &c0, true, &now, &eff, err, sizeof(err)), -ENOTSUP);
+	assert_string_equal(
+	    err, "faults on a profile of 4 nodes are not modelled yet");
 	array_free(a);
 
 	t_fault_profile(path, sizeof(path), "block");

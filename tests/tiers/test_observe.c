@@ -24,6 +24,7 @@
 #include "tiers/array_metrics.h"
 #include "tiers/array_samples.h"
 #include "tiers/array_snapshot.h"
+#include "tiers/array_stats.h"
 #include "tiers/model_state.h"
 
 /* raid5 of 4 SSDs, 1G each, half full, rebuilt at 100 MB/s. */
@@ -382,6 +383,61 @@ static void test_busy_exposed(void **state)
 	array_free(a);
 }
 
+/* Several nodes (xtremio-xbrick4: 4 nodes of 2 controllers of 16 cores,
+ * 25 SSDs, 4 interconnect ports): every node's drives in the snapshot
+ * and the exposition, once each (ids 0 to 99), the interconnect ports as
+ * links, and `stats --array` with each node's CPU. 20 reads cost 120 us
+ * on the taking controller and 8 us (one drive operation) on the
+ * holding node's: 20 x 128 us over 16 cores. */
+static void test_nodes_observed(void **state)
+{
+	struct array_snapshot s;
+	struct array *a;
+	char *text = NULL;
+	size_t len = 0;
+	uint64_t ctl_busy = 0;
+	unsigned drives = 0, ic = 0;
+	FILE *f;
+	(void)state;
+
+	assert_int_equal(array_new("xtremio-xbrick4", 1.0, 1, &a), 0);
+	t_read20(a);
+	text = t_exposition(a, &s);
+	assert_int_equal(s.tier[PROFILE_TIER_FLASH].drives, 100);
+	assert_int_equal(s.tier[PROFILE_TIER_FLASH].in_state[MODEL_DRIVE_OK],
+			 100);
+	for (unsigned i = 0; i < s.nres; i++) {
+		const struct array_snap_res *r = &s.res[i];
+
+		if (r->kind == ARRAY_RES_DRIVE)
+			assert_int_equal(r->id, drives++);
+		if (!strncmp(r->name, "ic", 2)) {
+			assert_int_equal(r->kind, ARRAY_RES_LINK);
+			ic++;
+		}
+		if (r->kind == ARRAY_RES_CTL)
+			ctl_busy += r->busy_ns;
+	}
+	assert_int_equal(drives, 100);
+	assert_int_equal(ic, 4 * 4 * 2);
+	t_assert_within((double)ctl_busy, 20 * 128e3 / 16, 0.01);
+	assert_non_null(strstr(text, "arraysim_drive_state{tier=\"flash\","
+				     "drive=\"99\",state=\"ok\"} 1\n"));
+	assert_null(strstr(text, "drive=\"100\""));
+	assert_non_null(strstr(text, "{kind=\"link\",resource=\"ic3.3.out\"}"));
+	array_snapshot_free(&s);
+	free(text);
+	text = NULL;
+	f = open_memstream(&text, &len);
+	array_stats_print(a, f, true, 1000000000ull);
+	fclose(f);
+	assert_non_null(
+	    strstr(text, ",\"nodes\":{\"node0.ctl\":{\"members\":2,"));
+	assert_non_null(strstr(text, "\"node3.ctl\":{\"members\":2,"));
+	free(text);
+	array_free(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -392,6 +448,7 @@ int main(void)
 	    cmocka_unit_test(test_snapshot_hybrid),
 	    cmocka_unit_test(test_late_replies_exposed),
 	    cmocka_unit_test(test_busy_exposed),
+	    cmocka_unit_test(test_nodes_observed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

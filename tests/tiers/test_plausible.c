@@ -40,6 +40,17 @@ static const struct {
      "request's CPU is one stage on one core, so QD8 of 1 MiB keeps "
      "8 of 32 cores busy (about 320 MB/s) where the array would spread "
      "the chunks"},
+    {"xtremio-xbrick4",
+     "as xtremio-xbrick: the taking controller fingerprints a whole "
+     "request in one stage on one core (the fingerprint picks the brick, "
+     "so it comes before routing)"},
+    {"vsan-dell-r740xd",
+     "its front-end links stand for the VMs' virtual disks on their own "
+     "hosts (no wire: wider than a node serves, so never the bound); a "
+     "1 MiB write is one 1 MiB unit of a RAID 6 stripe across hosts, a "
+     "partial-stripe read-modify-write of data, P and Q on three other "
+     "hosts over 2 x 25GbE: 3 MiB read and 3 MiB written a request, "
+     "eight at a time"},
     {"traditional-san",
      "model: scatter = 4K lays every 4 KiB piece of a write as its own "
      "RAID 5 small write on a 15K disk, sequential or not; a filer "
@@ -63,12 +74,14 @@ struct t_limits {
 static struct t_limits t_limits_of(const struct profile *p)
 {
 	struct t_limits l = {.max_iops = 1e300};
+	/* Several nodes: each brings its controllers and links. */
 	unsigned serving =
-	    p->ctl.ha == PROFILE_HA_ACTIVE_ACTIVE ? p->ctl.count : 1;
+	    p->nodes.count *
+	    (p->ctl.ha == PROFILE_HA_ACTIVE_ACTIVE ? p->ctl.count : 1);
 
 	for (int op = 0; op < ENGINE_OP_COUNT; op++)
-		l.link_mb_s[op] =
-		    p->fe.links * profile_link_bytes_per_s(&p->fe, op) / 1e6;
+		l.link_mb_s[op] = p->nodes.count * p->fe.links *
+				  profile_link_bytes_per_s(&p->fe, op) / 1e6;
 	if (p->ctl.frontend_op_ns)
 		l.max_iops = (double)serving * p->ctl.cores * 1e9 /
 			     (double)p->ctl.frontend_op_ns;

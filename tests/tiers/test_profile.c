@@ -15,6 +15,7 @@
 
 #include <cmocka.h>
 
+#include "tests/tiers/t_model.h"
 #include "tiers/profile.h"
 #include "tiers/profile_calc.h"
 
@@ -109,7 +110,7 @@ static const struct t_case cases[] = {
     {"[frontend]\n", "[frontends]\n",
      "test.ini:1: unknown section [frontends] (known: [array], "
      "[controllers], [frontend], [tier flash], [tier cache], [tier "
-     "backing], [cache], [dedupe])"},
+     "backing], [cache], [dedupe], [nodes])"},
     {"kind = ssd", "kind = ssd\nkind = hdd",
      "test.ini:5: [tier flash] kind: given twice (first on line 4)"},
     {"speed = 10GbE\n", "",
@@ -117,7 +118,10 @@ static const struct t_case cases[] = {
     {"speed = 10GbE", "speed = 3GbE",
      "test.ini:2: [frontend] speed: unknown link speed '3GbE' (known: 1GbE, "
      "10GbE, 25GbE, 40GbE, 100GbE, 4GFC, 8GFC, 16GFC, 32GFC, SATA-3G, "
-     "SATA-6G, SAS-6G, SAS-12G)"},
+     "SATA-6G, SAS-6G, SAS-12G, IB-QDR, IB-FDR, IB-EDR)"},
+    {"speed = 10GbE", "speed = IB-QDR\nprotocol = local",
+     "test.ini:2: [frontend] speed: InfiniBand joins nodes ([nodes] "
+     "interconnect), not hosts"},
     {"speed = 10GbE", "speed = 10GbE\nread_overhead = 150%",
      "test.ini:3: [frontend] read_overhead: '150%' is not a percentage (8%)"},
     {"speed = 10GbE", "speed = 10GbE\nwrite_overhead = 100%",
@@ -154,6 +158,49 @@ static const struct t_case cases[] = {
      "test.ini:3: expected [section] or key = value"},
     {"[frontend]\n", "speed = 1GbE\n[frontend]\n",
      "test.ini:1: speed: key outside any known section"},
+    /* [nodes] (tiers/model_nodes.c), after the base's 9 lines. */
+    {"write_latency = 50us\n", "write_latency = 50us\n[nodes]\ncount = 1\n",
+     "test.ini:11: [nodes] count: '1' is not a whole number from 2 to 64"},
+    {"write_latency = 50us\n",
+     "write_latency = 50us\n[nodes]\ncount = 4\ninterconnect = 25GbE\n",
+     "test.ini:10: [nodes] placement: missing (no default)"},
+    {"write_latency = 50us\n",
+     "write_latency = 50us\n[nodes]\ncount = 4\nplacement = object\n",
+     "test.ini:10: [nodes] interconnect: missing (no default)"},
+    {"write_latency = 50us\n",
+     "write_latency = 50us\n[nodes]\ncount = 4\nplacement = random\n",
+     "test.ini:12: [nodes] placement: unknown placement 'random' (known: "
+     "fingerprint, object)"},
+    {"write_latency = 50us\n",
+     "write_latency = 50us\n[nodes]\ncount = 4\nplacement = "
+     "fingerprint\nraid = raid1\ninterconnect = IB-QDR\n",
+     "test.ini:13: [nodes] raid: only with placement = object (fingerprint "
+     "placement protects inside each node, by its tiers' raid)"},
+    {"write_latency = 50us\n",
+     "write_latency = 50us\n[nodes]\ncount = 5\nplacement = "
+     "object\nraid = raid6\ninterconnect = 25GbE\n",
+     "test.ini:13: [nodes] raid: raid6 across nodes needs 6 nodes or more "
+     "(count = 5)"},
+    {"write_latency = 50us\n",
+     "write_latency = 50us\n[nodes]\ncount = 8\nplacement = "
+     "object\nstripe_unit = 6K\ninterconnect = 25GbE\n",
+     "test.ini:13: [nodes] stripe_unit: must be a multiple of 4K"},
+    {"write_latency = 50us\n",
+     "write_latency = 50us\n[nodes]\ncount = 33\nplacement = "
+     "object\ninterconnect = 25GbE\ninterconnect_links = 2\n",
+     "test.ini:11: [nodes] count: 33 nodes of 1 controllers, 1 links and 2 "
+     "interconnect links: more than 64 of one kind"},
+    {"write_latency = 50us\n",
+     "write_latency = 50us\n[nodes]\ncount = 4\nplacement = "
+     "object\ninterconnect = 25GbE\ninterconnect_latency = soon\n",
+     "test.ini:14: [nodes] interconnect_latency: 'soon' is not a duration "
+     "(100us, 5ms)"},
+    {"write_latency = 50us\n",
+     "write_latency = 50us\n[nodes]\ncount = 4\nplacement = "
+     "object\ninterconnect = 3GbE\n",
+     "test.ini:13: [nodes] interconnect: unknown link speed '3GbE' (known: "
+     "1GbE, 10GbE, 25GbE, 40GbE, 100GbE, 4GFC, 8GFC, 16GFC, 32GFC, "
+     "SATA-3G, SATA-6G, SAS-6G, SAS-12G, IB-QDR, IB-FDR, IB-EDR)"},
     /* Fault keys (tiers/model_faults.c). */
     {"[frontend]", "[controllers]\nfailover_time = soon\n[frontend]",
      "test.ini:2: [controllers] failover_time: 'soon' is not a duration "
@@ -398,6 +445,56 @@ static void test_compression_keys(void **state)
 	(void)state;
 }
 
+/* [nodes]: its defaults, `profile show` printing it (and only with more
+ * than one node) in a form that parses back to the same profile. */
+static void test_nodes(void **state)
+{
+	char *text =
+	    t_with("write_latency = 50us\n",
+		   "write_latency = 50us\n[nodes]\ncount = 4\n"
+		   "placement = object\nraid = raid1\n"
+		   "interconnect = IB-QDR\ninterconnect_latency = 2us\n");
+	char err[PROFILE_ERR_LEN], *once, *twice;
+	struct profile p, q;
+
+	assert_int_equal(
+	    profile_parse_string(base, "n.ini", &p, err, sizeof(err)), 0);
+	assert_int_equal(p.nodes.count, 1);
+	once = t_print(&p);
+	assert_null(strstr(once, "[nodes]"));
+	free(once);
+	assert_int_equal(
+	    profile_parse_string(text, "n.ini", &p, err, sizeof(err)), 0);
+	assert_int_equal(p.nodes.count, 4);
+	assert_int_equal(p.nodes.placement, PROFILE_PLACE_OBJECT);
+	assert_int_equal(p.nodes.raid, PROFILE_NRAID_RAID1);
+	assert_int_equal(p.nodes.stripe_unit_bytes, 1 << 20);
+	assert_int_equal(p.nodes.net.links, 1);
+	assert_int_equal(p.nodes.net.line_bytes_per_s, 4000000000ull);
+	assert_int_equal(p.nodes.net.request_ns, 2000);
+	once = t_print(&p);
+	assert_non_null(strstr(once, "\n[nodes]\ncount = 4\nplacement = "
+				     "object\nraid = raid1\nstripe_unit = "
+				     "1M\ninterconnect = IB-QDR\n"
+				     "interconnect_links = 1\n"
+				     "interconnect_latency = 2us\n"));
+	assert_int_equal(
+	    profile_parse_string(once, "n.ini", &q, err, sizeof(err)), 0);
+	twice = t_print(&q);
+	assert_string_equal(once, twice);
+	free(once);
+	free(twice);
+	free(text);
+	assert_int_equal(profile_parse_string("[array]\nmodel = null\n"
+					      "[nodes]\ncount = 2\n",
+					      "n.ini", &p, err, sizeof(err)),
+			 -EINVAL);
+	assert_string_equal(err,
+			    "n.ini:3: [nodes]: model = null takes no other "
+			    "section");
+	(void)state;
+}
+
 static void test_load(void **state)
 {
 	char err[PROFILE_ERR_LEN];
@@ -442,6 +539,7 @@ int main(void)
 	    cmocka_unit_test(test_defaults),
 	    cmocka_unit_test(test_values),
 	    cmocka_unit_test(test_load),
+	    cmocka_unit_test(test_nodes),
 	    cmocka_unit_test(test_compression_keys),
 	    cmocka_unit_test(test_scale),
 	};

@@ -24,19 +24,6 @@
 
 /* ---- every built-in ---------------------------------------------------- */
 
-/* profile_print(@p) as a malloc'd string. */
-static char *t_print(const struct profile *p)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	assert_non_null(f);
-	profile_print(f, p);
-	fclose(f);
-	return buf;
-}
-
 static void test_builtins_print_back(void **state)
 {
 	unsigned n = 0;
@@ -65,7 +52,7 @@ static void test_builtins_print_back(void **state)
 		if (b[1].name)
 			assert_true(strcmp(b->name, b[1].name) < 0);
 	}
-	assert_int_equal(n, 14);
+	assert_int_equal(n, 16);
 }
 
 /* ---- the published figures ---------------------------------------------- */
@@ -190,8 +177,8 @@ static void test_published_figures(void **state)
  * Where one number was fitted on two figures (tintri-t540: the SSDs'
  * random-write rate; traditional-san: the outstanding count), the ratio
  * of the two is what the hardware predicts. xtremio-xbrick is fitted on
- * one X-Brick; four (8 controllers, 100 SSDs in 4 sets of 25, 16 links)
- * predict the published cluster figures. Within 15%. */
+ * one X-Brick; xtremio-xbrick4, four of it as nodes, predicts the
+ * published cluster figures. Within 15%. */
 
 static const struct t_figure *t_find(const char *profile, const char *what)
 {
@@ -244,47 +231,171 @@ static void test_predicted_ratios(void **state)
 	(void)state;
 }
 
-static void test_xtremio_four_bricks(void **state)
+/* A closed-loop run of @block random I/Os, @read_frac of them reads, with
+ * @qd outstanding on built-in @name. */
+static struct t_result t_random(const char *name, uint64_t block,
+				double read_frac, unsigned qd, unsigned n)
 {
-	const struct profile_builtin *b = profile_builtins();
-	static const char *const from[] = {"count = 2\n", "drives = 25\n",
-					   "links = 4\n"};
-	static const char *const to[] = {"count = 8\n", "drives = 100\n",
-					 "links = 16\n"};
+	char *text = t_builtin_with(name, NULL, NULL);
+	struct profile *p = t_profile(text);
+	struct model *m = t_model(p, 1.0, 1);
+	struct t_workload w = {.block = block,
+			       .read_frac = read_frac,
+			       .random_frac = 1,
+			       .span_bytes = 64 * GIB};
+	struct t_result r;
+
+	w.rng = 7;
+	r = t_run(m, &w, qd, n);
+	model_free(m);
+	free(p);
+	free(text);
+	return r;
+}
+
+/* xtremio-xbrick4 is four of xtremio-xbrick ([nodes], nothing else
+ * changed): printed back with one node and the one-brick's name and
+ * description, it is the one-brick profile, key for key. */
+static void t_assert_four_of_one(void)
+{
+	char *one_text = t_builtin_with("xtremio-xbrick", NULL, NULL);
+	char *four_text = t_builtin_with("xtremio-xbrick4", NULL, NULL);
+	struct profile *one = t_profile(one_text), *four = t_profile(four_text);
+	char *a, *b;
+
+	assert_int_equal(four->nodes.count, 4);
+	assert_int_equal(four->nodes.placement, PROFILE_PLACE_FINGERPRINT);
+	four->nodes.count = 1;
+	strcpy(four->name, one->name);
+	strcpy(four->description, one->description);
+	a = t_print(one);
+	b = t_print(four);
+	assert_string_equal(a, b);
+	free(a);
+	free(b);
+	free(one);
+	free(four);
+	free(one_text);
+	free(four_text);
+}
+
+/* The cluster of 4 X-Bricks (arrays.md, "All-flash with inline dedupe":
+ * "4 X-Bricks: about 600,000 mixed, about 1,000,000 read-only"), held
+ * out: xtremio-xbrick4 is the one-brick profile (fitted on the one-brick
+ * figures, 250,000 read and 150,000 50/50) four times over with QDR
+ * InfiniBand between the bricks, run as the one-brick figures are (4 KiB
+ * random, 128 outstanding per brick). Within 15%. */
+static void test_xtremio_cluster(void **state)
+{
 	static const double read_frac[] = {1.0, 0.5}, published[] = {1e6, 6e5};
-	struct profile *p;
-	char *text;
 
-	while (strcmp(b->name, "xtremio-xbrick"))
-		b++;
-	text = malloc(strlen(b->text) + 16);
-	assert_non_null(text);
-	strcpy(text, b->text);
-	for (unsigned i = 0; i < 3; i++) {
-		char *at = strstr(text, from[i]);
-
-		assert_non_null(at);
-		memmove(at + strlen(to[i]), at + strlen(from[i]),
-			strlen(at + strlen(from[i])) + 1);
-		memcpy(at, to[i], strlen(to[i]));
-	}
-	p = t_profile(text);
+	t_assert_four_of_one();
 	for (unsigned i = 0; i < 2; i++) {
+		struct t_result one =
+		    t_random("xtremio-xbrick", 4096, read_frac[i], 128, 20000);
+		struct t_result four = t_random("xtremio-xbrick4", 4096,
+						read_frac[i], 4 * 128, 60000);
+
+		print_message("# xtremio-xbrick4 4K random %s QD512: model "
+			      "%.0f published about %.0f IOPS %+.1f%% "
+			      "(predicted; one brick %.0f, x%.2f; mean latency "
+			      "%.0f us against %.0f)\n",
+			      i ? "50/50" : "read", four.iops, published[i],
+			      (four.iops - published[i]) / published[i] * 100,
+			      one.iops, four.iops / one.iops, four.mean_lat_us,
+			      one.mean_lat_us);
+		t_assert_within(four.iops, published[i], 0.15);
+	}
+	/* arrays.md gives no block size for "mixed"; the profiles assume
+	 * 4 KiB, as for one brick. 8 KiB, for comparison only. */
+	print_message(
+	    "# xtremio-xbrick4 8K random 50/50 QD512: model %.0f "
+	    "IOPS (not a published figure)\n",
+	    t_random("xtremio-xbrick4", 8192, 0.5, 4 * 128, 60000).iops);
+	(void)state;
+}
+
+/* How full the resources named @prefix<digits>... of @m were over
+ * @elapsed_ns, on average over them, as stats --array's busy%: the
+ * fullest of slots (a controller's busy cores / cores), ops/s gate and
+ * wire. */
+static double t_group_busy(const struct model *m, const char *prefix,
+			   double elapsed_ns)
+{
+	const struct engine *e = model_engine(m);
+	double slots = 0, busy = 0, gate = 0, wire = 0;
+	unsigned members = 0;
+	size_t n = strlen(prefix);
+
+	for (unsigned id = 0; id < engine_resources(e); id++) {
+		const char *name = engine_resource_name(e, (int)id);
+		struct engine_resource_stats st;
+
+		if (strncmp(name, prefix, n) || name[n] < '0' || name[n] > '9')
+			continue;
+		engine_resource_stats(e, (int)id, &st);
+		busy += (double)st.busy_ns;
+		gate += (double)st.gate_ns;
+		wire += (double)st.wire_ns;
+		slots += engine_resource_slots(e, (int)id);
+		members++;
+	}
+	assert_true(members > 0);
+	busy /= slots * elapsed_ns;
+	gate /= members * elapsed_ns;
+	wire /= members * elapsed_ns;
+	busy = gate > busy ? gate : busy;
+	return 100 * (wire > busy ? wire : busy);
+}
+
+/* vsan-dell-r740xd, built from hardware alone (its file states every
+ * assumption): the evaluation's finding on these all-NVMe hosts (issue
+ * 16, section 1: "with NVMe capacity the bottleneck moved from the drives
+ * to the CPUs") as the model's: in the hero runs (4K random read, 4K
+ * 70/30; 32 workers of 32 outstanding, an assumption: the report gives
+ * no depth) the hosts' CPUs are the busiest resource, above the write
+ * buffers, the capacity devices and the network. No throughput or
+ * utilisation figure is published at a known load: printed, not
+ * asserted. */
+static void test_vsan_cpu_bound(void **state)
+{
+	static const struct {
+		const char *what;
+		uint64_t block;
+		double read_frac;
+		bool cpu;
+	} runs[] = {{"4K random read", 4096, 1.0, true},
+		    {"4K random 70/30", 4096, 0.7, true},
+		    {"128K random read", 128 * KIB, 1.0, false}};
+	char *text = t_builtin_with("vsan-dell-r740xd", NULL, NULL);
+	struct profile *p = t_profile(text);
+
+	for (unsigned i = 0; i < 3; i++) {
 		struct model *m = t_model(p, 1.0, 1);
-		struct t_workload w = {.block = 4096,
-				       .read_frac = read_frac[i],
+		struct t_workload w = {.block = runs[i].block,
+				       .read_frac = runs[i].read_frac,
 				       .random_frac = 1,
 				       .span_bytes = 64 * GIB};
 		struct t_result r;
+		double el, cpu, cache, cap, net;
 
 		w.rng = 7;
-		r = t_run(m, &w, 4 * 128, 60000);
-		print_message("# xtremio-xbrick x4 4K random %s QD512: model "
-			      "%.0f published about %.0f IOPS %+.1f%% "
-			      "(predicted)\n",
-			      i ? "50/50" : "read", r.iops, published[i],
-			      (r.iops - published[i]) / published[i] * 100);
-		t_assert_within(r.iops, published[i], 0.15);
+		r = t_run(m, &w, 1024, 100000);
+		el = (r.reads + r.writes) / r.iops * 1e9;
+		cpu = t_group_busy(m, "ctl", el);
+		cache = t_group_busy(m, "cache", el);
+		cap = t_group_busy(m, "backing", el);
+		net = t_group_busy(m, "ic", el);
+		print_message("# vsan-dell-r740xd %-17s QD1024: %.0f IOPS, "
+			      "%.0f MB/s, mean %.0f us; busy: CPU %.0f%%, "
+			      "write buffers %.0f%%, capacity %.0f%%, network "
+			      "%.0f%%\n",
+			      runs[i].what, r.iops, r.mb_s, r.mean_lat_us, cpu,
+			      cache, cap, net);
+		if (runs[i].cpu) {
+			assert_true(cpu > cache && cpu > cap && cpu > net);
+			assert_true(cpu > 90);
+		}
 		model_free(m);
 	}
 	free(p);
@@ -389,7 +500,8 @@ int main(void)
 	    cmocka_unit_test(test_builtins_print_back),
 	    cmocka_unit_test(test_published_figures),
 	    cmocka_unit_test(test_predicted_ratios),
-	    cmocka_unit_test(test_xtremio_four_bricks),
+	    cmocka_unit_test(test_xtremio_cluster),
+	    cmocka_unit_test(test_vsan_cpu_bound),
 	    cmocka_unit_test(test_infinidat_controllers),
 	    cmocka_unit_test(test_infinidat_rebuild),
 	};
