@@ -57,9 +57,10 @@ static const char *held(struct repl *r)
 void repl_print_text(struct repl *r, FILE *out)
 {
 	struct repl_lag l = repl_lag_of(r);
-	fprintf(out, "state %s\nreplica %s\nmode asynchronous\nrpo %.3f s\n",
-		repl_state_names[r->state], r->dest,
+	fprintf(out, "state %s\nreplica %s\nmode %s\nrpo %.3f s\n",
+		repl_state_names[r->state], r->dest, repl_mode_name(r),
 		(double)r->rpo_ns / NS_PER_SEC);
+	repl_sync_print(r, out, false);
 	if (r->held_by)
 		fprintf(out, "held_by %s\n", r->held_by);
 	fprintf(out,
@@ -80,11 +81,13 @@ void repl_status_json(struct repl *r, FILE *out)
 	pthread_mutex_lock(&r->lock);
 	struct repl_lag l = repl_lag_of(r);
 	fprintf(out,
-		"{\"state\":\"%s\",\"mode\":\"asynchronous\",\"rpo_s\":%.3f,"
+		"{\"state\":\"%s\",\"mode\":\"%s\",\"rpo_s\":%.3f,"
 		"\"held_by\":\"%s\",\"lag_s\":%.3f,\"lag_bytes\":%" PRIu64
 		",\"backlog_txns\":%" PRIu64,
-		repl_state_names[r->state], (double)r->rpo_ns / NS_PER_SEC,
-		held(r), l.secs, l.bytes, l.txns);
+		repl_state_names[r->state], repl_mode_name(r),
+		(double)r->rpo_ns / NS_PER_SEC, held(r), l.secs, l.bytes,
+		l.txns);
+	repl_sync_print(r, out, true);
 #define X(n) fprintf(out, ",\"" #n "\":%" PRIu64, r->fig.n);
 	FIGURES(X)
 #undef X

@@ -43,6 +43,8 @@ struct repl {
 	struct faults *faults;
 	struct events *events;
 	int64_t started_ns;
+	bool sync;	     /* --replication-mode sync (sync.c) */
+	struct array *array; /* the source's model, or NULL */
 
 	pthread_t thread;
 	pthread_mutex_t lock;
@@ -85,6 +87,12 @@ const char *repl_fault_now(struct repl *r, uint64_t *id);
  * not (a fault, a pause), lag beyond REPL_LAG_RPOS x rpo or back under
  * it. Under the lock; the thread calls it at each wake. */
 void repl_watch(struct repl *r);
+
+/* sync.c: "synchronous" or "asynchronous"; the model's figures of the
+ * link (round trip, rate, a sync 4 KiB write), text lines or more JSON
+ * members (nothing without a timed model). Under the lock. */
+const char *repl_mode_name(const struct repl *r);
+void repl_sync_print(struct repl *r, FILE *out, bool json);
 
 /* One batch from the replica's state to a cut taken now (engine.c). */
 int repl_batch(struct repl *r, char *err, size_t errlen);

@@ -427,15 +427,20 @@ uint64_t model_submit(struct model *m, uint64_t now_ns,
 	now_ns = model_fault_arrive(m, now_ns);
 	link = model_fault_pick_link(m);
 	plan_io(m, io, &w);
-	t = now_ns + m->request_ns +
-	    model_scale_ns(m,
-			   profile_protocol_ns(&m->p->fe, io->op, io->length));
+	t = io->replicated
+		? now_ns
+		: now_ns + m->request_ns +
+		      model_scale_ns(m, profile_protocol_ns(&m->p->fe, io->op,
+							    io->length));
 	/* A write's data arrives before the controller works on it; a
 	 * read's leaves once the controller has sent it to the drives. */
-	wire = io->op == ENGINE_OP_WRITE ? run_link(m, io, link, t) : 0;
-	staged = m->p->fe.write_staging && io->op == ENGINE_OP_WRITE;
+	wire = io->op == ENGINE_OP_WRITE && !io->replicated
+		   ? run_link(m, io, link, t)
+		   : 0;
+	staged = m->p->fe.write_staging && io->op == ENGINE_OP_WRITE &&
+		 !io->replicated;
 	t = run_controller(m, io, w.ops, t, staged ? wire : 0);
-	if (io->op == ENGINE_OP_READ)
+	if (io->op == ENGINE_OP_READ && !io->replicated)
 		wire = run_link(m, io, link, t);
 	if (cached_write) {
 		end = t > wire ? t : wire;

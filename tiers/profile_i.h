@@ -29,6 +29,7 @@ enum psec {
 	PSEC_TIER,
 	PSEC_CACHE,
 	PSEC_DEDUPE,
+	PSEC_REPLICATION,
 	PSEC_COUNT,
 };
 
@@ -46,6 +47,7 @@ struct pkey {
 
 #define PROFILE_SLOTS PROFILE_TIER_COUNT /* per key: one per tier */
 #define PROFILE_MAX_VALUE 256		 /* a value as printed */
+#define PROFILE_MAX_KEYS 96		 /* rows of pkeys[] */
 #define PROFILE_MAX_LINE 200		 /* INI_MAX_LINE of Debian's libinih */
 
 extern const struct pkey pkeys[];
@@ -62,9 +64,9 @@ extern const char *const ptier_names[PROFILE_TIER_COUNT];
 struct pstate {
 	const char *file;
 	struct profile *p;
-	int line;				 /* current line */
-	int key_line[64][PROFILE_SLOTS];	 /* 0: key not given */
-	int sec_line[PSEC_COUNT][PROFILE_SLOTS]; /* 0: section absent */
+	int line;				       /* current line */
+	int key_line[PROFILE_MAX_KEYS][PROFILE_SLOTS]; /* 0: key not given */
+	int sec_line[PSEC_COUNT][PROFILE_SLOTS];       /* 0: section absent */
 	char *err;
 	size_t errlen;
 	int err_line; /* 0: no error yet */

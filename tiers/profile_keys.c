@@ -8,7 +8,8 @@
 #include <string.h>
 
 const char *const psec_names[PSEC_COUNT] = {
-    "array", "controllers", "frontend", "tier", "cache", "dedupe",
+    "array", "controllers", "frontend",	   "tier",
+    "cache", "dedupe",	    "replication",
 };
 const char *const ptier_names[PROFILE_TIER_COUNT] = {"flash", "cache",
 						     "backing"};
@@ -158,6 +159,21 @@ const struct pkey pkeys[] = {
 		"(0: free)"),
     KEY(PSEC_DEDUPE, "after_ack", PK_BOOL, P(dedupe.after_ack), "no",
 	.help = "yes: with a write cache, dedupe runs after the ack"),
+    /* The replication link (profile_calc.c: the assumptions). */
+    KEY(PSEC_REPLICATION, "speed", PK_LINK, P(repl.link), "10GbE",
+	.help = "the replication link: an Ethernet or FC speed"),
+    KEY(PSEC_REPLICATION, "overhead", PK_PERCENT, P(repl.link.overhead_pct[W]),
+	"0%",
+	.help = "line rate lost to the protocol; not given: TCP/IP's "
+		"on Ethernet, FCP's on FC"),
+    KEY(PSEC_REPLICATION, "distance_km", PK_UINT, P(repl.distance_km), "0",
+	.max = 20000, .help = "the fibre route, one way (5 us/km)"),
+    KEY(PSEC_REPLICATION, "hops", PK_UINT, P(repl.hops), "2", .max = 64,
+	.help = "switches and routers on the way"),
+    KEY(PSEC_REPLICATION, "hop_latency", PK_DURATION, P(repl.hop_ns), "5us",
+	.help = "each hop, each way"),
+    KEY(PSEC_REPLICATION, "stack_latency", PK_DURATION, P(repl.stack_ns),
+	"15us", .help = "both ends' network stacks and NICs, each way"),
 };
 #undef P
 #undef T
@@ -166,7 +182,8 @@ const struct pkey pkeys[] = {
 #undef KEY
 const unsigned n_pkeys = sizeof(pkeys) / sizeof(pkeys[0]);
 
-_Static_assert(sizeof(pkeys) / sizeof(pkeys[0]) <= 64, "pstate.key_line");
+_Static_assert(sizeof(pkeys) / sizeof(pkeys[0]) <= PROFILE_MAX_KEYS,
+	       "pstate.key_line");
 
 bool pkey_mount_only(const struct pkey *k)
 {

@@ -186,4 +186,10 @@ void profile_print(FILE *f, const struct profile *p)
 	if (p->tier[PROFILE_TIER_CACHE].present)
 		print_section(f, p, PSEC_CACHE, 0, false);
 	print_section(f, p, PSEC_DEDUPE, 0, false);
+	print_section(f, p, PSEC_REPLICATION, 0, false);
+	fprintf(f,
+		"; replication round trip %.1f us, %.1f MB/s each way after "
+		"overhead\n",
+		(double)profile_repl_rtt_ns(&p->repl) / 1e3,
+		profile_link_bytes_per_s(&p->repl.link, ENGINE_OP_WRITE) / 1e6);
 }
