@@ -94,6 +94,17 @@ void repl_watch(struct repl *r);
 const char *repl_mode_name(const struct repl *r);
 void repl_sync_print(struct repl *r, FILE *out, bool json);
 
+struct repl_diff;
+/* cost.c: book batch @d's cost in the source's model (its needed blocks,
+ * by @verdict, read on the source's drives; @wire_bytes over the link):
+ * when the model says the replica has them (clock_mono_ns time; now
+ * without a timed model). */
+uint64_t repl_cost_book(struct repl *r, const struct repl_diff *d,
+			const uint8_t *verdict, uint64_t wire_bytes);
+/* Wait until @due, the batch's booked arrival; at once on a stop or an
+ * unmount. */
+void repl_cost_wait(struct repl *r, uint64_t due);
+
 /* One batch from the replica's state to a cut taken now (engine.c). */
 int repl_batch(struct repl *r, char *err, size_t errlen);
 /* Drop the replica's snapshot (a next batch is a full one); takes the
