@@ -102,7 +102,7 @@ static void test_round_trip(void **state)
 		double overhead;
 	} cases[] = {
 	    {"distance_km = 100", "distance_km = 100", 1000000, 0},
-	    /* A metro pair: 50 km, a switch each end, default stacks. */
+	    /* 100 km, a switch each end, default stacks. */
 	    {"hops = 0\nhop_latency = 0\nstack_latency = 0\n",
 	     "hops = 2\nhop_latency = 5us\nstack_latency = 15us\n",
 	     2 * (100 * 5000 + 2 * 5000 + 15000), 0},
@@ -345,6 +345,59 @@ static void test_batch_cost(void **state)
 	(void)state;
 }
 
+/* Mean latency of @n QD1 4 KiB random writes on allflash 100 km from its
+ * replica at --scale 0.1 (the integration test's setting), sync or not;
+ * *@add: what replication status prints a sync 4 KiB write adds. */
+static double qd1_mean_us(bool sync, unsigned n, double *add_us)
+{
+	char *text = t_builtin_with("allflash", NULL, NULL);
+	size_t len = strlen(text) + 64;
+	char *full = malloc(len);
+	struct model_repl_figures f;
+	struct model_repl *r;
+	uint64_t now = 0, sum = 0, rng = 42;
+
+	assert_non_null(full);
+	snprintf(full, len, "%s\n[replication]\ndistance_km = 100\n", text);
+	struct profile *p = t_profile(full);
+	struct model *m = t_model(p, 0.1, 3);
+	assert_int_equal(model_repl_new(m, sync, &r), 0);
+	assert_int_equal(model_repl_figures(r, 4096, &f), 0);
+	*add_us = (double)(f.rtt_ns + f.transfer_ns + f.ack_ns) / 1e3;
+	for (unsigned i = 0; i < n; i++) {
+		rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+		struct model_io io = {.op = ENGINE_OP_WRITE,
+				      .offset =
+					  (rng >> 20) % (1ull << 34) & ~4095ull,
+				      .length = 4096};
+		uint64_t done =
+		    model_repl_write(r, model_submit(m, now, &io), &io);
+
+		sum += done - now;
+		now = done;
+	}
+	model_repl_free(r);
+	model_free(m);
+	free(p);
+	free(full);
+	free(text);
+	return (double)sum / n / 1e3;
+}
+
+/* Under the engine, QD1: the sync run's mean exceeds the async run's by
+ * the printed figure (the integration test's 10% is the host's). */
+static void test_qd1_sync_adds_figure(void **state)
+{
+	double add, a = qd1_mean_us(false, 3000, &add);
+	double s = qd1_mean_us(true, 3000, &add);
+
+	print_message("# QD1 4K writes: async %.1f us, sync %.1f us, +%.1f; "
+		      "figure +%.1f\n",
+		      a, s, s - a, add);
+	t_assert_within(s - a, add, 0.01);
+	(void)state;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -355,6 +408,7 @@ int main(void)
 	    cmocka_unit_test(test_sync_write),
 	    cmocka_unit_test(test_link_queues),
 	    cmocka_unit_test(test_batch_cost),
+	    cmocka_unit_test(test_qd1_sync_adds_figure),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
