@@ -88,12 +88,6 @@ const char *repl_fault_now(struct repl *r, uint64_t *id);
  * it. Under the lock; the thread calls it at each wake. */
 void repl_watch(struct repl *r);
 
-/* sync.c: "synchronous" or "asynchronous"; the model's figures of the
- * link (round trip, rate, a sync 4 KiB write), text lines or more JSON
- * members (nothing without a timed model). Under the lock. */
-const char *repl_mode_name(const struct repl *r);
-void repl_sync_print(struct repl *r, FILE *out, bool json);
-
 struct repl_diff;
 /* cost.c: book batch @d's cost in the source's model (its needed blocks,
  * by @verdict, read on the source's drives; @wire_bytes over the link):
