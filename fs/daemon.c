@@ -168,6 +168,9 @@ static void print_status(struct daemon *d, FILE *out)
 	fprintf(out, "faults %u\n", faults_count(d->fs.faults));
 	fprintf(out, "events %s/events.jsonl\n", d->fs.store);
 	fprintf(out, "transport %s\n", channel_transport());
+	if (d->repl)
+		fprintf(out, "replication %s\n",
+			repl_mode(d->repl) ? "sync" : "async");
 	fprintf(out, "ring requests %llu\n", channel_ring_requests());
 }
 
@@ -176,6 +179,11 @@ static int ctl_sync(struct daemon *d, char *err, size_t errlen)
 	int r = store_sync(d->fs.st);
 	if (r)
 		snprintf(err, errlen, "sync failed: %s", strerror(-r));
+	else if ((r = repl_sync_wait(d->repl)))
+		snprintf(err, errlen,
+			 "sync: durable here, not on the replica (synchronous "
+			 "replication held back or failed: replication "
+			 "status)");
 	return r;
 }
 
@@ -503,13 +511,22 @@ static int start_replication(struct daemon *d, const struct daemon_opts *o,
 {
 	if (!o->replicate_to)
 		return 0;
-	int r = repl_start(d->fs.st, &d->fs.stats,
-			   &(struct repl_config){.dest = o->replicate_to,
-						 .secret_file = o->secret_file,
-						 .rpo_ns = o->rpo_ns,
-						 .faults = d->fs.faults,
-						 .events = d->fs.events},
-			   &d->repl, err, errlen);
+	/* The link in the model (none with the null profile). */
+	int r = array_replication(d->fs.array, o->repl_sync);
+	if (r && r != -ENOTSUP) {
+		snprintf(err, errlen, "replication link in the model: %s",
+			 strerror(-r));
+		return r;
+	}
+	r = repl_start(d->fs.st, &d->fs.stats,
+		       &(struct repl_config){.dest = o->replicate_to,
+					     .secret_file = o->secret_file,
+					     .rpo_ns = o->rpo_ns,
+					     .faults = d->fs.faults,
+					     .events = d->fs.events,
+					     .sync = o->repl_sync,
+					     .array = d->fs.array},
+		       &d->repl, err, errlen);
 	d->fs.repl = d->repl; /* the metrics' */
 	return r;
 }

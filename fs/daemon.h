@@ -19,6 +19,7 @@ struct daemon_opts {
 	const char *replicate_to; /* the replica's store (absolute), or NULL */
 	uint64_t rpo_ns;	  /* --rpo */
 	const char *secret_file;  /* HOST:PORT: the secret (absolute) */
+	bool repl_sync;		  /* --replication-mode sync */
 };
 
 /* Mount and serve. Without -f, returns in the parent once the mount is up

@@ -54,6 +54,7 @@
 #include "fs/fault_gate.h"
 #include "fs/inode_table.h"
 #include "store/namespace.h"
+#include "replication/repl.h"
 #include "tiers/array.h"
 
 /* libfuse asks for atomic O_TRUNC, so the kernel leaves the truncation of
@@ -235,9 +236,14 @@ void op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync,
 	      struct fuse_file_info *fi)
 {
 	uint64_t t0 = stats_now_ns();
-	int r = fault_gate_meta(fs_of(req), FOP_FSYNC, ino, 0, NULL);
-	ops_reply_err(req, STATS_OP_FSYNC, t0,
-		      r ? r : store_sync(fs_of(req)->st));
+	struct fs *fs = fs_of(req);
+	int r = fault_gate_meta(fs, FOP_FSYNC, ino, 0, NULL);
+	if (!r)
+		r = store_sync(fs->st);
+	/* Sync replication: on the replica too before the reply. */
+	if (!r)
+		r = repl_sync_wait(fs->repl);
+	ops_reply_err(req, STATS_OP_FSYNC, t0, r);
 }
 
 void op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t off,

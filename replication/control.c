@@ -134,6 +134,8 @@ int repl_start(struct store *src, struct stats *stats,
 			   .started_ns = clock_mono_ns(),
 			   .faults = cfg->faults,
 			   .events = cfg->events,
+			   .sync = cfg->sync,
+			   .array = cfg->array,
 			   .kick = true};
 	snprintf(r->dest, sizeof(r->dest), "%s", cfg->dest);
 	int e = open_sides(r, cfg, err, errlen);
@@ -163,7 +165,8 @@ int repl_start(struct store *src, struct stats *stats,
 		repl_close(r);
 		return e;
 	}
-	log_info("replication", "to %s, asynchronous, rpo %.3f s", r->dest,
+	log_info("replication", "to %s, %s, rpo %.3f s", r->dest,
+		 r->sync ? "synchronous" : "asynchronous",
 		 (double)r->rpo_ns / NS_PER_SEC);
 	*out = r;
 	return 0;

@@ -85,6 +85,11 @@ static int exchange(struct repl *r, struct batch *b, char *err, size_t errlen)
 			 r->dest, (unsigned long long)b->tally.conflict);
 		return -EEXIST;
 	}
+	/* The model's link carries the batch while we ship it. */
+	uint64_t due = repl_cost_book(r, &b->d, b->verdict.p,
+				      b->fps.len + b->verdict.len + 8 +
+					  b->tally.need * (8 + BLOCK_BYTES) +
+					  9 + b->d.meta.len);
 	if ((e = read_needed(r, b)) != 0) {
 		snprintf(err, errlen, "reading the source's blocks: %s",
 			 strerror(-e));
@@ -97,6 +102,7 @@ static int exchange(struct repl *r, struct batch *b, char *err, size_t errlen)
 	wbuf_put(&b->meta, b->d.meta.p, b->d.meta.len);
 	if (b->meta.oom)
 		return -ENOMEM;
+	repl_cost_wait(r, due);
 	return l->commit(r->link.ctx, &b->meta, err, errlen);
 }
 

@@ -10,6 +10,8 @@
 #include "common/metrics.h"
 #include "common/stats.h"
 #include "store/store.h"
+#include "tiers/array.h"
+#include "tiers/model_repl.h"
 
 const char *const repl_state_names[] = {
     [REPL_RUNNING] = "running",
@@ -57,12 +59,43 @@ static const char *held(struct repl *r)
 	return r->held_by ? r->held_by : "";
 }
 
+/* The model's figures of the link (nothing without a timed model):
+ * its round trip, rate, and what sync mode adds to a 4 KiB write on
+ * idle arrays. */
+static void link_figures(struct repl *r, FILE *out, bool json)
+{
+	struct model_repl_figures f;
+
+	if (!r->array || array_repl_figures(r->array, 4096, &f))
+		return;
+	double add = (double)(f.rtt_ns + f.transfer_ns + f.ack_ns) / 1e3;
+	if (json) {
+		fprintf(out,
+			",\"link_rtt_us\":%.1f,\"link_mb_s\":%.1f,"
+			"\"sync_write_4k_us\":%.1f",
+			(double)f.rtt_ns / 1e3, f.bytes_per_s / 1e6, add);
+		return;
+	}
+	fprintf(out,
+		"link_rtt_us %.1f\nlink_mb_s %.1f\nsync_write_4k_us %.1f "
+		"(round trip %.1f + transfer %.1f + replica ack %.1f)\n",
+		(double)f.rtt_ns / 1e3, f.bytes_per_s / 1e6, add,
+		(double)f.rtt_ns / 1e3, (double)f.transfer_ns / 1e3,
+		(double)f.ack_ns / 1e3);
+}
+
+static const char *mode_name(const struct repl *r)
+{
+	return r->sync ? "synchronous" : "asynchronous";
+}
+
 void repl_print_text(struct repl *r, FILE *out)
 {
 	struct repl_lag l = repl_lag_of(r);
-	fprintf(out, "state %s\nreplica %s\nmode asynchronous\nrpo %.3f s\n",
-		repl_state_names[r->state], r->dest,
+	fprintf(out, "state %s\nreplica %s\nmode %s\nrpo %.3f s\n",
+		repl_state_names[r->state], r->dest, mode_name(r),
 		(double)r->rpo_ns / NS_PER_SEC);
+	link_figures(r, out, false);
 	if (r->held_by)
 		fprintf(out, "held_by %s\n", r->held_by);
 	fprintf(out,
@@ -83,11 +116,13 @@ void repl_status_json(struct repl *r, FILE *out)
 	pthread_mutex_lock(&r->lock);
 	struct repl_lag l = repl_lag_of(r);
 	fprintf(out,
-		"{\"state\":\"%s\",\"mode\":\"asynchronous\",\"rpo_s\":%.3f,"
+		"{\"state\":\"%s\",\"mode\":\"%s\",\"rpo_s\":%.3f,"
 		"\"held_by\":\"%s\",\"lag_s\":%.3f,\"lag_bytes\":%" PRIu64
 		",\"backlog_txns\":%" PRIu64,
-		repl_state_names[r->state], (double)r->rpo_ns / NS_PER_SEC,
-		held(r), l.secs, l.bytes, l.txns);
+		repl_state_names[r->state], mode_name(r),
+		(double)r->rpo_ns / NS_PER_SEC, held(r), l.secs, l.bytes,
+		l.txns);
+	link_figures(r, out, true);
 #define X(n) fprintf(out, ",\"" #n "\":%" PRIu64, r->fig.n);
 	FIGURES(X)
 #undef X

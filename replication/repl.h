@@ -13,6 +13,7 @@
 #ifndef ARRAYSIM_REPLICATION_REPL_H
 #define ARRAYSIM_REPLICATION_REPL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -22,6 +23,7 @@ struct stats;
 struct repl;
 struct faults;
 struct events;
+struct array;
 
 #define REPL_DEFAULT_RPO_NS 1000000000ull
 
@@ -37,6 +39,12 @@ struct repl_config {
 	/* Where replication_paused/_resumed/_lag/_caught_up go; NULL:
 	 * nowhere. */
 	struct events *events;
+	/* Synchronous: repl_sync_wait() makes a sync point wait for the
+	 * batch that covers it (replication/sync.c). */
+	bool sync;
+	/* The source's array model, for the link's figures and a batch's
+	 * cost (tiers/array.h); NULL: none. */
+	struct array *array;
 };
 
 /* Lag beyond this many rpo intervals is a replication_lag event. */
@@ -63,5 +71,13 @@ void repl_status_json(struct repl *r, FILE *out);
 void repl_sample_write(struct repl *r, FILE *out, double interval_s);
 /* The figures as Prometheus series (arraysim_replication_*). */
 void repl_metrics_write(struct repl *r, FILE *out);
+/* Sync mode (replication/sync.c): after the source's sync point, wait
+ * for a batch that covers it to be applied on the replica. 0 at once in
+ * async mode (or NULL) and while paused or stopped (the guarantee is
+ * suspended); 0 once applied; -EIO when a fault holds batches back or
+ * replication failed (the replica lacks it). */
+int repl_sync_wait(struct repl *r);
+/* Whether @r is synchronous. */
+bool repl_mode(const struct repl *r);
 
 #endif

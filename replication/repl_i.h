@@ -53,6 +53,8 @@ struct repl {
 	struct faults *faults;
 	struct events *events;
 	int64_t started_ns;
+	bool sync;	     /* --replication-mode sync (sync.c) */
+	struct array *array; /* the source's model, or NULL */
 
 	pthread_t thread;
 	pthread_mutex_t lock;
@@ -123,6 +125,16 @@ uint64_t repl_retry_left(struct repl *r, uint64_t now, uint64_t left_ns);
 /* While a replication-link fault stands, the connection goes too (the
  * batch after the clear connects again). The thread's, under the lock. */
 void repl_link_fault_look(struct repl *r);
+struct repl_diff;
+/* cost.c: book batch @d's cost in the source's model (its needed blocks,
+ * by @verdict, read on the source's drives; @wire_bytes over the link):
+ * when the model says the replica has them (clock_mono_ns time; now
+ * without a timed model). */
+uint64_t repl_cost_book(struct repl *r, const struct repl_diff *d,
+			const uint8_t *verdict, uint64_t wire_bytes);
+/* Wait until @due, the batch's booked arrival; at once on a stop or an
+ * unmount. */
+void repl_cost_wait(struct repl *r, uint64_t due);
 
 /* One batch from the replica's state to a cut taken now (engine.c). */
 int repl_batch(struct repl *r, char *err, size_t errlen);

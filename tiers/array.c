@@ -30,6 +30,7 @@
 #include "tiers/cache.h"
 #include "tiers/completer.h"
 #include "tiers/model.h"
+#include "tiers/model_repl.h"
 #include "tiers/profile.h"
 #include "tiers/profile_calc.h"
 
@@ -151,6 +152,7 @@ void array_free(struct array *a)
 	/* Completes whatever is still queued, then the model can go. */
 	completer_free(a->completer);
 	cache_free(a->cache);
+	model_repl_free(a->repl);
 	model_free(a->model);
 	free(a->profile);
 	free(a->profile_name);

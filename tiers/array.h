@@ -134,4 +134,26 @@ int array_rebuild_end(struct array *a, const struct model_fault *f,
 bool array_fault_current(struct array *a, const struct model_fault *f,
 			 enum model_fault_mark mark, uint64_t key_ns);
 
+/* ---- replication (tiers/array_repl.c) ---------------------------------- */
+
+struct model_repl_figures;
+/* A mount replicating (--replicate-to): the profile's [replication] link
+ * joins the model (tiers/model_repl.h); @sync: each write is acknowledged
+ * once the replica's acknowledgement is back. 0, -ENOTSUP (the null
+ * model: nothing timed), -EALREADY or -ENOMEM. */
+int array_replication(struct array *a, bool sync);
+/* What sync mode adds to a write of @length on idle arrays. 0, or
+ * -ENOTSUP (no replication link: null model or not replicating). */
+int array_repl_figures(struct array *a, uint64_t length,
+		       struct model_repl_figures *f);
+/* A batch's cost in the model, from now (the host's monotonic clock):
+ * the @n changed extents read on the source's drives, then @wire_bytes
+ * over the link and the replica's acknowledgement. When it is done
+ * (clock_mono_ns() time); now for the null model. */
+struct array_extent {
+	uint64_t offset, length;
+};
+uint64_t array_repl_batch(struct array *a, const struct array_extent *ext,
+			  size_t n, uint64_t wire_bytes);
+
 #endif

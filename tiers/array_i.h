@@ -40,6 +40,8 @@ struct array {
 	bool paused;
 	/* Held while shut down with `shutdown = block`, oldest first. */
 	struct held *held, **held_tail;
+	/* The replication link (array_replication), or NULL. */
+	struct model_repl *repl;
 };
 
 struct held {

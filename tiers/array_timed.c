@@ -46,6 +46,7 @@
 #include "tiers/cache_residency.h"
 #include "tiers/completer.h"
 #include "tiers/model.h"
+#include "tiers/model_repl.h"
 #include "tiers/model_state.h"
 #include "tiers/profile_calc.h"
 
@@ -87,7 +88,8 @@ static uint64_t timed(struct array *a, struct array_io *io, uint64_t arrive_ns)
 		    a->cache, &a->profile->cache, a->model, arrive_ns, io);
 		cache_destager_run(&a->destager, a->cache, a->model, arrive_ns);
 	}
-	return model_submit(a->model, arrive_ns, &mio);
+	return model_repl_write(a->repl,
+				model_submit(a->model, arrive_ns, &mio), &mio);
 }
 
 /* Complete what is held while shut down, with -EIO: at unmount. */

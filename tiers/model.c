@@ -607,20 +607,24 @@ uint64_t model_submit(struct model *m, uint64_t now_ns,
 	/* Several nodes: every node's links in turn (no faults there). */
 	link = m->nodes > 1 ? m->next_link++ % (m->nodes * m->p->fe.links)
 			    : model_fault_pick_link(m);
-	t = now_ns + m->request_ns +
-	    model_scale_ns(m,
-			   profile_protocol_ns(&m->p->fe, io->op, io->length));
+	/* A replicated write (a replica's, tiers/model_repl.c) comes in over
+	 * the replication link: no front end. */
+	bool front = !io->replicated;
+	t = !front ? now_ns
+		   : now_ns + m->request_ns +
+			 model_scale_ns(m, profile_protocol_ns(
+					       &m->p->fe, io->op, io->length));
 	if (m->nodes > 1)
 		return submit_nodes(m, io, link, t);
 	plan_io(m, io, &w);
 	/* A write's data arrives before the controller works on it; a
 	 * read's leaves once the controller has sent it to the drives. */
-	wire = io->op == ENGINE_OP_WRITE ? run_link(m, io, link, t) : 0;
+	bool write = io->op == ENGINE_OP_WRITE;
+	wire = write && front ? run_link(m, io, link, t) : 0;
 	cw.ops = w.ops;
-	t = run_controller(
-	    m, io, &cw, t,
-	    m->p->fe.write_staging && io->op == ENGINE_OP_WRITE ? wire : 0);
-	if (io->op == ENGINE_OP_READ)
+	t = run_controller(m, io, &cw, t,
+			   m->p->fe.write_staging && write && front ? wire : 0);
+	if (!write && front)
 		wire = run_link(m, io, link, t);
 	return run_drives(m, io, &w, t, wire);
 }

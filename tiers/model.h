@@ -27,6 +27,10 @@ struct model_io {
 	/* Blocks of this write that dedupe found already stored: when all
 	 * of them were, no drive is written. */
 	uint32_t blocks_deduped;
+	/* Arrives over the replication link, not the front end (a replica's
+	 * write, tiers/model_repl.h): no request latency, protocol or
+	 * front-end link. */
+	bool replicated;
 };
 
 /* Back-end operations a submission caused, for tests and stats. */

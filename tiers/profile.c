@@ -72,7 +72,7 @@ static void section_header(struct pstate *st, const char *line)
 			     "unknown section [%s] (known: [array], "
 			     "[controllers], [frontend], [tier flash], "
 			     "[tier cache], [tier backing], [cache], "
-			     "[dedupe], [nodes])",
+			     "[dedupe], [nodes], [replication])",
 			     name);
 		return;
 	}

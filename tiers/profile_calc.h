@@ -29,4 +29,12 @@ uint64_t profile_protocol_ns(const struct profile_frontend *fe,
  * iscsi), FC, LOCAL for SATA and SAS. */
 enum profile_protocol profile_link_family(const struct profile_frontend *fe);
 
+/* The replication link (profile_calc.c's assumptions): one way, and the
+ * round trip, in ns (unscaled). */
+uint64_t profile_repl_one_way_ns(const struct profile_replication *r);
+uint64_t profile_repl_rtt_ns(const struct profile_replication *r);
+/* The protocol's share of @link's line rate, a percentage: TCP/IP on
+ * Ethernet, FCP on FC. */
+double profile_repl_overhead_pct(const struct profile_frontend *link);
+
 #endif

@@ -410,10 +410,34 @@ static int check_nodes(struct pstate *st)
 	return 0;
 }
 
+/* The replication link: Ethernet or FC, its overhead the protocol's
+ * when not given (profile_calc.c), the same both ways. */
+static int check_replication(struct pstate *st)
+{
+	struct profile_frontend *l = &st->p->repl.link;
+	enum profile_protocol fam = profile_link_family(l);
+
+	if (fam == PROFILE_PROTO_LOCAL || !strncmp(l->speed, "IB-", 3))
+		FAIL(st, PSEC_REPLICATION, 0, "speed",
+		     "a replication link is Ethernet or FC (%s is %s)",
+		     l->speed,
+		     strncmp(l->speed, "IB-", 3)
+			 ? "a drive's port"
+			 : "an interconnect between nodes");
+	if (!st->key_line[pkey_find(PSEC_REPLICATION, "overhead")][0])
+		l->overhead_pct[ENGINE_OP_WRITE] = profile_repl_overhead_pct(l);
+	if (l->overhead_pct[ENGINE_OP_WRITE] >= 100.0)
+		FAIL(st, PSEC_REPLICATION, 0, "overhead",
+		     "must be below 100%%");
+	l->overhead_pct[ENGINE_OP_READ] = l->overhead_pct[ENGINE_OP_WRITE];
+	l->links = 1;
+	return 0;
+}
+
 int profile_resolve(struct pstate *st)
 {
 	static const enum psec always[] = {PSEC_CONTROLLERS, PSEC_FRONTEND,
-					   PSEC_DEDUPE};
+					   PSEC_DEDUPE, PSEC_REPLICATION};
 
 	if (fill_defaults(st, PSEC_ARRAY, 0))
 		return -EINVAL;
@@ -422,7 +446,8 @@ int profile_resolve(struct pstate *st)
 	for (unsigned i = 0; i < sizeof(always) / sizeof(*always); i++)
 		if (fill_defaults(st, always[i], 0))
 			return -EINVAL;
-	if (check_controllers(st) || check_frontend(st) || check_layout(st))
+	if (check_controllers(st) || check_frontend(st) || check_layout(st) ||
+	    check_replication(st))
 		return -EINVAL;
 	for (unsigned slot = 0; slot < PROFILE_TIER_COUNT; slot++)
 		if (st->sec_line[PSEC_TIER][slot] && check_tier(st, slot))

@@ -30,6 +30,7 @@ enum psec {
 	PSEC_CACHE,
 	PSEC_DEDUPE,
 	PSEC_NODES,
+	PSEC_REPLICATION,
 	PSEC_COUNT,
 };
 
@@ -47,8 +48,8 @@ struct pkey {
 
 #define PROFILE_SLOTS PROFILE_TIER_COUNT /* per key: one per tier */
 #define PROFILE_MAX_VALUE 256		 /* a value as printed */
-#define PROFILE_MAX_LINE 200		 /* INI_MAX_LINE of Debian's libinih */
 #define PROFILE_MAX_KEYS 96		 /* rows of pkeys[] */
+#define PROFILE_MAX_LINE 200		 /* INI_MAX_LINE of Debian's libinih */
 
 extern const struct pkey pkeys[];
 extern const unsigned n_pkeys;

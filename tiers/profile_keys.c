@@ -8,7 +8,8 @@
 #include <string.h>
 
 const char *const psec_names[PSEC_COUNT] = {
-    "array", "controllers", "frontend", "tier", "cache", "dedupe", "nodes",
+    "array", "controllers", "frontend", "tier",
+    "cache", "dedupe",	    "nodes",	"replication",
 };
 const char *const ptier_names[PROFILE_TIER_COUNT] = {"flash", "cache",
 						     "backing"};
@@ -184,6 +185,21 @@ const struct pkey pkeys[] = {
 	.help = "one hop between nodes, beside the transfer"),
     KEY(PSEC_NODES, "interconnect_cpu", PK_DURATION, P(nodes.hop_cpu_ns), "0",
 	.help = "CPU per message between nodes, on each end (0: RDMA)"),
+    /* The replication link (profile_calc.c: the assumptions). */
+    KEY(PSEC_REPLICATION, "speed", PK_LINK, P(repl.link), "10GbE",
+	.help = "the replication link: an Ethernet or FC speed"),
+    KEY(PSEC_REPLICATION, "overhead", PK_PERCENT, P(repl.link.overhead_pct[W]),
+	"0%",
+	.help = "line rate lost to the protocol; not given: TCP/IP's "
+		"on Ethernet, FCP's on FC"),
+    KEY(PSEC_REPLICATION, "distance_km", PK_UINT, P(repl.distance_km), "0",
+	.max = 20000, .help = "the fibre route, one way (5 us/km)"),
+    KEY(PSEC_REPLICATION, "hops", PK_UINT, P(repl.hops), "2", .max = 64,
+	.help = "switches and routers on the way"),
+    KEY(PSEC_REPLICATION, "hop_latency", PK_DURATION, P(repl.hop_ns), "5us",
+	.help = "each hop, each way"),
+    KEY(PSEC_REPLICATION, "stack_latency", PK_DURATION, P(repl.stack_ns),
+	"15us", .help = "both ends' network stacks and NICs, each way"),
 };
 #undef P
 #undef T

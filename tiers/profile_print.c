@@ -187,9 +187,17 @@ void profile_print(FILE *f, const struct profile *p)
 		print_section(f, p, PSEC_CACHE, 0, false);
 	print_section(f, p, PSEC_DEDUPE, 0, false);
 	/* One node is the array without [nodes]: printed as it was. */
-	if (p->nodes.count < 2)
-		return;
-	print_section(f, p, PSEC_NODES, 0, false);
-	fprintf(f, "; per interconnect link: %.1f MB/s each way\n",
-		profile_link_bytes_per_s(&p->nodes.net, ENGINE_OP_READ) / 1e6);
+	if (p->nodes.count >= 2) {
+		print_section(f, p, PSEC_NODES, 0, false);
+		fprintf(
+		    f, "; per interconnect link: %.1f MB/s each way\n",
+		    profile_link_bytes_per_s(&p->nodes.net, ENGINE_OP_READ) /
+			1e6);
+	}
+	print_section(f, p, PSEC_REPLICATION, 0, false);
+	fprintf(f,
+		"; replication round trip %.1f us, %.1f MB/s each way after "
+		"overhead\n",
+		(double)profile_repl_rtt_ns(&p->repl) / 1e3,
+		profile_link_bytes_per_s(&p->repl.link, ENGINE_OP_WRITE) / 1e6);
 }

@@ -208,6 +208,19 @@ struct profile_nodes {
 	uint64_t hop_cpu_ns;
 };
 
+/* The link to a replica (a mount with --replicate-to): its speed and
+ * protocol overhead, and the way there, from which the round trip is
+ * computed (profile_calc.c states the assumptions). */
+struct profile_replication {
+	/* speed, line_bytes_per_s and overhead_pct (both directions the
+	 * same) only: a link as the front end's are. */
+	struct profile_frontend link;
+	unsigned distance_km; /* fibre route, one way */
+	unsigned hops;	      /* switches or routers on the way */
+	uint64_t hop_ns;      /* each hop, each way */
+	uint64_t stack_ns;    /* both ends' network stacks, each way */
+};
+
 struct profile {
 	char name[64]; /* file stem or built-in name */
 	char description[PROFILE_TEXT_LEN];
@@ -218,6 +231,7 @@ struct profile {
 	struct profile_cache cache; /* hybrid only */
 	struct profile_dedupe dedupe;
 	struct profile_nodes nodes;
+	struct profile_replication repl;
 };
 
 struct profile_builtin {

@@ -103,10 +103,18 @@ static int check_replica(struct mount_opts *o, char *out, char *secret)
 			   "--replicate-to HOST:PORT");
 		return -1;
 	}
+	if (o->repl_mode && strcmp(o->repl_mode, "sync") &&
+	    strcmp(o->repl_mode, "async")) {
+		tool_error("mount: --replication-mode: '%s' is not sync or "
+			   "async",
+			   o->repl_mode);
+		return -1;
+	}
 	if (!o->replicate_to) {
-		if (rpo_given)
-			tool_error("mount: --rpo needs --replicate-to");
-		return rpo_given ? -1 : 0;
+		if (rpo_given || o->repl_mode)
+			tool_error("mount: --%s needs --replicate-to",
+				   rpo_given ? "rpo" : "replication-mode");
+		return rpo_given || o->repl_mode ? -1 : 0;
 	}
 	if (tcp) {
 		snprintf(out, PATH_MAX, "%s", o->replicate_to);
@@ -235,6 +243,7 @@ int cmd_mount(int argc, char **argv)
 	    .io_uring = transport,
 	    .replicate_to = o.replicate_to ? replica : NULL,
 	    .rpo_ns = o.rpo_ns,
+	    .repl_sync = o.repl_mode && !strcmp(o.repl_mode, "sync"),
 	    .secret_file = o.secret_file ? secret : NULL,
 	};
 	return fs_daemon_run(&d);

@@ -51,6 +51,11 @@ const struct opt_def mount_opt_defs[] = {
     {"replication-secret-file", 0, OPT_STRING, O(secret_file), "FILE",
      "with --replicate-to HOST:PORT: the secret shared with the replica "
      "(not empty, not readable by others)"},
+    {"replication-mode", 0, OPT_STRING, O(repl_mode), "sync|async",
+     "with --replicate-to: async (the default) acknowledges at once and "
+     "ships batches; sync adds the replication link's round trip and the "
+     "replica's ack to each write in the model, and an fsync returns once "
+     "the replica has what it covers"},
     {"rpo", 0, OPT_DURATION, O(rpo_ns), "TIME",
      "with --replicate-to: the longest between batches, besides each "
      "sync point (default 1s)"},

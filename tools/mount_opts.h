@@ -30,6 +30,7 @@ struct mount_opts {
 	const char *replicate_to; /* --replicate-to DEST, or NULL */
 	uint64_t rpo_ns;	  /* --rpo, or MOUNT_RPO_UNSET */
 	const char *secret_file;  /* --replication-secret-file, or NULL */
+	const char *repl_mode;	  /* --replication-mode, or NULL (async) */
 };
 #define MOUNT_RPO_UNSET UINT64_MAX
 

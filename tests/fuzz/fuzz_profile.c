@@ -8,7 +8,8 @@
  * Beyond "does not crash": an error is one line naming the file; a
  * profile that parses prints back (profile show) to text that parses to
  * a profile printing the same; and a small enough accepted profile
- * builds a model that times a few I/Os without going back in time.
+ * builds a model and its replication link that time a few I/Os (and
+ * their sync copies, a batch) without going back in time.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -17,6 +18,7 @@
 #include <string.h>
 
 #include "tiers/model.h"
+#include "tiers/model_repl.h"
 #include "tiers/profile.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -70,12 +72,16 @@ static void fuzz_model(const struct profile *p, const uint8_t *data,
 		       size_t size)
 {
 	struct model *m;
+	struct model_repl *r;
 	uint64_t now = 0;
 
 	if (p->model != PROFILE_MODEL_TIMED || fuzz_slots(p) > 20000)
 		return;
 	if (model_new(p, 1.0, size, &m))
 		abort(); /* a profile that parses must build */
+	/* Its replication link, sync or not (a replica model of its own). */
+	if (model_repl_new(m, data[0] & 1, &r))
+		abort();
 	for (size_t i = 0; i < 16; i++) {
 		uint8_t b = data[i % size];
 		struct model_io io = {
@@ -89,10 +95,13 @@ static void fuzz_model(const struct profile *p, const uint8_t *data,
 		if (i % 4 == 3)
 			fuzz_fault(m, b, now);
 		done = model_submit(m, now, &io);
-		if (done < now)
+		if (done < now || model_repl_write(r, done, &io) < done)
+			abort();
+		if (i % 8 == 7 && model_repl_ship(r, now, io.length) < now)
 			abort();
 		now += b * 1000ull;
 	}
+	model_repl_free(r);
 	model_free(m);
 }
 

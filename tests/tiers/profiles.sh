@@ -99,6 +99,19 @@ bad_profile section 's/\[frontend\]/[frontman]/' "1: unknown section [frontman]"
 bad_profile protocol 's/^speed = 10GbE/speed = 10GbE\nprotocol = fc/' "3: [frontend] protocol: fc needs an FC speed"
 bad_profile nodes_raid 's/^write_latency = 50us/write_latency = 50us\n[nodes]\ncount = 4\nplacement = object\nraid = raid6\ninterconnect = 25GbE/' "13: [nodes] raid: raid6 across nodes needs 6 nodes or more (count = 4)"
 bad_profile nodes_ib_hosts 's/^speed = 10GbE/speed = IB-QDR\nprotocol = local/' "2: [frontend] speed: InfiniBand joins nodes"
+bad_profile repl_link 's/^write_latency = 50us/&\n[replication]\nspeed = SAS-12G/' "11: [replication] speed: a replication link is Ethernet or FC"
+bad_profile repl_km 's/^write_latency = 50us/&\n[replication]\ndistance_km = 50 km/' "11: [replication] distance_km: '50 km' is not a whole number"
+
+# [replication]: shown with the computed round trip, and loads back.
+printf '%s\n[replication]\nspeed = 25GbE\ndistance_km = 80\nhops = 4\n' "$base" >"$T/metro.ini"
+"$ARRAYSIM" profile show "$T/metro.ini" >"$T/metro.shown"
+# 2 x (80 km x 5 us + 4 hops x 5 us + 15 us)
+if grep -qx "; replication round trip 870.0 us, 2942.2 MB/s each way after overhead" "$T/metro.shown" \
+	&& "$ARRAYSIM" profile show "$T/metro.shown" | tail -n +2 | diff - <(tail -n +2 "$T/metro.shown") >/dev/null; then
+	ok "[replication] shown with its round trip, and back"
+else
+	bad "[replication]: $(grep -A8 '^\[replication\]' "$T/metro.shown")"
+fi
 printf '\x00\xff[[[\n=\n' >"$T/binary.ini"
 WANT="$T/binary.ini:1: not a text file" one_line_failure "profile show of binary junk" "$ARRAYSIM" profile show "$T/binary.ini"
 

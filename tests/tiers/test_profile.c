@@ -110,7 +110,7 @@ static const struct t_case cases[] = {
     {"[frontend]\n", "[frontends]\n",
      "test.ini:1: unknown section [frontends] (known: [array], "
      "[controllers], [frontend], [tier flash], [tier cache], [tier "
-     "backing], [cache], [dedupe], [nodes])"},
+     "backing], [cache], [dedupe], [nodes], [replication])"},
     {"kind = ssd", "kind = ssd\nkind = hdd",
      "test.ini:5: [tier flash] kind: given twice (first on line 4)"},
     {"speed = 10GbE\n", "",
