@@ -74,7 +74,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	shutdown(sv[0], SHUT_WR);
 	struct repl_secret secret = {"fuzz", 4};
 	struct repl_server s = {rp, &secret, NULL, 100};
-	struct repl_conn c = {sv[1], 100, NULL, 0};
+	struct repl_conn c = {.fd = sv[1], .timeout_ms = 100};
 	char err[512];
 	if (!session && !repl_hs_replica(&c, &secret, err, sizeof(err)))
 		abort(); /* proved a secret on a nonce it never saw */
