@@ -177,11 +177,32 @@ int repl_start(struct store *src, struct stats *stats,
  * for one at once; a try under way counts). */
 static bool awaiting(struct repl *r, uint64_t my, uint64_t tries)
 {
-	if (r->shipped >= my)
+	if (r->shipped >= my || r->quit)
 		return false;
 	if (r->state == REPL_RECONNECTING)
 		return r->tries == tries && r->held_by == repl_link_lost_why;
 	return may_ship(r);
+}
+
+int repl_await_batch(struct repl *r, uint64_t limit_ns)
+{
+	repl_watch(r); /* a fault set or cleared just now counts */
+	uint64_t end = clock_mono_ns() + limit_ns;
+	uint64_t my = ++r->asked, tries = r->tries;
+	r->kick = true;
+	pthread_cond_signal(&r->wake);
+	/* Woken by each batch's end; a fault the thread sees meanwhile is
+	 * looked at every WATCH_NS. */
+	for (uint64_t now; awaiting(r, my, tries);) {
+		now = clock_mono_ns();
+		if (limit_ns && now >= end)
+			break;
+		uint64_t left =
+		    limit_ns && end - now < WATCH_NS ? end - now : WATCH_NS;
+		struct timespec ts = clock_mono_after(left);
+		pthread_cond_timedwait(&r->done, &r->lock, &ts);
+	}
+	return r->shipped >= my ? 0 : -EIO;
 }
 
 /* Wait for the batch asked for now; 0, or why it did not come. */
@@ -196,15 +217,7 @@ static int ship_now(struct repl *r, char *err, size_t errlen)
 			 down, (unsigned long long)id);
 		return -EAGAIN;
 	}
-	repl_watch(r); /* a fault cleared just now holds nothing back */
-	struct timespec until = clock_mono_after(SYNC_WAIT_NS);
-	uint64_t my = ++r->asked, tries = r->tries;
-	r->kick = true;
-	pthread_cond_signal(&r->wake);
-	int w = 0;
-	while (awaiting(r, my, tries) && w != ETIMEDOUT)
-		w = pthread_cond_timedwait(&r->done, &r->lock, &until);
-	if (r->shipped >= my)
+	if (!repl_await_batch(r, SYNC_WAIT_NS))
 		return 0;
 	if (r->state == REPL_RECONNECTING)
 		snprintf(err, errlen,

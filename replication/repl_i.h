@@ -103,6 +103,11 @@ const char *repl_fault_now(struct repl *r, uint64_t *id);
  * it. Under the lock; the thread calls it at each wake. */
 void repl_watch(struct repl *r);
 
+/* Ask the thread for a batch and wait, under the lock, until it ships
+ * (0), or can no longer come (held back by a fault, failed, paused,
+ * stopped, a reconnect try failed, the unmount) or @limit_ns passes (0:
+ * no limit): -EIO. `replication sync` and sync mode's fsync both. */
+int repl_await_batch(struct repl *r, uint64_t limit_ns);
 /* Reconnecting (replication/retry.c). The first try comes
  * REPL_RETRY_MIN_NS after the loss; each failed one doubles the wait, up
  * to REPL_RETRY_MAX_NS. */
