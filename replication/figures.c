@@ -66,7 +66,7 @@ static void link_figures(struct repl *r, FILE *out, bool json)
 {
 	struct model_repl_figures f;
 
-	if (!r->array || array_repl_figures(r->array, 4096, &f))
+	if (!r->array || array_repl_figures(r->array, &f))
 		return;
 	double add = (double)(f.rtt_ns + f.transfer_ns + f.ack_ns) / 1e3;
 	if (json) {

@@ -142,10 +142,9 @@ struct model_repl_figures;
  * once the replica's acknowledgement is back. 0, -ENOTSUP (the null
  * model: nothing timed), -EALREADY or -ENOMEM. */
 int array_replication(struct array *a, bool sync);
-/* What sync mode adds to a write of @length on idle arrays. 0, or
- * -ENOTSUP (no replication link: null model or not replicating). */
-int array_repl_figures(struct array *a, uint64_t length,
-		       struct model_repl_figures *f);
+/* What sync mode adds to a 4 KiB write on idle arrays. 0, or -ENOTSUP
+ * (no replication link: null model or not replicating). */
+int array_repl_figures(struct array *a, struct model_repl_figures *f);
 /* A batch's cost in the model, from now (the host's monotonic clock):
  * the @n changed extents read on the source's drives, then @wire_bytes
  * over the link and the replica's acknowledgement. When it is done

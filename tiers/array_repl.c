@@ -22,14 +22,13 @@ int array_replication(struct array *a, bool sync)
 	return rc;
 }
 
-int array_repl_figures(struct array *a, uint64_t length,
-		       struct model_repl_figures *f)
+int array_repl_figures(struct array *a, struct model_repl_figures *f)
 {
 	int rc = -ENOTSUP;
 
 	pthread_mutex_lock(&a->lock);
 	if (a->repl)
-		rc = model_repl_figures(a->repl, length, f);
+		rc = model_repl_figures(a->repl, f);
 	pthread_mutex_unlock(&a->lock);
 	return rc;
 }

@@ -15,7 +15,7 @@
 
 struct model_repl;
 
-/* What sync mode adds to one write of a length on idle arrays, in ns
+/* What sync mode adds to one 4 KiB write on idle arrays, in ns
  * (scaled), and the link's rate. */
 struct model_repl_figures {
 	uint64_t rtt_ns;      /* the link's round trip */
@@ -43,9 +43,9 @@ uint64_t model_repl_ship(struct model_repl *r, uint64_t now_ns, uint64_t bytes);
  * drives (no front end), from @now_ns: when they are read. */
 uint64_t model_repl_read(struct model_repl *r, uint64_t now_ns, uint64_t offset,
 			 uint64_t length);
-/* What sync mode adds to a write of @length on idle arrays of @m's
- * profile (a replica's write cache acknowledges as the model does). */
-int model_repl_figures(const struct model_repl *r, uint64_t length,
+/* What sync mode adds to a 4 KiB write on idle arrays of @m's profile
+ * (a replica's write cache acknowledges as the model does). */
+int model_repl_figures(const struct model_repl *r,
 		       struct model_repl_figures *f);
 
 #endif

@@ -262,7 +262,7 @@ static void test_sync_write(void **state)
 
 	build(true, &p, &m, &r);
 	assert_true(model_repl_sync(r));
-	assert_int_equal(model_repl_figures(r, 4096, &f), 0);
+	assert_int_equal(model_repl_figures(r, &f), 0);
 	assert_int_equal(f.rtt_ns, 1000000);
 	assert_int_equal(f.transfer_ns, XFER_4K);
 	assert_int_equal(f.ack_ns, 50000);
@@ -366,7 +366,7 @@ static double qd1_mean_us(bool sync, unsigned n, double *add_us)
 	struct profile *p = t_profile(full);
 	struct model *m = t_model(p, 0.1, 3);
 	assert_int_equal(model_repl_new(m, sync, &r), 0);
-	assert_int_equal(model_repl_figures(r, 4096, &f), 0);
+	assert_int_equal(model_repl_figures(r, &f), 0);
 	*add_us = (double)(f.rtt_ns + f.transfer_ns + f.ack_ns) / 1e3;
 	for (unsigned i = 0; i < n; i++) {
 		rng = rng * 6364136223846793005ull + 1442695040888963407ull;
