@@ -53,10 +53,13 @@ int model_nodes_init(struct model *m)
 	m->xplan = malloc(sizeof(*m->xplan));
 	if (!m->xplan)
 		return -ENOMEM;
-	m->xtier.raid = n->raid == PROFILE_NRAID_NONE ? PROFILE_RAID0
-			: n->raid == PROFILE_NRAID_RAID1
-			    ? PROFILE_RAID1
-			    : (enum profile_raid)(n->raid + 1);
+	static const enum profile_raid as_raid[] = {
+	    [PROFILE_NRAID_NONE] = PROFILE_RAID0,
+	    [PROFILE_NRAID_RAID1] = PROFILE_RAID1,
+	    [PROFILE_NRAID_RAID5] = PROFILE_RAID5,
+	    [PROFILE_NRAID_RAID6] = PROFILE_RAID6,
+	};
+	m->xtier.raid = as_raid[n->raid];
 	m->xtier.drives = m->xtier.stripe_width = profile_node_width(n->raid);
 	m->xtier.stripe_unit_bytes = n->stripe_unit_bytes;
 	/* Large enough that no offset wraps (raid_plan takes it modulo). */

@@ -183,8 +183,8 @@ enum profile_placement {
 };
 
 /* Protection across nodes (object placement): the object's members on
- * different nodes, vSAN's layouts. Values match enum profile_raid where
- * they share a name. */
+ * different nodes, vSAN's layouts (laid out as raid.c lays out the
+ * enum profile_raid level of the same name; none as raid0). */
 enum profile_node_raid {
 	PROFILE_NRAID_NONE,  /* each stripe unit on one node */
 	PROFILE_NRAID_RAID1, /* FTT=1: two copies on two nodes */
