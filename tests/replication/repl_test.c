@@ -1,7 +1,6 @@
 /* The replication unit tests' shared helpers (repl_test.h). */
 #include "repl_test.h"
 
-#include <ftw.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -21,24 +20,24 @@
 #include "store/txn.h"
 #include "tiers/array.h"
 
-void t_tmpdir(char *dir)
+void t_newdir(char *dir)
 {
-	snprintf(dir, 64, "/tmp/arraysim-test-repl-XXXXXX");
-	assert_non_null(mkdtemp(dir));
+	assert_int_equal(t_tmpdir(dir, 64, "repl"), 0);
 }
 
-static int rm_one(const char *path, const struct stat *sb, int flag,
-		  struct FTW *ftw)
+struct repl *t_repl_start(struct t_store *src, const struct repl_config *cfg)
 {
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
+	char err[512];
+	struct repl *r;
+
+	if (repl_start(src->st, &src->stats, cfg, &r, err, sizeof(err)))
+		fail_msg("repl_start: %s", err);
+	return r;
 }
 
-void t_rmdir(const char *dir)
+int t_repl_ctl(struct repl *r, const char *args, char *err)
 {
-	nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	return repl_control(r, args, stdout, err, 512);
 }
 
 void t_store_open(struct t_store *s)

@@ -9,6 +9,7 @@
 
 #include "common/stats.h"
 #include "store/store.h"
+#include "tests/common/t_tmpdir.h"
 
 struct t_store {
 	char dir[64];
@@ -16,9 +17,8 @@ struct t_store {
 	struct stats stats;
 };
 
-/* A new temporary directory in @dir (64 bytes). */
-void t_tmpdir(char *dir);
-void t_rmdir(const char *dir);
+/* A new temporary directory in @dir (64 bytes); t_rmtree removes it. */
+void t_newdir(char *dir);
 /* Open (make) the store in @s->dir. */
 void t_store_open(struct t_store *s);
 void t_store_close(struct t_store *s);
@@ -31,6 +31,11 @@ uint64_t t_lookup(struct t_store *s, const char *name);
 int t_file_is(struct t_store *s, const char *name, unsigned nblocks,
 	      uint8_t fill);
 struct repl;
+struct repl_config;
+/* repl_start from @src with @cfg (a failure fails the test). */
+struct repl *t_repl_start(struct t_store *src, const struct repl_config *cfg);
+/* repl_control, its output to stdout, its error in @err (512 bytes). */
+int t_repl_ctl(struct repl *r, const char *args, char *err);
 /* One integer figure of @r's status JSON (replication/repl.h). */
 uint64_t t_repl_figure(struct repl *r, const char *name);
 /* Does `replication status` hold the line @line (with its newline)? */

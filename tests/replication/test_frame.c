@@ -152,7 +152,7 @@ static void test_secret_file(void **state)
 	(void)state;
 	char dir[64], err[512], big[REPL_SECRET_MAX + 1];
 	struct repl_secret s;
-	t_tmpdir(dir);
+	t_newdir(dir);
 	assert_int_equal(secret_of(dir, "abc\n", 4, 0600, &s), 0);
 	assert_int_equal(s.len, 3);
 	assert_memory_equal(s.key, "abc", 3);
@@ -163,7 +163,7 @@ static void test_secret_file(void **state)
 	assert_int_equal(secret_of(dir, big, sizeof(big), 0600, &s), -EINVAL);
 	assert_int_equal(repl_secret_load("/nonexistent/x", &s, err, 512),
 			 -ENOENT);
-	t_rmdir(dir);
+	t_rmtree(dir);
 }
 
 struct side {
@@ -295,7 +295,7 @@ static void test_server_order(void **state)
 	(void)state;
 	char dir[64], err[512];
 	struct replica *rp;
-	t_tmpdir(dir);
+	t_newdir(dir);
 	assert_int_equal(replica_open(dir, &rp, err, sizeof(err)), 0);
 	uint64_t before = mdb_env_info_last(replica_env(rp));
 	out_of_place(rp, RF_BLOCKS);
@@ -310,7 +310,7 @@ static void test_server_order(void **state)
 	assert_int_equal(repl_serve_frames(&s, &b, err, sizeof(err)), 0);
 	unpair(&a, &b);
 	replica_close(rp);
-	t_rmdir(dir);
+	t_rmtree(dir);
 }
 
 int main(void)

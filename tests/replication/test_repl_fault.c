@@ -38,20 +38,18 @@ struct ctx {
 static int setup(void **state)
 {
 	struct ctx *c = calloc(1, sizeof(*c));
-	t_tmpdir(c->src.dir);
-	t_tmpdir(c->dst.dir);
-	t_tmpdir(c->evdir);
+	t_newdir(c->src.dir);
+	t_newdir(c->dst.dir);
+	t_newdir(c->evdir);
 	snprintf(c->evpath, sizeof(c->evpath), "%s/events.jsonl", c->evdir);
 	t_store_open(&c->src);
 	assert_int_equal(faults_new(1, &c->f), 0);
 	assert_int_equal(events_open(c->evpath, &c->ev), 0);
-	char err[512];
 	struct repl_config cfg = {.dest = c->dst.dir,
 				  .rpo_ns = RPO_NS,
 				  .faults = c->f,
 				  .events = c->ev};
-	if (repl_start(c->src.st, &c->src.stats, &cfg, &c->r, err, sizeof(err)))
-		fail_msg("repl_start: %s", err);
+	c->r = t_repl_start(&c->src, &cfg);
 	*state = c;
 	return 0;
 }
@@ -66,16 +64,16 @@ static int teardown(void **state)
 		t_store_close(&c->src);
 	if (c->dst.st)
 		t_store_close(&c->dst);
-	t_rmdir(c->src.dir);
-	t_rmdir(c->dst.dir);
-	t_rmdir(c->evdir);
+	t_rmtree(c->src.dir);
+	t_rmtree(c->dst.dir);
+	t_rmtree(c->evdir);
 	free(c);
 	return 0;
 }
 
 static int ctl(struct ctx *c, const char *args, char *err)
 {
-	return repl_control(c->r, args, stdout, err, 512);
+	return t_repl_ctl(c->r, args, err);
 }
 
 static uint64_t figure(struct ctx *c, const char *name)

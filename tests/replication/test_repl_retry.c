@@ -133,9 +133,9 @@ struct ctx {
 static int setup(void **state)
 {
 	struct ctx *c = calloc(1, sizeof(*c));
-	t_tmpdir(c->src.dir);
-	t_tmpdir(c->srv.dir);
-	t_tmpdir(c->tmp);
+	t_newdir(c->src.dir);
+	t_newdir(c->srv.dir);
+	t_newdir(c->tmp);
 	snprintf(c->evpath, sizeof(c->evpath), "%s/events.jsonl", c->tmp);
 	snprintf(c->secret, sizeof(c->secret), "%s/secret", c->tmp);
 	FILE *f = fopen(c->secret, "w");
@@ -145,14 +145,13 @@ static int setup(void **state)
 	t_store_open(&c->src);
 	assert_int_equal(events_open(c->evpath, &c->ev), 0);
 	srv_start(&c->srv, "retry secret");
-	char err[512], dest[64];
+	char dest[64];
 	snprintf(dest, sizeof(dest), "127.0.0.1:%d", c->srv.port);
 	struct repl_config cfg = {.dest = dest,
 				  .secret_file = c->secret,
 				  .rpo_ns = 50ull * 1000 * 1000,
 				  .events = c->ev};
-	if (repl_start(c->src.st, &c->src.stats, &cfg, &c->r, err, sizeof(err)))
-		fail_msg("repl_start: %s", err);
+	c->r = t_repl_start(&c->src, &cfg);
 	*state = c;
 	return 0;
 }
@@ -165,16 +164,16 @@ static int teardown(void **state)
 		srv_kill(&c->srv);
 	events_close(c->ev);
 	t_store_close(&c->src);
-	t_rmdir(c->src.dir);
-	t_rmdir(c->srv.dir);
-	t_rmdir(c->tmp);
+	t_rmtree(c->src.dir);
+	t_rmtree(c->srv.dir);
+	t_rmtree(c->tmp);
 	free(c);
 	return 0;
 }
 
 static int ctl(struct ctx *c, const char *args, char *err)
 {
-	return repl_control(c->r, args, stdout, err, 512);
+	return t_repl_ctl(c->r, args, err);
 }
 
 static void wait_status(struct ctx *c, const char *line)

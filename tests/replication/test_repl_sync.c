@@ -35,15 +35,13 @@ struct ctx {
 static int setup(void **state)
 {
 	struct ctx *c = calloc(1, sizeof(*c));
-	t_tmpdir(c->src.dir);
-	t_tmpdir(c->dst.dir);
+	t_newdir(c->src.dir);
+	t_newdir(c->dst.dir);
 	t_store_open(&c->src);
 	assert_int_equal(faults_new(1, &c->f), 0);
-	char err[512];
 	struct repl_config cfg = {
 	    .dest = c->dst.dir, .rpo_ns = RPO_NS, .faults = c->f, .sync = true};
-	if (repl_start(c->src.st, &c->src.stats, &cfg, &c->r, err, sizeof(err)))
-		fail_msg("repl_start: %s", err);
+	c->r = t_repl_start(&c->src, &cfg);
 	*state = c;
 	return 0;
 }
@@ -57,8 +55,8 @@ static int teardown(void **state)
 		t_store_close(&c->src);
 	if (c->dst.st)
 		t_store_close(&c->dst);
-	t_rmdir(c->src.dir);
-	t_rmdir(c->dst.dir);
+	t_rmtree(c->src.dir);
+	t_rmtree(c->dst.dir);
 	free(c);
 	return 0;
 }

@@ -37,7 +37,7 @@ struct ctx {
 static int setup(void **state)
 {
 	struct ctx *c = calloc(1, sizeof(*c));
-	t_tmpdir(c->s.dir);
+	t_newdir(c->s.dir);
 	t_store_open(&c->s);
 	t_file(&c->s, "x", 1, 0x10);
 	size_t got;
@@ -58,7 +58,7 @@ static int teardown(void **state)
 {
 	struct ctx *c = *state;
 	replica_close(c->rp);
-	t_rmdir(c->s.dir);
+	t_rmtree(c->s.dir);
 	free(c);
 	return 0;
 }

@@ -37,8 +37,8 @@ struct ctx {
 static int setup(void **state)
 {
 	struct ctx *c = calloc(1, sizeof(*c));
-	t_tmpdir(c->src.dir);
-	t_tmpdir(c->dst.dir);
+	t_newdir(c->src.dir);
+	t_newdir(c->dst.dir);
 	t_store_open(&c->src);
 	*state = c;
 	return 0;
@@ -52,18 +52,16 @@ static int teardown(void **state)
 		t_store_close(&c->src);
 	if (c->dst.st)
 		t_store_close(&c->dst);
-	t_rmdir(c->src.dir);
-	t_rmdir(c->dst.dir);
+	t_rmtree(c->src.dir);
+	t_rmtree(c->dst.dir);
 	free(c);
 	return 0;
 }
 
 static void start_rpo(struct ctx *c, uint64_t rpo_ns)
 {
-	char err[512];
 	struct repl_config cfg = {.dest = c->dst.dir, .rpo_ns = rpo_ns};
-	if (repl_start(c->src.st, &c->src.stats, &cfg, &c->r, err, sizeof(err)))
-		fail_msg("repl_start: %s", err);
+	c->r = t_repl_start(&c->src, &cfg);
 }
 
 static void start(struct ctx *c)
@@ -73,7 +71,7 @@ static void start(struct ctx *c)
 
 static int ctl(struct ctx *c, const char *args, char *err)
 {
-	return repl_control(c->r, args, stdout, err, 512);
+	return t_repl_ctl(c->r, args, err);
 }
 
 static uint64_t figure(struct ctx *c, const char *name)
