@@ -191,18 +191,6 @@ static void test_errors(void **state)
 	(void)state;
 }
 
-static char *shown(const struct profile *p)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	assert_non_null(f);
-	profile_print(f, p);
-	assert_int_equal(fclose(f), 0);
-	return buf;
-}
-
 /* profile show prints the section, every key, the round trip; what it
  * prints parses to a profile that prints the same. */
 static void test_show(void **state)
@@ -213,7 +201,7 @@ static void test_show(void **state)
 	assert_int_equal(
 	    profile_parse_string(text, "s.ini", &p, err, sizeof(err)), 0);
 	free(text);
-	once = shown(&p);
+	once = t_print(&p);
 	assert_non_null(strstr(once, "\n[replication]\nspeed = 10GbE\n"
 				     "overhead = 5.85%\ndistance_km = 0\n"
 				     "hops = 2\nhop_latency = 5us\n"
@@ -222,7 +210,7 @@ static void test_show(void **state)
 				     "1176.9 MB/s each way after overhead\n"));
 	assert_int_equal(
 	    profile_parse_string(once, "s.ini", &p, err, sizeof(err)), 0);
-	twice = shown(&p);
+	twice = t_print(&p);
 	assert_string_equal(once, twice);
 	free(once);
 	free(twice);
