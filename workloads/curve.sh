@@ -9,7 +9,9 @@
 # and write IOPS; 0 for no limit), as workloads/vdbench-curve.fio does.
 #   DIR=MNT SIZE=4G RUNTIME=30 QD=32 workloads/curve.sh workloads/vdbench-curve.fio
 #   STEPS="10 50 90" ...    only those percentages
+#   DEDUPE_PCT=50 COMPRESS_PCT=50 ...   reducible data (vdbench-curve.fio)
 set -euo pipefail
+export DEDUPE_PCT=${DEDUPE_PCT:-0} COMPRESS_PCT=${COMPRESS_PCT:-0}
 JOB=${1:?usage: curve.sh JOB.fio}
 STEPS=${STEPS:-10 20 30 40 50 60 70 80 90 100}
 OUT=$(mktemp -d /tmp/arraysim-curve.XXXXXX)

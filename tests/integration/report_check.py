@@ -30,10 +30,11 @@
       the same lag chart and markers (a scenario's pause, not a fault),
       and the fault from INJECT_T to CLEAR_T (a controller pull) shaded
       on it.
-  report_check.py curve PAGE CURVE [SHOT]
-      the page's latency/IOPS chart draws CURVE (workloads/curve.sh's
-      lines): a point per held step, ordered as their IOPS and latency,
-      a ring per unlimited run; the screenshot has the curve's colour.
+  report_check.py curve PAGE CURVE[,CURVE...] [SHOT]
+      the page's latency/IOPS chart draws each CURVE (workloads/curve.sh's
+      lines), in the order given and each in its own colour: a point per
+      held step, ordered as their IOPS and latency, a ring per unlimited
+      run, a legend entry; the screenshot has each curve's colour.
 """
 import html
 import json
@@ -353,18 +354,14 @@ def check_replication_scenario(path, inject_t, clear_t):
           (", ".join("%s %.2f s" % (k, t) for t, k in seq), inject_t, clear_t))
 
 
-def check_curve(page, curve, png):
-    """The curve section of PAGE draws CURVE (curve.sh's lines): one point
-    per held step, left to right in the order of their IOPS, higher on
-    the page for a higher latency, the maximum as a ring; and, when PNG
-    is given, Chromium painted the curve's colour."""
-    steps = [json.loads(l) for l in open(curve) if l.strip()]
+def curve_points(polyline):
+    return [tuple(map(float, p.split(","))) for p in polyline.split()]
+
+
+def check_one_curve(steps, pts):
+    """PTS draw the held steps of STEPS: one each, left to right as their
+    IOPS, higher on the page for a higher latency."""
     held = [s for s in steps if s["pct"] > 0]
-    html = open(page).read()
-    m = re.search(r'<polyline class="curve"[^>]*points="([^"]*)"', html)
-    if not m:
-        fail("no curve polyline in %s" % page)
-    pts = [tuple(map(float, p.split(","))) for p in m.group(1).split()]
     if len(pts) != len(held):
         fail("%d points for %d held steps" % (len(pts), len(held)))
     for (xa, ya), (xb, yb), a, b in zip(pts, pts[1:], held, held[1:]):
@@ -372,18 +369,41 @@ def check_curve(page, curve, png):
             fail("x order: %r against IOPS %r" % (pts, [s["iops"] for s in held]))
         if (yb - ya) * (b["lat_mean_us"] - a["lat_mean_us"]) > 0:
             fail("y order: %r against latency %r" % (pts, [s["lat_mean_us"] for s in held]))
-    if html.count('class="step max"') != len(steps) - len(held):
-        fail("not one ring per unlimited run")
-    if png:
-        w, h, bpp, rows = png_pixels(png)
-        n = sum(1 for row in rows for x in range(w)
-                if tuple(row[x * bpp:x * bpp + 3]) == CURVE)
-        if n < 50:
-            fail("%d pixels of the curve's colour in %s" % (n, png))
-        print("%d points, %d curve pixels rendered" % (len(pts), n))
-    else:
-        print("%d points" % len(pts))
 
+
+def check_curve(page, curves, png):
+    """The curve section of PAGE draws each of CURVES (curve.sh's lines,
+    files in --curve's order) as a polyline of its own colour with a
+    legend entry naming the file, the maximum of each as a ring; and,
+    when PNG is given, Chromium painted every curve's colour."""
+    html_text = open(page).read()
+    lines = re.findall(r'<polyline class="curve"[^>]*stroke="#([0-9a-fA-F]{6})"'
+                       r'[^>]*points="([^"]*)"', html_text)
+    if len(lines) != len(curves):
+        fail("%d curve polylines for %d curves in %s" % (len(lines), len(curves), page))
+    rings = 0
+    colours = []
+    for path, (colour, points) in zip(curves, lines):
+        steps = [json.loads(l) for l in open(path) if l.strip()]
+        check_one_curve(steps, curve_points(points))
+        rings += sum(1 for s in steps if s["pct"] == 0)
+        label = path.rsplit("/", 1)[-1].rsplit(".", 1)[0]  # report_curve.c
+        if html.escape(label) not in html_text:
+            fail("no legend entry %r" % label)
+        colours.append(tuple(bytes.fromhex(colour)))
+    if colours[0] != CURVE or len(set(colours)) != len(colours):
+        fail("curve colours %r: the first %r, each its own" % (colours, CURVE))
+    if html_text.count('class="step max"') != rings:
+        fail("not one ring per unlimited run")
+    if not png:
+        print("%d curves" % len(curves))
+        return
+    w, h, bpp, rows = png_pixels(png)
+    for c in colours:
+        n = sum(1 for row in rows for x in range(w) if tuple(row[x * bpp:x * bpp + 3]) == c)
+        if n < 50:
+            fail("%d pixels of curve colour %r in %s" % (n, c, png))
+        print("curve %02x%02x%02x: %d pixels rendered" % (c + (n,)))
 
 if __name__ == "__main__":
     if sys.argv[1] == "html":
@@ -400,7 +420,8 @@ if __name__ == "__main__":
         check_replication_scenario(sys.argv[2], float(sys.argv[3]),
                                    float(sys.argv[4]))
     elif sys.argv[1] == "curve":
-        check_curve(sys.argv[2], sys.argv[3], sys.argv[4] if len(sys.argv) > 4 else None)
+        check_curve(sys.argv[2], sys.argv[3].split(","),
+                    sys.argv[4] if len(sys.argv) > 4 else None)
     elif sys.argv[1] == "rendered":
         check_rendered(sys.argv[2])
     else:
