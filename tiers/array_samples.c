@@ -33,21 +33,29 @@ static void tier_members(FILE *out, const struct array_snapshot *s, unsigned t,
 }
 
 /* The controllers' busy cores / cores over the interval: their CPU
- * utilisation, what the vSAN and XtremIO evaluations report. */
+ * utilisation, what the vSAN and XtremIO evaluations report; on average
+ * and for the busiest, where a hot node shows. */
 static void ctl_members(FILE *out, const struct array_snapshot *s,
 			struct array_sample_prev *prev, double iv)
 {
-	uint64_t busy = 0;
+	uint64_t busy = 0, most = 0;
 	unsigned n = 0;
-	for (unsigned i = 0; i < s->nres; i++)
-		if (s->res[i].kind == ARRAY_RES_CTL) {
-			busy += s->res[i].busy_ns;
-			n++;
+	for (unsigned i = 0; i < s->nres; i++) {
+		if (s->res[i].kind != ARRAY_RES_CTL)
+			continue;
+		busy += s->res[i].busy_ns;
+		if (n < ARRAY_SAMPLE_CTLS) {
+			uint64_t d =
+			    delta(s->res[i].busy_ns, &prev->ctl_each_ns[n]);
+			most = d > most ? d : most;
 		}
+		n++;
+	}
 	uint64_t d = delta(busy, &prev->ctl_busy_ns);
 	if (n)
-		fprintf(out, ",\"ctl_busy_pct\":%.1f",
-			100.0 * (double)d / 1e9 / iv / n);
+		fprintf(out, ",\"ctl_busy_pct\":%.1f,\"ctl_busy_max_pct\":%.1f",
+			100.0 * (double)d / 1e9 / iv / n,
+			100.0 * (double)most / 1e9 / iv);
 }
 
 static void fault_members(FILE *out, const struct array_snapshot *s)

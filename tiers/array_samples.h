@@ -9,6 +9,8 @@
  *   "tier_<tier>_qd"                         mean queue depth (Little)
  *   "ctl_busy_pct"      the controllers' CPU utilisation in the interval:
  *                       busy cores / cores, averaged over them
+ *   "ctl_busy_max_pct"  the busiest controller's (on a cluster, of any
+ *                       node): an average hides one saturated node
  *   "cache_hit_ratio"   the interval's read lookups that hit the flash
  *                       cache (hybrids; absent when there were none)
  *   "rebuild_ratio"     share of running rebuilds done, 1 when none
@@ -30,6 +32,10 @@
 
 #include "tiers/array_snapshot.h"
 
+/* Controllers a sample tells apart: [controllers] count x [nodes] count
+ * at their largest (tiers/profile_keys.c). */
+#define ARRAY_SAMPLE_CTLS (64 * 64)
+
 /* The previous sample's counters, for the interval's differences. */
 struct array_sample_prev {
 	uint64_t ops[PROFILE_TIER_COUNT], bytes[PROFILE_TIER_COUNT];
@@ -37,6 +43,7 @@ struct array_sample_prev {
 	uint64_t hits, lookups;
 	uint64_t completed, late; /* replies, and the late ones */
 	uint64_t ctl_busy_ns;	  /* over the controllers, per core */
+	uint64_t ctl_each_ns[ARRAY_SAMPLE_CTLS]; /* each, in engine order */
 	struct latency_hist hist[PROFILE_TIER_COUNT];
 };
 

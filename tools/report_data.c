@@ -44,6 +44,7 @@ const char *const rsample_field_names[RS_NFIELDS] = {
     [RS_REBUILD_RATIO] = "rebuild_ratio",
     [RS_DRIVES_REBUILDING] = "drives_rebuilding",
     [RS_CTL_BUSY_PCT] = "ctl_busy_pct",
+    [RS_CTL_BUSY_MAX_PCT] = "ctl_busy_max_pct",
     [RS_HOST_LATE_SHARE] = "host_late_share",
     [RS_HOST_WORST_LATE_MS] = "host_worst_late_ms",
     [RS_HOST_REPLIES] = "host_replies",

@@ -55,8 +55,10 @@ enum rs_field {
 	RS_CACHE_HIT_RATIO,
 	RS_REBUILD_RATIO,
 	RS_DRIVES_REBUILDING,
-	/* The controllers' CPU utilisation, busy cores / cores (%). */
+	/* The controllers' CPU utilisation, busy cores / cores (%): on
+	 * average, and the busiest controller's (or node's). */
 	RS_CTL_BUSY_PCT,
+	RS_CTL_BUSY_MAX_PCT,
 	/* Host-bound (tiers/completer.h): the interval's replies sent
 	 * later than modelled, their share and the worst lateness. */
 	RS_HOST_LATE_SHARE,

@@ -73,6 +73,7 @@ static const struct chart_series s_ratios[] = {
 };
 static const struct chart_series s_ctl_cpu[] = {
     {RS_CTL_BUSY_PCT, "controllers' CPU", "#8c564b", 0, false},
+    {RS_CTL_BUSY_MAX_PCT, "busiest controller", "#8c564b", 0, true},
 };
 static const struct chart_series s_repl_lag[] = {
     {RS_REPL_LAG_S, "lag", "#006400", 0, false},

@@ -56,6 +56,8 @@ static void show_array(FILE *out, const struct rj_obj *line)
 		num(line, "array_up") ? "up" : "DOWN");
 	if (rj_num(line, "ctl_busy_pct", &v))
 		fprintf(out, "  controller CPU %.1f%%", v);
+	if (rj_num(line, "ctl_busy_max_pct", &v))
+		fprintf(out, " (busiest %.1f%%)", v);
 	fputc('\n', out);
 }
 

@@ -383,6 +383,27 @@ static void test_busy_exposed(void **state)
 	array_free(a);
 }
 
+/* @s as a sample over 1 ms: the controllers' average, and the busiest
+ * one's, which the work spread over several (@most of @busy) must show
+ * as itself, not as their sum. */
+static void t_nodes_sample(const struct array_snapshot *s, uint64_t busy,
+			   uint64_t most)
+{
+	static struct array_sample_prev prev;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	assert_true(most < busy);
+	array_sample_write(f, s, &prev, 0.001);
+	fclose(f);
+	t_assert_within(t_after(text, ",\"ctl_busy_pct\":"),
+			100.0 * (double)busy / 1e9 / 0.001 / 8, 0.01);
+	t_assert_within(t_after(text, ",\"ctl_busy_max_pct\":"),
+			100.0 * (double)most / 1e9 / 0.001, 0.01);
+	free(text);
+}
+
 /* Several nodes (xtremio-xbrick4: 4 nodes of 2 controllers of 16 cores,
  * 25 SSDs, 4 interconnect ports): every node's drives in the snapshot
  * and the exposition, once each (ids 0 to 99), the interconnect ports as
@@ -395,7 +416,7 @@ static void test_nodes_observed(void **state)
 	struct array *a;
 	char *text = NULL;
 	size_t len = 0;
-	uint64_t ctl_busy = 0;
+	uint64_t ctl_busy = 0, ctl_most = 0;
 	unsigned drives = 0, ic = 0;
 	FILE *f;
 	(void)state;
@@ -415,12 +436,16 @@ static void test_nodes_observed(void **state)
 			assert_int_equal(r->kind, ARRAY_RES_LINK);
 			ic++;
 		}
-		if (r->kind == ARRAY_RES_CTL)
+		if (r->kind == ARRAY_RES_CTL) {
 			ctl_busy += r->busy_ns;
+			ctl_most =
+			    r->busy_ns > ctl_most ? r->busy_ns : ctl_most;
+		}
 	}
 	assert_int_equal(drives, 100);
 	assert_int_equal(ic, 4 * 4 * 2);
 	t_assert_within((double)ctl_busy, 20 * 128e3 / 16, 0.01);
+	t_nodes_sample(&s, ctl_busy, ctl_most);
 	assert_non_null(strstr(text, "arraysim_drive_state{tier=\"flash\","
 				     "drive=\"99\",state=\"ok\"} 1\n"));
 	assert_null(strstr(text, "drive=\"100\""));
