@@ -77,6 +77,18 @@ static struct model_io t_next_io(struct t_workload *w, unsigned client)
 	return io;
 }
 
+/* @io submitted at @at; with @w->destage, a write's bytes also leave the
+ * cache tier for the backing tier from then. */
+static uint64_t t_submit(struct model *m, const struct t_workload *w,
+			 uint64_t at, const struct model_io *io)
+{
+	uint64_t done = model_submit(m, at, io);
+
+	if (w->destage && io->op == ENGINE_OP_WRITE)
+		model_destage(m, at, io->offset, io->length);
+	return done;
+}
+
 /* Tally one I/O into @r's running sums. */
 struct t_tally {
 	uint64_t end_ns, lat_sum, reads, bytes, n;
@@ -134,7 +146,7 @@ struct t_result t_run(struct model *m, struct t_workload *w, unsigned q,
 			if (next_ns[k] < next_ns[c])
 				c = k;
 		io = t_next_io(w, c);
-		done = model_submit(m, next_ns[c], &io);
+		done = t_submit(m, w, next_ns[c], &io);
 		t_tally_add(&t, &io, next_ns[c], done);
 		next_ns[c] = done;
 	}
@@ -169,7 +181,7 @@ struct t_result t_run_rate_capped(struct model *m, struct t_workload *w,
 			at = out[first];
 		at = at > last ? at : last;
 		last = at;
-		out[first] = model_submit(m, at, &io);
+		out[first] = t_submit(m, w, at, &io);
 		t_tally_add(&t, &io, at, out[first]);
 	}
 	free(out);
@@ -200,7 +212,7 @@ struct t_result t_run_workers(struct model *m, struct t_workload *const *w,
 			if (next_ns[k] < next_ns[c])
 				c = k;
 		struct model_io io = t_next_io(w[owner[c]], slot[c]);
-		uint64_t done = model_submit(m, next_ns[c], &io);
+		uint64_t done = t_submit(m, w[owner[c]], next_ns[c], &io);
 
 		t_tally_add(&all, &io, next_ns[c], done);
 		t_tally_add(&t[owner[c]], &io, next_ns[c], done);

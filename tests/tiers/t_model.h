@@ -28,6 +28,9 @@ struct t_workload {
 	 * with many outstanding, as CrystalDiskMark's Q32T1), rather than
 	 * each client its own region. */
 	bool one_stream;
+	/* Each write is destaged (model_destage) as it is submitted: a
+	 * write buffer at steady state, emptied as fast as it fills. */
+	bool destage;
 	uint64_t rng;
 	uint64_t seq_next[T_MAX_CLIENTS]; /* sequential position */
 };

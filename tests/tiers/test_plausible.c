@@ -51,6 +51,10 @@ static const struct {
      "partial-stripe read-modify-write of data, P and Q on three other "
      "hosts over 2 x 25GbE: 3 MiB read and 3 MiB written a request, "
      "eight at a time"},
+    {"vsan-hpe-dl380", "as vsan-dell-r740xd (the same hosts)"},
+    {"vsan-vxrail-p570f",
+     "as vsan-dell-r740xd (a RAID 6 partial-stripe read-modify-write on "
+     "three other hosts over 2 x 25GbE, eight at a time)"},
     {"traditional-san",
      "model: scatter = 4K lays every 4 KiB piece of a write as its own "
      "RAID 5 small write on a 15K disk, sequential or not; a filer "
