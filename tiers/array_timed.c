@@ -195,9 +195,14 @@ static void fault_error(const struct array *a, const struct model_fault *f,
 	static const char *const what[] = {"controller", "path", "drive",
 					   "drive"};
 	static const char *const tiers[] = {"flash", "cache", "backing"};
+	unsigned nodes =
+	    a->profile->nodes.count > 1 ? a->profile->nodes.count : 1;
+	unsigned drives = f->tier < PROFILE_TIER_COUNT
+			      ? a->profile->tier[f->tier].drives * nodes
+			      : 0;
 
 	if (rc == -EINVAL && f->kind == MODEL_FAULT_DRIVE_SLOW &&
-	    f->id < a->profile->tier[f->tier].drives)
+	    f->id < drives)
 		snprintf(err, errlen, "drive-slow: factor must be above 1");
 	else if (rc == -EINVAL && f->kind <= MODEL_FAULT_PATH)
 		snprintf(
@@ -210,12 +215,12 @@ static void fault_error(const struct array *a, const struct model_fault *f,
 			1);
 	else if (rc == -EINVAL)
 		snprintf(err, errlen, "no drive %u in tier %s: it has %u",
-			 f->id, tiers[f->tier],
-			 a->profile->tier[f->tier].drives);
-	else if (rc == -ENOTSUP && a->profile->nodes.count > 1)
+			 f->id, tiers[f->tier], drives);
+	else if (rc == -ENOTSUP && nodes > 1 && f->kind <= MODEL_FAULT_PATH)
 		snprintf(err, errlen,
-			 "faults on a profile of %u nodes are not modelled yet",
-			 a->profile->nodes.count);
+			 "%s faults on a profile of %u nodes are not modelled "
+			 "yet (drive faults are)",
+			 what[f->kind], nodes);
 	else if (rc == -ENOTSUP && !a->profile->tier[f->tier].present)
 		snprintf(err, errlen, "profile %s has no %s tier",
 			 a->profile->name, tiers[f->tier]);

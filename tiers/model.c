@@ -270,25 +270,6 @@ static void work_add(struct model *m, struct work *w, int tier,
 	w->ops += plan->n;
 }
 
-/* Drive operation @o of plan @i of @w on a node other than the first
- * (faults are not modelled there: model_fault refuses them). */
-static uint64_t node_drive_op(struct model *m, const struct work *w, unsigned i,
-			      const struct raid_op *o, uint64_t from,
-			      uint64_t *counts)
-{
-	unsigned tier = (unsigned)w->tier[i];
-	struct engine_stage st = {
-	    .res = m->drive0[tier] +
-		   (int)(w->node * m->p->tier[tier].drives + o->drive),
-	    .op = o->op,
-	    .bytes = o->bytes,
-	    .offset_bytes = o->offset,
-	};
-
-	counts[o->op]++;
-	return engine_submit(m->e, from, &st, 1);
-}
-
 /* Run plan @i of @w from @start; its end time. Phases in order, each
  * phase's operations in parallel. */
 static uint64_t run_plan(struct model *m, const struct work *w, unsigned i,
@@ -306,10 +287,8 @@ static uint64_t run_plan(struct model *m, const struct work *w, unsigned i,
 
 			if (o->phase != phase)
 				continue;
-			t = w->node
-				? node_drive_op(m, w, i, o, from, counts)
-				: model_fault_drive_op(m, (unsigned)w->tier[i],
-						       o, from, counts);
+			t = model_fault_drive_op(m, (unsigned)w->tier[i],
+						 w->node, o, from, counts);
 			end = t > end ? t : end;
 		}
 	}

@@ -58,6 +58,8 @@
 
 #include "tiers/model_faults_i.h"
 #include "tiers/model_i.h"
+#include "tiers/model_loss_i.h"
+#include "tiers/model_nodes_i.h"
 #include "tiers/profile_calc.h"
 
 #define REBUILD_CHUNK MODEL_REBUILD_CHUNK
@@ -84,10 +86,10 @@ int model_fault_init(struct model *m)
 		if (!f->rebuild_rate[t])
 			f->rebuild_rate[t] = 1;
 		placement_init(&f->place[t], pt, m->seed);
-		f->drive[t] = calloc(pt->drives, sizeof(*f->drive[t]));
+		f->drive[t] = calloc(model_drives(m, t), sizeof(*f->drive[t]));
 		if (!f->drive[t])
 			return -ENOMEM;
-		for (unsigned i = 0; i < pt->drives; i++) {
+		for (unsigned i = 0; i < model_drives(m, t); i++) {
 			f->drive[t][i].pulled_ns = NEVER;
 			f->drive[t][i].fail_ns = NEVER;
 			f->drive[t][i].slow = 1.0;
@@ -203,48 +205,23 @@ unsigned model_fault_pick_link(struct model *m)
 
 /* ---- drives -------------------------------------------------------------- */
 
-/* Chunks of drive @d of @tier rebuilt by @t: written by then. */
-static uint64_t done_at(const struct model *m, unsigned tier,
-			const struct drive_fault *d, uint64_t t)
-{
-	return model_rebuild_done(
-	    d, model_rebuild_window(m->p->tier[tier].drives), t);
-}
-
-/* Is @off of the drive lost at @t (noticed, not yet rebuilt)? */
-static bool degraded(const struct model *m, unsigned tier, unsigned drive,
+/* Is @off of drive @g lost at @t (noticed, not yet rebuilt)? */
+static bool degraded(const struct model *m, unsigned tier, unsigned g,
 		     uint64_t off, uint64_t t)
 {
-	const struct drive_fault *d = &m->f.drive[tier][drive];
+	const struct drive_fault *d = &m->f.drive[tier][g];
 
 	return t >= d->fail_ns && t < d->rebuild_end_ns &&
-	       off >= done_at(m, tier, d, t) * REBUILD_CHUNK;
+	       off >= model_drive_done(m, tier, d, t) * REBUILD_CHUNK;
 }
 
-/* For the stripes (out_for_stripe): the end a rebuild at its progress
- * at @t would have had at a steady pace, fail + (t - fail) / done share;
- * NEVER with nothing done yet. */
-static uint64_t stripe_end(const struct model *m, unsigned tier,
-			   const struct drive_fault *d, uint64_t t)
-{
-	double frac;
-
-	if (d->rebuild_end_ns != NEVER && t >= d->rebuild_end_ns)
-		return d->rebuild_end_ns;
-	if (t <= d->fail_ns || !d->rebuild_chunks)
-		return d->rebuild_end_ns;
-	frac = (double)done_at(m, tier, d, t) / (double)d->rebuild_chunks;
-	if (frac <= 0)
-		return NEVER;
-	return d->fail_ns + (uint64_t)((double)(t - d->fail_ns) / frac);
-}
-
-static uint64_t submit_on(struct model *m, unsigned tier, unsigned drive,
+/* @o on drive @g (array-wide: node n's drives from n x drives on). */
+static uint64_t submit_on(struct model *m, unsigned tier, unsigned g,
 			  const struct raid_op *o, uint64_t from,
 			  uint64_t *counts)
 {
 	struct engine_stage st = {
-	    .res = m->drive0[tier] + (int)drive,
+	    .res = m->drive0[tier] + (int)g,
 	    .op = o->op,
 	    .bytes = o->bytes,
 	    .offset_bytes = o->offset,
@@ -254,18 +231,19 @@ static uint64_t submit_on(struct model *m, unsigned tier, unsigned drive,
 	return engine_submit(m->e, from, &st, 1);
 }
 
-/* The members that hold what @drive held: its mirror, or the rest of
- * its raid5/6 stripe (the width - parity needed). Fills @out, returns
- * how many. */
-static unsigned sources(const struct model *m, unsigned tier, unsigned drive,
+/* The members inside its node that hold what drive @g held: its mirror,
+ * or the rest of its raid5/6 stripe (the width - parity needed). Fills
+ * @out (array-wide), returns how many. */
+static unsigned sources(const struct model *m, unsigned tier, unsigned g,
 			uint64_t off, uint64_t t, unsigned *out)
 {
 	const struct profile_tier *pt = &m->p->tier[tier];
+	unsigned base = g - g % pt->drives, drive = g - base;
 	unsigned n = 0, first = 0, span = pt->drives, need = 1;
 
 	if (pt->raid == PROFILE_RAID10) {
-		out[0] = drive ^ 1u;
-		return out[0] < pt->drives ? 1 : 0;
+		out[0] = base + (drive ^ 1u);
+		return (drive ^ 1u) < pt->drives ? 1 : 0;
 	}
 	if (pt->raid == PROFILE_RAID5 || pt->raid == PROFILE_RAID6) {
 		span = pt->stripe_width;
@@ -277,21 +255,56 @@ static unsigned sources(const struct model *m, unsigned tier, unsigned drive,
 	for (unsigned k = 1; k < span && n < need; k++) {
 		unsigned j = first + (drive - first + k) % span;
 
-		if (j < pt->drives && !degraded(m, tier, j, off, t))
-			out[n++] = j;
+		if (j < pt->drives && !degraded(m, tier, base + j, off, t))
+			out[n++] = base + j;
 	}
 	return n;
 }
 
-/* A read of what a lost drive held: all sources in parallel. */
-static uint64_t reconstruct(struct model *m, unsigned tier,
+/* What drive @g held, read from the other nodes' members of its stripe
+ * across nodes (model_cross_nodes): the data members' worth, the same
+ * drive of the next nodes up, each a request hop there and the data's
+ * hop back. Simplification: the members are the next nodes in turn, not
+ * the stripe's own (model_nodes.c rotates stripes over all nodes, so the
+ * cost is the same), and the node of the lost drive asks them. */
+static uint64_t cross_read(struct model *m, unsigned tier, unsigned g,
+			   const struct raid_op *o, uint64_t from,
+			   uint64_t *counts)
+{
+	unsigned per = m->p->tier[tier].drives, node = g / per, l = g % per;
+	unsigned need =
+	    profile_node_width(m->p->nodes.raid) - model_node_tolerance(m);
+	uint64_t end = from;
+
+	if (m->p->nodes.raid == PROFILE_NRAID_RAID1)
+		need = 1;
+	for (unsigned k = 1; k < m->nodes && need; k++) {
+		unsigned other = (node + k) % m->nodes, src = other * per + l;
+		uint64_t t;
+
+		if (degraded(m, tier, src, o->offset, from))
+			continue;
+		t = model_nodes_hop(m, node, other, 0, from);
+		t = submit_on(m, tier, src, o, t, counts);
+		t = model_nodes_hop(m, other, node, o->bytes, t);
+		end = t > end ? t : end;
+		need--;
+	}
+	return end;
+}
+
+/* A read of what a lost drive @g held: all sources in parallel. */
+static uint64_t reconstruct(struct model *m, unsigned tier, unsigned g,
 			    const struct raid_op *o, uint64_t from,
 			    uint64_t *counts)
 {
 	unsigned src[PROFILE_MAX_WIDTH];
-	unsigned n = sources(m, tier, o->drive, o->offset, from, src);
+	unsigned n;
 	uint64_t end = from;
 
+	if (model_cross_nodes(m, tier))
+		return cross_read(m, tier, g, o, from, counts);
+	n = sources(m, tier, g, o->offset, from, src);
 	for (unsigned k = 0; k < n; k++) {
 		uint64_t t = submit_on(m, tier, src[k], o, from, counts);
 
@@ -300,22 +313,25 @@ static uint64_t reconstruct(struct model *m, unsigned tier,
 	return end;
 }
 
-uint64_t model_fault_drive_op(struct model *m, unsigned tier,
+uint64_t model_fault_drive_op(struct model *m, unsigned tier, unsigned node,
 			      const struct raid_op *o, uint64_t from,
 			      uint64_t *counts)
 {
-	if (!m->f.drives_out || !degraded(m, tier, o->drive, o->offset, from))
-		return submit_on(m, tier, o->drive, o, from, counts);
+	unsigned g = node * m->p->tier[tier].drives + o->drive;
+
+	if (!m->f.drives_out || !degraded(m, tier, g, o->offset, from))
+		return submit_on(m, tier, g, o, from, counts);
 	if (o->op == ENGINE_OP_WRITE)
 		return from; /* parity or mirror has it; the rebuild writes it
 			      */
-	return reconstruct(m, tier, o, from, counts);
+	return reconstruct(m, tier, g, o, from, counts);
 }
 
-/* Rebuild chunk @k of drive @drive, starting at @at: read the sources,
- * then write spare space, both rotating through the tier (declustered).
- * When the write ends. */
-static uint64_t book_chunk(struct model *m, unsigned tier, unsigned drive,
+/* Rebuild chunk @k of drive @g, starting at @at: read the sources, then
+ * write spare space, both rotating through the node's drives of the tier
+ * (declustered); across nodes, read from the other nodes' members and
+ * write on the node's own other drives. When the write ends. */
+static uint64_t book_chunk(struct model *m, unsigned tier, unsigned g,
 			   uint64_t k, uint64_t at)
 {
 	const struct profile_tier *pt = &m->p->tier[tier];
@@ -323,10 +339,14 @@ static uint64_t book_chunk(struct model *m, unsigned tier, unsigned drive,
 	unsigned need = pt->raid == PROFILE_RAID5   ? pt->stripe_width - 1
 			: pt->raid == PROFILE_RAID6 ? pt->stripe_width - 2
 						    : 1;
-	unsigned others = pt->drives - 1;
+	unsigned others = pt->drives - 1, base = g - g % pt->drives;
+	unsigned drive = g - base;
 	uint64_t end = at;
 
 	o.offset = k * REBUILD_CHUNK % pt->capacity_bytes;
+	if (model_cross_nodes(m, tier))
+		need = 0,
+		end = cross_read(m, tier, g, &o, at, m->counts.rebuild_ops);
 	for (unsigned j = 0; j < need; j++) {
 		unsigned src =
 		    pt->raid == PROFILE_RAID10
@@ -337,13 +357,14 @@ static uint64_t book_chunk(struct model *m, unsigned tier, unsigned drive,
 
 		if (src >= pt->drives)
 			continue;
-		t = submit_on(m, tier, src, &o, at, m->counts.rebuild_ops);
+		t = submit_on(m, tier, base + src, &o, at,
+			      m->counts.rebuild_ops);
 		end = t > end ? t : end;
 	}
 	o.op = ENGINE_OP_WRITE;
-	return submit_on(m, tier,
-			 (unsigned)((drive + 1 + k % others) % pt->drives), &o,
-			 end, m->counts.rebuild_ops);
+	return submit_on(
+	    m, tier, base + (unsigned)((drive + 1 + k % others) % pt->drives),
+	    &o, end, m->counts.rebuild_ops);
 }
 
 /* Book drive @i's rebuild chunks that can start by @now: chunk k at its
@@ -390,7 +411,7 @@ static void drive_reset(struct model *m, struct drive_fault *d)
 static void drives_run(struct model *m, uint64_t now)
 {
 	for (unsigned t = 0; t < PROFILE_TIER_COUNT && m->f.drives_out; t++)
-		for (unsigned i = 0; m->f.drive[t] && i < m->p->tier[t].drives;
+		for (unsigned i = 0; m->f.drive[t] && i < model_drives(m, t);
 		     i++) {
 			struct drive_fault *d = &m->f.drive[t][i];
 
@@ -468,23 +489,14 @@ static int fault_path(struct model *m, uint64_t now, unsigned id, bool on,
 	return 0;
 }
 
-/* Is drive @j out (pulled or rebuilding) at @t? */
-static bool drive_out(const struct model *m, unsigned tier, unsigned j,
-		      uint64_t t)
-{
-	const struct drive_fault *d = &m->f.drive[tier][j];
-
-	return d->fail_ns != NEVER &&
-	       (d->pulled_ns != NEVER || t < d->rebuild_end_ns);
-}
-
 static void drive_pull(struct model *m, unsigned tier, struct drive_fault *d,
 		       uint64_t now, struct model_fault_effect *eff)
 {
 	const struct profile_tier *pt = &m->p->tier[tier];
-	/* raid0 has nothing to rebuild from: its units are simply lost. */
+	/* raid0 has nothing to rebuild from: its units are simply lost
+	 * (unless the other nodes hold them: model_cross_nodes). */
 	uint64_t used =
-	    pt->raid == PROFILE_RAID0
+	    pt->raid == PROFILE_RAID0 && !model_cross_nodes(m, tier)
 		? 0
 		: (uint64_t)((double)pt->capacity_bytes * pt->fill_pct / 100.0);
 	double secs = (double)used / (double)m->f.rebuild_rate[tier];
@@ -504,128 +516,6 @@ static void drive_pull(struct model *m, unsigned tier, struct drive_fault *d,
 	eff->fail_ns = d->fail_ns;
 	eff->rebuild_end_ns = d->plan_end_ns;
 	eff->rebuild_bytes = used;
-}
-
-/* ---- data loss ------------------------------------------------------------
- */
-
-/* Can the drives out of @tier at @t lose data (some stripe has more out
- * than it survives)? Exact for raid0/1/10; for declustered raid5/6, more
- * drives out than the parity count: then some stripes hold them all. */
-static bool may_lose(const struct model *m, unsigned tier, unsigned drive,
-		     uint64_t t)
-{
-	const struct profile_tier *pt = &m->p->tier[tier];
-	unsigned out = 0;
-
-	if (pt->raid == PROFILE_RAID0)
-		return true;
-	if (pt->raid == PROFILE_RAID10)
-		return (drive ^ 1u) < pt->drives &&
-		       drive_out(m, tier, drive ^ 1u, t);
-	for (unsigned j = 0; j < pt->drives; j++)
-		out += drive_out(m, tier, j, t);
-	return out > m->f.place[tier].tolerance;
-}
-
-/* Record the state of @tier's drives at @t as a loss event; its number
- * (from 1), or 0 without memory (nothing is then reported lost). */
-static unsigned loss_event_record(struct model *m, unsigned tier, uint64_t t)
-{
-	struct model_faults *f = &m->f;
-	unsigned n = m->p->tier[tier].drives;
-	struct loss_event *grown, *ev;
-
-	grown = realloc(f->loss, (f->n_loss + 1) * sizeof(*f->loss));
-	if (!grown)
-		return 0;
-	f->loss = grown;
-	ev = &f->loss[f->n_loss];
-	*ev = (struct loss_event){.tier = tier, .at = t};
-	ev->fail = malloc(n * sizeof(*ev->fail));
-	ev->end = malloc(n * sizeof(*ev->end));
-	if (!ev->fail || !ev->end) {
-		free(ev->fail);
-		free(ev->end);
-		return 0;
-	}
-	for (unsigned j = 0; j < n; j++) {
-		const struct drive_fault *d = &f->drive[tier][j];
-
-		ev->fail[j] = drive_out(m, tier, j, t) ? d->fail_ns : NEVER;
-		ev->end[j] = stripe_end(m, tier, d, t);
-	}
-	return ++f->n_loss;
-}
-
-/* Is a drive that failed at @fail (NEVER: in place) and is rebuilt by
- * @end unavailable at @at for a stripe at rebuild position @pos? */
-static bool out_for_stripe(uint64_t fail, uint64_t end, uint64_t at, double pos)
-{
-	if (fail == NEVER)
-		return false;
-	if (at <= fail)
-		return true; /* pulled, not yet noticed or rebuilding */
-	return (double)(at - fail) < pos * (double)(end - fail);
-}
-
-/* Was @drive unavailable at the loss event @ctx, for a stripe at rebuild
- * position @pos? */
-static bool unavailable(void *ctx, unsigned drive, double pos)
-{
-	const struct loss_event *ev = ctx;
-
-	return out_for_stripe(ev->fail[drive], ev->end[drive], ev->at, pos);
-}
-
-bool model_block_lost(const struct model *m, unsigned loss, uint64_t pblk)
-{
-	struct loss_event *ev;
-
-	if (loss == 0 || loss > m->f.n_loss)
-		return false;
-	ev = &m->f.loss[loss - 1];
-	return placement_lost(&m->f.place[ev->tier], pblk, unavailable, ev);
-}
-
-/* A drive out at ctx's moment for a stripe at rebuild position @pos, or
- * the one whose copy of the block went bad. */
-struct rot_ctx {
-	const struct model *m;
-	unsigned tier, own;
-	uint64_t now;
-};
-
-static bool out_or_rotted(void *ctx, unsigned drive, double pos)
-{
-	const struct rot_ctx *c = ctx;
-	const struct drive_fault *d = &c->m->f.drive[c->tier][drive];
-
-	if (drive == c->own)
-		return true;
-	return out_for_stripe(
-	    drive_out(c->m, c->tier, drive, c->now) ? d->fail_ns : NEVER,
-	    stripe_end(c->m, c->tier, d, c->now), c->now, pos);
-}
-
-bool model_block_repairable(const struct model *m, uint64_t now_ns,
-			    uint64_t pblk)
-{
-	unsigned tier = profile_data_tier(m->p);
-	const struct placement *pl = &m->f.place[tier];
-	struct rot_ctx c = {.m = m, .tier = tier, .now = now_ns};
-
-	if (!m->p->tier[tier].present || pl->tolerance == 0)
-		return false;
-	c.own = placement_drive(pl, pblk);
-	return !placement_lost(pl, pblk, out_or_rotted, &c);
-}
-
-unsigned model_loss_tier(const struct model *m, unsigned loss)
-{
-	if (loss == 0 || loss > m->f.n_loss)
-		return PROFILE_TIER_COUNT;
-	return m->f.loss[loss - 1].tier;
 }
 
 static int fault_drive(struct model *m, uint64_t now, unsigned tier,
@@ -652,8 +542,8 @@ static int fault_drive(struct model *m, uint64_t now, unsigned tier,
 	if (d->fail_ns != NEVER)
 		return -EALREADY;
 	drive_pull(m, tier, d, now, eff);
-	if (may_lose(m, tier, id, now))
-		eff->loss = loss_event_record(m, tier, now);
+	if (model_may_lose(m, tier, id, now))
+		eff->loss = model_loss_record(m, tier, now);
 	return 0;
 }
 
@@ -683,7 +573,7 @@ bool model_fault_current(const struct model *m, const struct model_fault *f,
 		       mf->ctl_serves_ns[f->id] == key_ns;
 	default:
 		return f->tier < PROFILE_TIER_COUNT && mf->drive[f->tier] &&
-		       f->id < m->p->tier[f->tier].drives &&
+		       f->id < model_drives(m, f->tier) &&
 		       (mf->drive[f->tier][f->id].fail_ns == key_ns ||
 			mf->drive[f->tier][f->id].done_fail_ns == key_ns);
 	}
@@ -696,8 +586,9 @@ int model_fault(struct model *m, uint64_t now_ns, const struct model_fault *f,
 	int rc;
 
 	memset(eff, 0, sizeof(*eff));
-	if (m->nodes > 1)
-		return -ENOTSUP; /* not modelled on several nodes yet */
+	/* Several nodes: drives only (model_fault.h). */
+	if (m->nodes > 1 && f->kind <= MODEL_FAULT_PATH)
+		return -ENOTSUP;
 	if (f->kind == MODEL_FAULT_CONTROLLER) {
 		rc = fault_ctl(m, now_ns, f->id, on, eff);
 		eff->serving = m->p->ctl.count - m->f.ctls_down;
@@ -707,7 +598,7 @@ int model_fault(struct model *m, uint64_t now_ns, const struct model_fault *f,
 	} else if (f->tier >= PROFILE_TIER_COUNT ||
 		   !m->p->tier[f->tier].present) {
 		return -ENOTSUP;
-	} else if (f->id >= m->p->tier[f->tier].drives) {
+	} else if (f->id >= model_drives(m, f->tier)) {
 		return -EINVAL;
 	} else if (f->kind == MODEL_FAULT_DRIVE) {
 		rc = fault_drive(m, now_ns, f->tier, f->id, on, eff);

@@ -18,10 +18,11 @@ unsigned model_fault_pick_ctl(struct model *m, uint64_t *t);
 unsigned model_fault_partner(const struct model *m, unsigned i);
 /* The next front-end link that is up. */
 unsigned model_fault_pick_link(struct model *m);
-/* Submit one planned operation @o of tier @tier at @from, as a
- * degraded array does (reconstructed from the others when the drive is
- * out); returns its end and counts the operations in @counts. */
-uint64_t model_fault_drive_op(struct model *m, unsigned tier,
+/* Submit one planned operation @o of tier @tier on node @node's drive
+ * o->drive at @from, as a degraded array does (reconstructed from the
+ * others when the drive is out); returns its end and counts the
+ * operations in @counts. */
+uint64_t model_fault_drive_op(struct model *m, unsigned tier, unsigned node,
 			      const struct raid_op *o, uint64_t from,
 			      uint64_t *counts);
 

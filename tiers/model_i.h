@@ -120,6 +120,44 @@ struct model {
 	struct raid_plan *xplan;
 };
 
+/* Drives of tier @tier in the whole array: node n's are n x drives on,
+ * as the resources and the snapshot number them. */
+static inline unsigned model_drives(const struct model *m, unsigned tier)
+{
+	return m->nodes * m->p->tier[tier].drives;
+}
+
+/* Does tier @tier lean on the redundancy across nodes: object placement
+ * with [nodes] raid over a tier with none of its own (vSAN: raid0 inside
+ * a host)? Then a lost drive's components are read and rebuilt from the
+ * other nodes' members (model_faults.c). */
+static inline bool model_cross_nodes(const struct model *m, unsigned tier)
+{
+	return m->nodes > 1 && m->p->nodes.placement == PROFILE_PLACE_OBJECT &&
+	       m->p->nodes.raid != PROFILE_NRAID_NONE &&
+	       m->p->tier[tier].raid == PROFILE_RAID0;
+}
+
+/* Members of a stripe across nodes it survives losing ([nodes] raid). */
+static inline unsigned model_node_tolerance(const struct model *m)
+{
+	static const unsigned tol[] = {[PROFILE_NRAID_NONE] = 0,
+				       [PROFILE_NRAID_RAID1] = 1,
+				       [PROFILE_NRAID_RAID5] = 1,
+				       [PROFILE_NRAID_RAID6] = 2};
+
+	return tol[m->p->nodes.raid];
+}
+
+/* Chunks of drive @d of @tier rebuilt by @t (its window: the node's
+ * drives). */
+static inline uint64_t model_drive_done(const struct model *m, unsigned tier,
+					const struct drive_fault *d, uint64_t t)
+{
+	return model_rebuild_done(
+	    d, model_rebuild_window(m->p->tier[tier].drives), t);
+}
+
 /* A profile's duration, divided by --scale (tiers/scale.h). */
 static inline uint64_t model_scale_ns(const struct model *m, uint64_t ns)
 {

@@ -15,7 +15,7 @@ const struct profile *model_profile(const struct model *m)
 int model_drive_res(const struct model *m, unsigned tier, unsigned id)
 {
 	if (tier >= PROFILE_TIER_COUNT || !m->p->tier[tier].present ||
-	    id >= m->p->tier[tier].drives * m->nodes)
+	    id >= model_drives(m, tier))
 		return -1;
 	return m->drive0[tier] + (int)id;
 }
@@ -40,8 +40,7 @@ int model_rebuild_end(const struct model *m, unsigned tier, unsigned id,
 	const struct drive_fault *d;
 	double left;
 
-	if (model_drive_res(m, tier, id) < 0 || !m->f.drive[tier] ||
-	    id >= m->p->tier[tier].drives)
+	if (model_drive_res(m, tier, id) < 0 || !m->f.drive[tier])
 		return -ENOENT;
 	d = &m->f.drive[tier][id];
 	if (d->done_fail_ns == fail_ns && d->fail_ns != fail_ns) {
@@ -72,10 +71,6 @@ int model_drive_view(const struct model *m, unsigned tier, unsigned id,
 	if (model_drive_res(m, tier, id) < 0 || !m->f.drive[tier])
 		return -EINVAL;
 	pt = &m->p->tier[tier];
-	if (id >= pt->drives) {
-		*v = (struct model_drive_view){.state = MODEL_DRIVE_OK};
-		return 0; /* another node's: no faults there */
-	}
 	d = &m->f.drive[tier][id];
 	*v = (struct model_drive_view){
 	    .state = d->slow != 1.0 ? MODEL_DRIVE_SLOW : MODEL_DRIVE_OK};
@@ -84,7 +79,9 @@ int model_drive_view(const struct model *m, unsigned tier, unsigned id,
 		return 0; /* in place, or back and rebuilt */
 	/* What drive_pull() planned to copy: the drive's used space. */
 	v->rebuild_bytes =
-	    (uint64_t)((double)pt->capacity_bytes * pt->fill_pct / 100.0);
+	    pt->raid == PROFILE_RAID0 && !model_cross_nodes(m, tier)
+		? 0
+		: (uint64_t)((double)pt->capacity_bytes * pt->fill_pct / 100.0);
 	v->rebuild_left = rebuild_left(d, model_rebuild_window(pt->drives),
 				       v->rebuild_bytes, now_ns);
 	v->state = now_ns >= d->fail_ns && now_ns < d->rebuild_end_ns

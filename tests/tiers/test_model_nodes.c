@@ -7,8 +7,8 @@
  * read costs exactly the two hops more than a local one, and a local one
  * exactly what one node takes; object placement lays members on distinct
  * nodes (raid1 two copies, raid6 4+2 read-modify-write and full
- * stripes); destaging runs on the nodes that hold the data; faults are
- * refused.
+ * stripes); destaging runs on the nodes that hold the data; controller
+ * and path faults are refused (drive faults: test_model_node_faults.c).
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -374,7 +374,7 @@ static void test_faults_refused(void **state)
 	struct model_fault_effect eff;
 
 	assert_int_equal(model_fault(m, 0, &f, true, &eff), -ENOTSUP);
-	f.kind = MODEL_FAULT_DRIVE;
+	f.kind = MODEL_FAULT_PATH;
 	assert_int_equal(model_fault(m, 0, &f, true, &eff), -ENOTSUP);
 	model_free(m);
 	free(p);
