@@ -1,0 +1,276 @@
+/* tiers/model_faults.c on several nodes, in emulated time: drive faults
+ * by array-wide id (node = id / drives per node). On xtremio-xbrick4 a
+ * pulled drive's reads are reconstructed and its rebuild runs on its own
+ * brick's drives only (raid6 inside the brick); on vsan-dell-r740xd
+ * (raid0 in each host, raid6 across hosts) a lost capacity device's
+ * reads come from 4 other hosts' members over the interconnect and its
+ * rebuild reads them there; data loss only beyond the protection; an id
+ * past the array's drives is refused.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "tests/tiers/t_model.h"
+#include "tiers/engine.h"
+#include "tiers/model_state.h"
+
+/* The built-ins with small drives, so a rebuild is a few thousand
+ * chunks (2.8 GB at 70% fill). */
+static struct profile *xbrick4(void)
+{
+	char *text = t_builtin_with("xtremio-xbrick4", "capacity = 400G",
+				    "capacity = 4G");
+	struct profile *p = t_profile(text);
+
+	free(text);
+	return p;
+}
+
+static struct profile *vsan(void)
+{
+	char *text = t_builtin_with("vsan-dell-r740xd", "capacity = 3584G",
+				    "capacity = 4G");
+	struct profile *p = t_profile(text);
+
+	free(text);
+	return p;
+}
+
+static uint64_t res_bytes(const struct model *m, int res, enum engine_op op)
+{
+	struct engine_resource_stats st;
+
+	assert_int_equal(engine_resource_stats(model_engine(m), res, &st), 0);
+	return st.bytes[op];
+}
+
+static uint64_t drive_bytes(const struct model *m, unsigned tier, unsigned id,
+			    enum engine_op op)
+{
+	return res_bytes(m, model_drive_res(m, tier, id), op);
+}
+
+/* Bytes into every node's interconnect ports. */
+static uint64_t ic_bytes(const struct model *m)
+{
+	const struct engine *e = model_engine(m);
+	uint64_t sum = 0;
+
+	for (unsigned id = 0; id < engine_resources(e); id++) {
+		const char *name = engine_resource_name(e, (int)id);
+
+		if (!strncmp(name, "ic", 2) && strstr(name, ".in"))
+			sum += res_bytes(m, (int)id, ENGINE_OP_WRITE);
+	}
+	return sum;
+}
+
+static uint64_t t_read4k(struct model *m, uint64_t now, uint64_t off)
+{
+	struct model_io io = {.op = ENGINE_OP_READ,
+			      .offset = off,
+			      .length = 4096,
+			      .cache_hit = false};
+
+	return model_submit(m, now, &io) - now;
+}
+
+/* A 4 KiB-aligned offset whose read, on an idle healthy model of @p,
+ * reads drive @id of @tier alone. */
+static uint64_t offset_on(const struct profile *p, unsigned tier, unsigned id)
+{
+	for (uint64_t off = 0; off < (1ull << 34); off += 4096) {
+		struct model *m = t_model(p, 1.0, 1);
+		bool hit;
+
+		t_read4k(m, 0, off);
+		hit = drive_bytes(m, tier, id, ENGINE_OP_READ) == 4096;
+		model_free(m);
+		if (hit)
+			return off;
+		off += 61 * 4096; /* a new stripe unit or node soon */
+	}
+	fail_msg("no read reaches drive %u", id);
+	return 0;
+}
+
+static void pull(struct model *m, uint64_t now, unsigned tier, unsigned id,
+		 struct model_fault_effect *eff)
+{
+	struct model_fault f = {
+	    .kind = MODEL_FAULT_DRIVE, .tier = tier, .id = id};
+
+	assert_int_equal(model_fault(m, now, &f, true, eff), 0);
+}
+
+/* Drive 30 is brick 1's drive 5: a read of it after detection reads the
+ * 23 other members it needs on brick 1; the rebuild reads and writes
+ * brick 1's drives only and ends; nothing is lost. */
+static void xbrick_drive_pull(void **state)
+{
+	struct profile *p = xbrick4();
+	struct model *m = t_model(p, 1.0, 1);
+	uint64_t off = offset_on(p, PROFILE_TIER_FLASH, 30), end;
+	struct model_fault_effect eff;
+	struct model_drive_view v;
+	struct model_counts c;
+
+	pull(m, 0, PROFILE_TIER_FLASH, 30, &eff);
+	assert_int_equal(eff.loss, 0);
+	assert_int_equal(eff.fail_ns, 30 * S); /* detection_window */
+	t_read4k(m, eff.fail_ns, off);
+	model_counts(m, &c);
+	assert_int_equal(c.drive_ops[ENGINE_OP_READ], 23);
+	assert_int_equal(drive_bytes(m, PROFILE_TIER_FLASH, 30, ENGINE_OP_READ),
+			 0);
+	end = eff.rebuild_end_ns + 600 * S;
+	model_advance(m, end);
+	assert_int_equal(model_drive_view(m, PROFILE_TIER_FLASH, 30, end, &v),
+			 0);
+	assert_int_equal(v.state, MODEL_DRIVE_FAILED); /* rebuilt, still out */
+	model_counts(m, &c);
+	assert_int_equal(c.rebuild_ops[ENGINE_OP_WRITE],
+			 eff.rebuild_bytes / MIB +
+			     (eff.rebuild_bytes % MIB != 0));
+	assert_int_equal(c.rebuild_ops[ENGINE_OP_READ],
+			 23 * c.rebuild_ops[ENGINE_OP_WRITE]);
+	for (unsigned i = 0; i < 100; i++) {
+		uint64_t b =
+		    drive_bytes(m, PROFILE_TIER_FLASH, i, ENGINE_OP_WRITE) +
+		    drive_bytes(m, PROFILE_TIER_FLASH, i, ENGINE_OP_READ);
+
+		if (i / 25 == 1 && i != 30)
+			assert_true(b > 0);
+		else if (i / 25 != 1)
+			assert_int_equal(b, 0);
+	}
+	model_free(m);
+	free(p);
+	(void)state;
+}
+
+/* Raid6 inside each brick: a drive out on each of three bricks loses
+ * nothing; a third on one brick does. Ids past 99 are refused. */
+static void xbrick_loss_and_ids(void **state)
+{
+	struct profile *p = xbrick4();
+	struct model *m = t_model(p, 1.0, 1);
+	struct model_fault f = {.kind = MODEL_FAULT_DRIVE, .id = 100};
+	struct model_fault_effect eff;
+	struct model_drive_view v;
+
+	assert_int_equal(model_fault(m, 0, &f, true, &eff), -EINVAL);
+	f.kind = MODEL_FAULT_DRIVE_SLOW;
+	f.factor = 3.0;
+	assert_int_equal(model_fault(m, 0, &f, true, &eff), -EINVAL);
+	f.id = 99;
+	assert_int_equal(model_fault(m, 0, &f, true, &eff), 0);
+	assert_int_equal(model_drive_view(m, PROFILE_TIER_FLASH, 99, 0, &v), 0);
+	assert_int_equal(v.state, MODEL_DRIVE_SLOW);
+	pull(m, 0, PROFILE_TIER_FLASH, 0, &eff);
+	assert_int_equal(eff.loss, 0);
+	pull(m, 0, PROFILE_TIER_FLASH, 25, &eff);
+	assert_int_equal(eff.loss, 0);
+	pull(m, 0, PROFILE_TIER_FLASH, 50, &eff);
+	assert_int_equal(eff.loss, 0);
+	pull(m, 0, PROFILE_TIER_FLASH, 26, &eff);
+	assert_int_equal(eff.loss, 0); /* brick 1: two of raid6's two */
+	pull(m, 0, PROFILE_TIER_FLASH, 27, &eff);
+	assert_int_not_equal(eff.loss, 0);
+	model_free(m);
+	free(p);
+	(void)state;
+}
+
+/* Capacity device 46 is host 3's device 4 (14 a host). A read of it after
+ * detection reads 4 other hosts' members (raid6's data members), whose
+ * 4 KiB each cross the interconnect, and costs more than the healthy
+ * read; the rebuild reads on other hosts and writes on host 3 only. */
+static void vsan_remote_reconstruction(void **state)
+{
+	struct profile *p = vsan();
+	struct model *m = t_model(p, 1.0, 1), *ok = t_model(p, 1.0, 1);
+	uint64_t off = offset_on(p, PROFILE_TIER_BACKING, 46), lat, healthy;
+	uint64_t ic, before[8];
+	struct model_fault_effect eff;
+	struct model_counts c;
+
+	pull(m, 0, PROFILE_TIER_BACKING, 46, &eff);
+	assert_int_equal(eff.loss, 0);
+	assert_true(eff.rebuild_bytes > 0);
+	healthy = t_read4k(ok, eff.fail_ns, off);
+	/* The rebuild's first chunk starts at fail_ns: book it, then
+	 * measure the read alone. */
+	model_advance(m, eff.fail_ns);
+	ic = ic_bytes(m);
+	for (unsigned n = 0; n < 8; n++)
+		before[n] = drive_bytes(m, PROFILE_TIER_BACKING, n * 14 + 4,
+					ENGINE_OP_READ);
+	lat = t_read4k(m, eff.fail_ns, off);
+	model_counts(m, &c);
+	assert_int_equal(c.drive_ops[ENGINE_OP_READ], 4);
+	assert_int_equal(ic_bytes(m) - ic, ic_bytes(ok) + 4 * 4096);
+	printf("# remote reconstruction (behind the rebuild's first chunk): "
+	       "%.1f us, healthy %.1f us\n",
+	       (double)lat / 1e3, (double)healthy / 1e3);
+	assert_true(lat > healthy + 2 * 10 * US);
+	for (unsigned n = 0; n < 8; n++)
+		assert_int_equal(drive_bytes(m, PROFILE_TIER_BACKING,
+					     n * 14 + 4, ENGINE_OP_READ) -
+				     before[n],
+				 n >= 4 ? 4096 : 0);
+	model_advance(m, eff.rebuild_end_ns + 600 * S);
+	model_counts(m, &c);
+	assert_int_equal(c.rebuild_ops[ENGINE_OP_READ],
+			 4 * c.rebuild_ops[ENGINE_OP_WRITE]);
+	for (unsigned i = 0; i < 8 * 14; i++)
+		if (i / 14 != 3)
+			assert_int_equal(drive_bytes(m, PROFILE_TIER_BACKING, i,
+						     ENGINE_OP_WRITE),
+					 0);
+	model_free(m);
+	model_free(ok);
+	free(p);
+	(void)state;
+}
+
+/* Raid6 across hosts: devices out on two hosts lose nothing, on a third
+ * host they do; two devices of one host count as one member. */
+static void vsan_loss_across_hosts(void **state)
+{
+	struct profile *p = vsan();
+	struct model *m = t_model(p, 1.0, 1);
+	struct model_fault_effect eff;
+
+	pull(m, 0, PROFILE_TIER_BACKING, 0, &eff);
+	assert_int_equal(eff.loss, 0);
+	pull(m, 0, PROFILE_TIER_BACKING, 1, &eff);
+	assert_int_equal(eff.loss, 0);
+	pull(m, 0, PROFILE_TIER_BACKING, 14, &eff);
+	assert_int_equal(eff.loss, 0);
+	pull(m, 0, PROFILE_TIER_BACKING, 28, &eff);
+	assert_int_not_equal(eff.loss, 0);
+	model_free(m);
+	free(p);
+	(void)state;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(xbrick_drive_pull),
+	    cmocka_unit_test(xbrick_loss_and_ids),
+	    cmocka_unit_test(vsan_remote_reconstruction),
+	    cmocka_unit_test(vsan_loss_across_hosts),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
