@@ -284,13 +284,22 @@ static void test_faults_shutdown(void **state)
 	    array_fault(a, &c0, true, &now, &eff, err, sizeof(err)), -ENOTSUP);
 	assert_non_null(strstr(err, "timed array profile"));
 	array_free(a);
-	/* Several nodes: not modelled yet, and said so. */
+	/* Several nodes: controllers not modelled yet, and said so; a
+	 * drive by its array-wide id (4 bricks of 25) is. */
 	assert_int_equal(array_new("xtremio-xbrick4", 1.0, 1, &a), 0);
 	assert_int_equal(
 	    array_fault(a, &c0, true, &now, &eff, err, sizeof(err)), -ENOTSUP);
-	assert_string_equal(
-	    err, "faults on a profile of 4 nodes are not modelled yet");
+	assert_string_equal(err, "controller faults on a profile of 4 nodes "
+				 "are not modelled yet (drive faults are)");
+	bad = (struct model_fault){.kind = MODEL_FAULT_DRIVE, .id = 100};
+	assert_int_equal(
+	    array_fault(a, &bad, true, &now, &eff, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "no drive 100 in tier flash: it has 100");
+	bad.id = 99;
+	assert_int_equal(
+	    array_fault(a, &bad, true, &now, &eff, err, sizeof(err)), 0);
 	array_free(a);
+	bad = (struct model_fault){.kind = MODEL_FAULT_CONTROLLER, .id = 2};
 
 	t_fault_profile(path, sizeof(path), "block");
 	assert_int_equal(array_new(path, 1.0, 1, &a), 0);
