@@ -105,7 +105,7 @@ static void fill(void *ctx, const struct model *m, const struct cache *c)
 		s->has_cache = true;
 		cache_stats(c, &s->cache);
 	}
-	s->nctl = p->ctl.count < 64 ? p->ctl.count : 64;
+	s->nctl = p->ctl.count * nodes < 64 ? p->ctl.count * nodes : 64;
 	s->npath = p->fe.links < 64 ? p->fe.links : 64;
 	for (unsigned i = 0; i < s->nctl; i++)
 		s->ctl_up[i] = model_ctl_up(m, i, s->now_ns);

@@ -197,6 +197,10 @@ static void fault_error(const struct array *a, const struct model_fault *f,
 	static const char *const tiers[] = {"flash", "cache", "backing"};
 	unsigned nodes =
 	    a->profile->nodes.count > 1 ? a->profile->nodes.count : 1;
+	/* Controllers: every node's, numbered on node by node. */
+	unsigned count = f->kind == MODEL_FAULT_CONTROLLER
+			     ? a->profile->ctl.count * nodes
+			     : a->profile->fe.links;
 	unsigned drives = f->tier < PROFILE_TIER_COUNT
 			      ? a->profile->tier[f->tier].drives * nodes
 			      : 0;
@@ -205,22 +209,18 @@ static void fault_error(const struct array *a, const struct model_fault *f,
 	    f->id < drives)
 		snprintf(err, errlen, "drive-slow: factor must be above 1");
 	else if (rc == -EINVAL && f->kind <= MODEL_FAULT_PATH)
-		snprintf(
-		    err, errlen, "no %s %u: profile %s has %u (0 to %u)",
-		    what[f->kind], f->id, a->profile->name,
-		    f->kind == MODEL_FAULT_CONTROLLER ? a->profile->ctl.count
-						      : a->profile->fe.links,
-		    (f->kind == MODEL_FAULT_CONTROLLER ? a->profile->ctl.count
-						       : a->profile->fe.links) -
-			1);
+		snprintf(err, errlen, "no %s %u: profile %s has %u (0 to %u)",
+			 what[f->kind], f->id, a->profile->name, count,
+			 count - 1);
 	else if (rc == -EINVAL)
 		snprintf(err, errlen, "no drive %u in tier %s: it has %u",
 			 f->id, tiers[f->tier], drives);
-	else if (rc == -ENOTSUP && nodes > 1 && f->kind <= MODEL_FAULT_PATH)
-		snprintf(err, errlen,
-			 "%s faults on a profile of %u nodes are not modelled "
-			 "yet (drive faults are)",
-			 what[f->kind], nodes);
+	else if (rc == -ENOTSUP && nodes > 1 && f->kind == MODEL_FAULT_PATH)
+		snprintf(
+		    err, errlen,
+		    "path faults on a profile of %u nodes are not modelled "
+		    "yet (controller and drive faults are)",
+		    nodes);
 	else if (rc == -ENOTSUP && !a->profile->tier[f->tier].present)
 		snprintf(err, errlen, "profile %s has no %s tier",
 			 a->profile->name, tiers[f->tier]);

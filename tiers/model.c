@@ -51,7 +51,9 @@
  *
  * Faults (model_faults.c) hook in at four points: an arrival waits out a
  * stall, the controller and link are picked among those up, and each
- * drive operation of a lost drive is reconstructed from the others.
+ * drive operation of a lost drive is reconstructed from the others; on
+ * several nodes, a node with no controller left has its reads read from
+ * the other nodes (node_op_down).
  */
 #include "tiers/model.h"
 
@@ -370,19 +372,20 @@ struct ctl_work {
 	uint64_t extra_ns; /* several nodes: interconnect messages' CPU */
 };
 
-/* Which of node @cw->node's controllers works (several nodes; faults are
- * not modelled there): the one whose port took the request (ports are
- * spread over the controllers in turn), and for back-end work each in
- * turn; active-standby, the first. */
-static unsigned node_ctl(struct model *m, const struct ctl_work *cw)
+/* Which of node @cw->node's controllers works (several nodes): the one
+ * whose port took the request (ports are spread over the controllers in
+ * turn), and for back-end work each in turn; active-standby, the first;
+ * the next serving one when that one is lost (from @t: a recovering one
+ * only later). */
+static unsigned node_ctl(struct model *m, const struct ctl_work *cw,
+			 uint64_t *t)
 {
-	unsigned n = m->p->ctl.count;
+	unsigned n = m->p->ctl.count, want = 0;
 
-	if (m->p->ctl.ha != PROFILE_HA_ACTIVE_ACTIVE)
-		return 0;
-	if (cw->front)
-		return cw->link % n;
-	return m->node_next_ctl[cw->node]++ % n;
+	if (m->p->ctl.ha == PROFILE_HA_ACTIVE_ACTIVE)
+		want =
+		    cw->front ? cw->link % n : m->node_next_ctl[cw->node]++ % n;
+	return model_fault_node_ctl(m, cw->node, want, t);
 }
 
 /* CPU, on a controller of @cw->node (and its partner for a mirrored
@@ -395,8 +398,8 @@ static uint64_t run_controller(struct model *m, const struct model_io *io,
 			       uint64_t whole)
 {
 	const struct profile_controllers *c = &m->p->ctl;
-	unsigned local =
-	    m->nodes > 1 ? node_ctl(m, cw) : model_fault_pick_ctl(m, &start);
+	unsigned local = m->nodes > 1 ? node_ctl(m, cw, &start)
+				      : model_fault_pick_ctl(m, &start);
 	unsigned partner;
 	unsigned i = cw->node * c->count + local;
 	struct engine_stage st = {.res = m->ctl[i], .op = io->op};
@@ -419,7 +422,7 @@ static uint64_t run_controller(struct model *m, const struct model_io *io,
 		st.work_ns = back;
 		t = engine_submit(m->e, whole > t ? whole : t, &st, 1);
 	}
-	partner = model_fault_partner(m, local);
+	partner = model_fault_partner(m, cw->node, local);
 	if (cw->mirror && io->op == ENGINE_OP_WRITE &&
 	    c->write_cache == PROFILE_WCACHE_MIRRORED && partner != local) {
 		/* The partner copies the data as it arrives, alongside the
@@ -533,6 +536,36 @@ static uint64_t node_op(struct model *m, const struct model_io *io, unsigned a,
 	return model_nodes_hop(m, o->drive, a, write ? 0 : o->bytes, t);
 }
 
+/* Node operation @o of @io whose node is down (its controllers lost;
+ * [nodes] raid keeps the array up): a read reads as much from as many
+ * other nodes up as the layout needs (raid6: 4, raid5: 3, raid1: 1), each
+ * a node operation of its own, the next nodes up in turn (the stripe's
+ * own members cost the same: model_nodes.c rotates stripes over all
+ * nodes); a write is left to the members up (parity or the copy carry
+ * it; no resync is modelled when the node returns). */
+static uint64_t node_op_down(struct model *m, const struct model_io *io,
+			     unsigned a, const struct raid_op *o,
+			     uint64_t arrival, uint64_t from)
+{
+	unsigned need = model_node_sources(m);
+	struct raid_op r = *o;
+	uint64_t end = from;
+
+	if (o->op == ENGINE_OP_WRITE)
+		return from;
+	for (unsigned k = 1; k < m->nodes && need; k++) {
+		uint64_t t;
+
+		r.drive = (o->drive + k) % m->nodes;
+		if (model_node_down(m, r.drive))
+			continue;
+		t = node_op(m, io, a, &r, arrival, from);
+		end = t > end ? t : end;
+		need--;
+	}
+	return end;
+}
+
 /* @io on several nodes: node @a takes it on front-end link @link (the
  * front-end work and dedupe on one of its controllers), then the node
  * operations its placement implies, phase after phase; the data on the
@@ -562,8 +595,12 @@ static uint64_t submit_nodes(struct model *m, const struct model_io *io,
 
 		for (unsigned k = 0; k < x->n; k++)
 			if (x->ops[k].phase == phase) {
-				uint64_t e = node_op(m, io, a, &x->ops[k],
-						     arrival, from);
+				const struct raid_op *o = &x->ops[k];
+				uint64_t e =
+				    model_node_down(m, o->drive)
+					? node_op_down(m, io, a, o, arrival,
+						       from)
+					: node_op(m, io, a, o, arrival, from);
 
 				end = e > end ? e : end;
 			}
@@ -583,8 +620,8 @@ uint64_t model_submit(struct model *m, uint64_t now_ns,
 		return now_ns;
 	/* A stall (failover, path loss) holds the request at the door. */
 	now_ns = model_fault_arrive(m, now_ns);
-	/* Several nodes: every node's links in turn (no faults there). */
-	link = m->nodes > 1 ? m->next_link++ % (m->nodes * m->p->fe.links)
+	/* Several nodes: every node's links in turn, of the nodes up. */
+	link = m->nodes > 1 ? model_fault_pick_node_link(m)
 			    : model_fault_pick_link(m);
 	/* A replicated write (a replica's, tiers/model_repl.c) comes in over
 	 * the replication link: no front end. */
@@ -641,7 +678,8 @@ uint64_t model_destage(struct model *m, uint64_t now_ns, uint64_t offset,
 		const struct raid_op *o = &x->ops[k];
 		uint64_t t;
 
-		if (o->op != ENGINE_OP_WRITE)
+		/* A node down took no write (node_op_down). */
+		if (o->op != ENGINE_OP_WRITE || model_node_down(m, o->drive))
 			continue;
 		t = destage_on(m, o->drive, now_ns, o->offset, o->bytes);
 		end = t > end ? t : end;

@@ -112,9 +112,10 @@ void model_fault_fini(struct model *m)
 
 /* ---- shutdown and stalls ------------------------------------------------ */
 
-static bool ctls_exhausted(const struct model *m)
+/* Are @down of a node's controllers more than its mode survives? */
+static bool exhausted(const struct model *m, unsigned down)
 {
-	unsigned down = m->f.ctls_down, n = m->p->ctl.count;
+	unsigned n = m->p->ctl.count;
 
 	switch (m->p->ctl.ha) {
 	case PROFILE_HA_SINGLE:
@@ -124,6 +125,33 @@ static bool ctls_exhausted(const struct model *m)
 	default:
 		return 2 * down > n;
 	}
+}
+
+bool model_node_down(const struct model *m, unsigned node)
+{
+	unsigned n = m->p->ctl.count, down = 0;
+
+	if (m->nodes == 1)
+		return false;
+	for (unsigned i = 0; i < n; i++)
+		down += m->f.ctl_down[node * n + i];
+	return exhausted(m, down);
+}
+
+/* One node: its controllers. Several: a node down leaves its data only
+ * on the other nodes' members, so the array stays up while the nodes
+ * down are within [nodes] raid's tolerance, and with no redundancy
+ * across nodes (XtremIO: protection inside each brick) not at all. */
+static bool ctls_exhausted(const struct model *m)
+{
+	unsigned down = 0;
+
+	if (m->nodes == 1)
+		return exhausted(m, m->f.ctls_down);
+	for (unsigned node = 0; node < m->nodes; node++)
+		down += model_node_down(m, node);
+	return model_nodes_redundant(m) ? down > model_node_tolerance(m)
+					: down > 0;
 }
 
 bool model_down(const struct model *m)
@@ -153,28 +181,26 @@ static bool ctl_serves(const struct model *m, unsigned i, uint64_t t)
 	return !m->f.ctl_down[i] && m->f.ctl_serves_ns[i] <= t;
 }
 
-unsigned model_fault_pick_ctl(struct model *m, uint64_t *t)
+/* Node @node's controller (local number) to take work at @t, from
+ * @first on in turn: the first serving (@serving set), else the earliest
+ * back, and @t then. */
+static unsigned pick_in(const struct model *m, unsigned node, unsigned first,
+			uint64_t *t, bool *serving)
 {
-	const struct profile_controllers *c = &m->p->ctl;
-	bool aa = c->ha == PROFILE_HA_ACTIVE_ACTIVE;
-	unsigned first = aa ? m->next_ctl % c->count : 0;
-	unsigned best = first;
+	unsigned n = m->p->ctl.count, best = first;
 	uint64_t best_ns = NEVER;
 
-	for (unsigned k = 0; k < c->count; k++) {
-		unsigned i = (first + k) % c->count;
+	*serving = false;
+	for (unsigned k = 0; k < n; k++) {
+		unsigned i = (first + k) % n, g = node * n + i;
 
-		/* Round robin over those serving: the hosts' multipathing
-		 * spreads a failed controller's share over the others
-		 * evenly, not onto the next one alone. */
-		if (ctl_serves(m, i, *t)) {
-			if (aa)
-				m->next_ctl = i + 1;
+		if (ctl_serves(m, g, *t)) {
+			*serving = true;
 			return i;
 		}
-		if (!m->f.ctl_down[i] && m->f.ctl_serves_ns[i] < best_ns) {
+		if (!m->f.ctl_down[g] && m->f.ctl_serves_ns[g] < best_ns) {
 			best = i;
-			best_ns = m->f.ctl_serves_ns[i];
+			best_ns = m->f.ctl_serves_ns[g];
 		}
 	}
 	/* Only recovering ones: the earliest back takes it then. */
@@ -183,14 +209,48 @@ unsigned model_fault_pick_ctl(struct model *m, uint64_t *t)
 	return best;
 }
 
-unsigned model_fault_partner(const struct model *m, unsigned i)
+unsigned model_fault_pick_ctl(struct model *m, uint64_t *t)
+{
+	const struct profile_controllers *c = &m->p->ctl;
+	bool aa = c->ha == PROFILE_HA_ACTIVE_ACTIVE, serving;
+	unsigned i =
+	    pick_in(m, 0, aa ? m->next_ctl % c->count : 0, t, &serving);
+
+	/* Round robin over those serving: the hosts' multipathing spreads a
+	 * failed controller's share over the others evenly, not onto the
+	 * next one alone. */
+	if (aa && serving)
+		m->next_ctl = i + 1;
+	return i;
+}
+
+unsigned model_fault_node_ctl(const struct model *m, unsigned node,
+			      unsigned want, uint64_t *t)
+{
+	bool serving;
+
+	return pick_in(m, node, want, t, &serving);
+}
+
+unsigned model_fault_partner(const struct model *m, unsigned node, unsigned i)
 {
 	unsigned n = m->p->ctl.count;
 
 	for (unsigned k = 1; k < n; k++)
-		if (!m->f.ctl_down[(i + k) % n])
+		if (!m->f.ctl_down[node * n + (i + k) % n])
 			return (i + k) % n;
 	return i;
+}
+
+unsigned model_fault_pick_node_link(struct model *m)
+{
+	unsigned links = m->p->fe.links, n = m->nodes * links;
+	unsigned first = m->next_link++ % n;
+
+	for (unsigned k = 0; k < n; k++)
+		if (!model_node_down(m, (first + k) % n / links))
+			return (first + k) % n;
+	return first;
 }
 
 unsigned model_fault_pick_link(struct model *m)
@@ -272,12 +332,9 @@ static uint64_t cross_read(struct model *m, unsigned tier, unsigned g,
 			   uint64_t *counts)
 {
 	unsigned per = m->p->tier[tier].drives, node = g / per, l = g % per;
-	unsigned need =
-	    profile_node_width(m->p->nodes.raid) - model_node_tolerance(m);
+	unsigned need = model_node_sources(m);
 	uint64_t end = from;
 
-	if (m->p->nodes.raid == PROFILE_NRAID_RAID1)
-		need = 1;
 	for (unsigned k = 1; k < m->nodes && need; k++) {
 		unsigned other = (node + k) % m->nodes, src = other * per + l;
 		uint64_t t;
@@ -449,7 +506,7 @@ static int fault_ctl(struct model *m, uint64_t now, unsigned id, bool on,
 	struct model_faults *f = &m->f;
 	bool serving;
 
-	if (id >= m->p->ctl.count)
+	if (id >= m->nodes * m->p->ctl.count)
 		return -EINVAL;
 	if (f->ctl_down[id] == on)
 		return -EALREADY;
@@ -463,8 +520,8 @@ static int fault_ctl(struct model *m, uint64_t now, unsigned id, bool on,
 	/* Active-active: every controller serves; otherwise only the
 	 * first one up (the standby takes over from it). */
 	serving = ctl_serves(m, id, now);
-	for (unsigned i = 0; i < id && m->p->ctl.ha != PROFILE_HA_ACTIVE_ACTIVE;
-	     i++)
+	for (unsigned i = id - id % m->p->ctl.count;
+	     i < id && m->p->ctl.ha != PROFILE_HA_ACTIVE_ACTIVE; i++)
 		serving &= !ctl_serves(m, i, now);
 	f->ctl_down[id] = true;
 	f->ctls_down++;
@@ -569,7 +626,8 @@ bool model_fault_current(const struct model *m, const struct model_fault *f,
 	case MODEL_MARK_STALL:
 		return mf->stall_until == key_ns;
 	case MODEL_MARK_SERVES:
-		return f->id < m->p->ctl.count && !mf->ctl_down[f->id] &&
+		return f->id < m->nodes * m->p->ctl.count &&
+		       !mf->ctl_down[f->id] &&
 		       mf->ctl_serves_ns[f->id] == key_ns;
 	default:
 		return f->tier < PROFILE_TIER_COUNT && mf->drive[f->tier] &&
@@ -586,12 +644,12 @@ int model_fault(struct model *m, uint64_t now_ns, const struct model_fault *f,
 	int rc;
 
 	memset(eff, 0, sizeof(*eff));
-	/* Several nodes: drives only (model_fault.h). */
-	if (m->nodes > 1 && f->kind <= MODEL_FAULT_PATH)
+	/* Several nodes: no path faults (model.h). */
+	if (m->nodes > 1 && f->kind == MODEL_FAULT_PATH)
 		return -ENOTSUP;
 	if (f->kind == MODEL_FAULT_CONTROLLER) {
 		rc = fault_ctl(m, now_ns, f->id, on, eff);
-		eff->serving = m->p->ctl.count - m->f.ctls_down;
+		eff->serving = m->nodes * m->p->ctl.count - m->f.ctls_down;
 	} else if (f->kind == MODEL_FAULT_PATH) {
 		rc = fault_path(m, now_ns, f->id, on, eff);
 		eff->serving = m->p->fe.links - m->f.links_down;

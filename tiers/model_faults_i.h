@@ -14,10 +14,22 @@ uint64_t model_fault_arrive(struct model *m, uint64_t now_ns);
 /* The controller that takes a request at @t (round robin over those
  * serving), and when it can start (a recovering one only later). */
 unsigned model_fault_pick_ctl(struct model *m, uint64_t *t);
-/* The partner of controller @i for mirroring, or @i when none is up. */
-unsigned model_fault_partner(const struct model *m, unsigned i);
+/* Several nodes: node @node's controller (local number) for work that
+ * would go to its @want, the next serving one in turn when that one is
+ * not (and when it can start: a recovering one only later). */
+unsigned model_fault_node_ctl(const struct model *m, unsigned node,
+			      unsigned want, uint64_t *t);
+/* The partner of node @node's controller @i (local numbers) for
+ * mirroring, or @i when none is up. */
+unsigned model_fault_partner(const struct model *m, unsigned node, unsigned i);
 /* The next front-end link that is up. */
 unsigned model_fault_pick_link(struct model *m);
+/* Several nodes: the next front-end link, of all nodes', on a node up. */
+unsigned model_fault_pick_node_link(struct model *m);
+/* Several nodes: are node @node's controllers all lost (beyond its
+ * mode's tolerance)? Its drives' data is then read from the other
+ * nodes' members where [nodes] raid keeps any. */
+bool model_node_down(const struct model *m, unsigned node);
 /* Submit one planned operation @o of tier @tier on node @node's drive
  * o->drive at @from, as a degraded array does (reconstructed from the
  * others when the drive is out); returns its end and counts the

@@ -127,14 +127,21 @@ static inline unsigned model_drives(const struct model *m, unsigned tier)
 	return m->nodes * m->p->tier[tier].drives;
 }
 
-/* Does tier @tier lean on the redundancy across nodes: object placement
- * with [nodes] raid over a tier with none of its own (vSAN: raid0 inside
- * a host)? Then a lost drive's components are read and rebuilt from the
- * other nodes' members (model_faults.c). */
-static inline bool model_cross_nodes(const struct model *m, unsigned tier)
+/* Is the data laid out with redundancy across nodes (object placement
+ * with [nodes] raid), so that a node's share can be read from the
+ * others? */
+static inline bool model_nodes_redundant(const struct model *m)
 {
 	return m->nodes > 1 && m->p->nodes.placement == PROFILE_PLACE_OBJECT &&
-	       m->p->nodes.raid != PROFILE_NRAID_NONE &&
+	       m->p->nodes.raid != PROFILE_NRAID_NONE;
+}
+
+/* Does tier @tier lean on the redundancy across nodes, having none of
+ * its own (vSAN: raid0 inside a host)? Then a lost drive's components
+ * are read and rebuilt from the other nodes' members (model_faults.c). */
+static inline bool model_cross_nodes(const struct model *m, unsigned tier)
+{
+	return model_nodes_redundant(m) &&
 	       m->p->tier[tier].raid == PROFILE_RAID0;
 }
 
@@ -147,6 +154,18 @@ static inline unsigned model_node_tolerance(const struct model *m)
 				       [PROFILE_NRAID_RAID6] = 2};
 
 	return tol[m->p->nodes.raid];
+}
+
+/* Members across nodes that one member's data is read back from: the
+ * data members (raid5: 3, raid6: 4), or the other copy (raid1: 1). */
+static inline unsigned model_node_sources(const struct model *m)
+{
+	static const unsigned n[] = {[PROFILE_NRAID_NONE] = 0,
+				     [PROFILE_NRAID_RAID1] = 1,
+				     [PROFILE_NRAID_RAID5] = 3,
+				     [PROFILE_NRAID_RAID6] = 4};
+
+	return n[m->p->nodes.raid];
 }
 
 /* Chunks of drive @d of @tier rebuilt by @t (its window: the node's

@@ -92,7 +92,7 @@ int model_drive_view(const struct model *m, unsigned tier, unsigned id,
 
 bool model_ctl_up(const struct model *m, unsigned i, uint64_t now_ns)
 {
-	return i < m->p->ctl.count && !m->f.ctl_down[i] &&
+	return i < m->nodes * m->p->ctl.count && !m->f.ctl_down[i] &&
 	       m->f.ctl_serves_ns[i] <= now_ns;
 }
 

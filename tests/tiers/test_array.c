@@ -284,13 +284,25 @@ static void test_faults_shutdown(void **state)
 	    array_fault(a, &c0, true, &now, &eff, err, sizeof(err)), -ENOTSUP);
 	assert_non_null(strstr(err, "timed array profile"));
 	array_free(a);
-	/* Several nodes: controllers not modelled yet, and said so; a
-	 * drive by its array-wide id (4 bricks of 25) is. */
+	/* Several nodes: paths not modelled yet, and said so; controllers
+	 * (4 bricks of 2) and drives (of 25) by array-wide ids are. */
 	assert_int_equal(array_new("xtremio-xbrick4", 1.0, 1, &a), 0);
+	bad = (struct model_fault){.kind = MODEL_FAULT_PATH};
 	assert_int_equal(
-	    array_fault(a, &c0, true, &now, &eff, err, sizeof(err)), -ENOTSUP);
-	assert_string_equal(err, "controller faults on a profile of 4 nodes "
-				 "are not modelled yet (drive faults are)");
+	    array_fault(a, &bad, true, &now, &eff, err, sizeof(err)), -ENOTSUP);
+	assert_string_equal(err, "path faults on a profile of 4 nodes are not "
+				 "modelled yet (controller and drive faults "
+				 "are)");
+	bad = (struct model_fault){.kind = MODEL_FAULT_CONTROLLER, .id = 8};
+	assert_int_equal(
+	    array_fault(a, &bad, true, &now, &eff, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err,
+			    "no controller 8: profile xtremio-xbrick4 has 8 "
+			    "(0 to 7)");
+	bad.id = 7;
+	assert_int_equal(
+	    array_fault(a, &bad, true, &now, &eff, err, sizeof(err)), 0);
+	assert_false(eff.down);
 	bad = (struct model_fault){.kind = MODEL_FAULT_DRIVE, .id = 100};
 	assert_int_equal(
 	    array_fault(a, &bad, true, &now, &eff, err, sizeof(err)), -EINVAL);

@@ -5,7 +5,11 @@
  * (raid0 in each host, raid6 across hosts) a lost capacity device's
  * reads come from 4 other hosts' members over the interconnect and its
  * rebuild reads them there; data loss only beyond the protection; an id
- * past the array's drives is refused.
+ * past the array's drives is refused. Controllers by array-wide id (node
+ * = id / controllers per node): a brick's other controller takes over,
+ * both of a brick lost is the array down (no redundancy across bricks);
+ * a vSAN host down (its one "controller") has its components read from 4
+ * other hosts, and a third host down is the array down.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -263,6 +267,103 @@ static void vsan_loss_across_hosts(void **state)
 	(void)state;
 }
 
+static struct engine_resource_stats res_named(const struct model *m,
+					      const char *name)
+{
+	const struct engine *e = model_engine(m);
+	struct engine_resource_stats st;
+
+	for (unsigned id = 0; id < engine_resources(e); id++)
+		if (!strcmp(engine_resource_name(e, (int)id), name)) {
+			assert_int_equal(engine_resource_stats(e, (int)id, &st),
+					 0);
+			return st;
+		}
+	fail_msg("no resource %s", name);
+	return st;
+}
+
+static void ctl_fault(struct model *m, uint64_t now, unsigned id, bool on,
+		      struct model_fault_effect *eff)
+{
+	struct model_fault f = {.kind = MODEL_FAULT_CONTROLLER, .id = id};
+
+	assert_int_equal(model_fault(m, now, &f, on, eff), 0);
+}
+
+/* Controller 2 is brick 1's first: after the failover stall its brick's
+ * work all goes to controller 3, the array stays up; controller 3 too is
+ * brick 1 down, and with protection only inside the bricks the array is
+ * down until one returns. Id 8 of 8 is refused. */
+static void xbrick_controller_takeover(void **state)
+{
+	struct profile *p = xbrick4();
+	struct model *m = t_model(p, 1.0, 1);
+	struct model_fault f = {.kind = MODEL_FAULT_CONTROLLER, .id = 8};
+	struct model_fault_effect eff;
+	struct t_workload w = {.block = 4096,
+			       .read_frac = 0.7,
+			       .random_frac = 1.0,
+			       .span_bytes = 1ull << 30,
+			       .rng = 7};
+	struct t_result r;
+
+	assert_int_equal(model_fault(m, 0, &f, true, &eff), -EINVAL);
+	ctl_fault(m, 0, 2, true, &eff);
+	assert_false(eff.down);
+	assert_int_equal(eff.serving, 7);
+	assert_true(eff.stall_until > 0);
+	r = t_run(m, &w, 32, 4000);
+	assert_true(r.iops > 0);
+	assert_int_equal(res_named(m, "ctl2").ops[ENGINE_OP_READ] +
+			     res_named(m, "ctl2").ops[ENGINE_OP_WRITE],
+			 0);
+	assert_true(res_named(m, "ctl3").ops[ENGINE_OP_READ] >
+		    res_named(m, "ctl1").ops[ENGINE_OP_READ]);
+	ctl_fault(m, 10 * S, 3, true, &eff);
+	assert_true(eff.down);
+	assert_true(model_down(m));
+	ctl_fault(m, 11 * S, 2, false, &eff);
+	assert_false(eff.down);
+	assert_true(eff.down_changed);
+	model_free(m);
+	free(p);
+	(void)state;
+}
+
+/* Host 3 down (controller 3, its one): a read of its capacity device 46
+ * is read from 4 other hosts, none of host 3's drives; writes to it are
+ * left to the others. Hosts 3 and 4 down: still up (raid6 across hosts);
+ * a third: down. */
+static void vsan_host_down(void **state)
+{
+	struct profile *p = vsan();
+	struct model *m = t_model(p, 1.0, 1);
+	uint64_t off = offset_on(p, PROFILE_TIER_BACKING, 46), t;
+	struct model_fault_effect eff;
+	struct model_counts c;
+	uint64_t host3 = 0;
+
+	ctl_fault(m, 0, 3, true, &eff);
+	assert_false(eff.down);
+	assert_int_equal(eff.serving, 7);
+	t = eff.stall_until + 1 * S;
+	t_read4k(m, t, off);
+	model_counts(m, &c);
+	assert_int_equal(c.drive_ops[ENGINE_OP_READ], 4);
+	for (unsigned i = 3 * 14; i < 4 * 14; i++)
+		host3 +=
+		    drive_bytes(m, PROFILE_TIER_BACKING, i, ENGINE_OP_READ);
+	assert_int_equal(host3, 0);
+	ctl_fault(m, t, 4, true, &eff);
+	assert_false(eff.down);
+	ctl_fault(m, t, 5, true, &eff);
+	assert_true(eff.down);
+	model_free(m);
+	free(p);
+	(void)state;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -270,6 +371,8 @@ int main(void)
 	    cmocka_unit_test(xbrick_loss_and_ids),
 	    cmocka_unit_test(vsan_remote_reconstruction),
 	    cmocka_unit_test(vsan_loss_across_hosts),
+	    cmocka_unit_test(xbrick_controller_takeover),
+	    cmocka_unit_test(vsan_host_down),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

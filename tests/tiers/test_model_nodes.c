@@ -7,8 +7,8 @@
  * read costs exactly the two hops more than a local one, and a local one
  * exactly what one node takes; object placement lays members on distinct
  * nodes (raid1 two copies, raid6 4+2 read-modify-write and full
- * stripes); destaging runs on the nodes that hold the data; controller
- * and path faults are refused (drive faults: test_model_node_faults.c).
+ * stripes); destaging runs on the nodes that hold the data; path faults
+ * are refused (drive and controller faults: test_model_node_faults.c).
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -370,11 +370,9 @@ static void test_faults_refused(void **state)
 {
 	struct profile *p = t_profile(fingerprint);
 	struct model *m = t_model(p, 1.0, 1);
-	struct model_fault f = {.kind = MODEL_FAULT_CONTROLLER};
+	struct model_fault f = {.kind = MODEL_FAULT_PATH};
 	struct model_fault_effect eff;
 
-	assert_int_equal(model_fault(m, 0, &f, true, &eff), -ENOTSUP);
-	f.kind = MODEL_FAULT_PATH;
 	assert_int_equal(model_fault(m, 0, &f, true, &eff), -ENOTSUP);
 	model_free(m);
 	free(p);
