@@ -12,7 +12,8 @@
 # other drives doing the rebuild's work (each busier than any drive of
 # the other bricks), fio verifies every byte, nothing is lost, fsck is
 # clean after. An id past the 100 drives is
-# refused with one line.
+# refused with one line; controller 2 (brick 1's first) is taken with 7
+# left serving; a path fault is refused as not modelled.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 t_require_cmd fio python3
@@ -99,6 +100,18 @@ python3 - "$T/array.json" "$STORE/samples.jsonl" <<-'PY' || t_fail "the rebuild 
 	assert all(r["drives_rebuilding"] == 1 for r in during)
 	assert rows[-1]["drives_rebuilding"] == 0 and rows[-1]["rebuild_left_bytes"] == 0
 	PY
+
+# Controllers by array-wide id too (4 bricks of 2): brick 1's first is
+# taken, its partner serves on (7 of 8); paths are not modelled here.
+cid=$(ctl fault inject controller id=2) || t_fail "controller 2 refused"
+grep -q '"event":"serving","id":'"$cid"',"serving":7' "$STORE/events.jsonl" ||
+	t_fail "no serving event with 7 controllers left"
+ctl fault clear "$cid"
+if out=$(ctl fault inject path id=0 2>&1); then
+	t_fail "a path fault on 4 nodes accepted: $out"
+fi
+[[ "$out" == *"path faults on a profile of 4 nodes are not modelled yet"* ]] ||
+	t_fail "unexpected refusal: $out"
 t_umount
 t_fsck
 t_log "ok"
