@@ -339,7 +339,8 @@ static uint64_t cross_read(struct model *m, unsigned tier, unsigned g,
 		unsigned other = (node + k) % m->nodes, src = other * per + l;
 		uint64_t t;
 
-		if (degraded(m, tier, src, o->offset, from))
+		if (degraded(m, tier, src, o->offset, from) ||
+		    model_node_down(m, other))
 			continue;
 		t = model_nodes_hop(m, node, other, 0, from);
 		t = submit_on(m, tier, src, o, t, counts);
@@ -401,9 +402,10 @@ static uint64_t book_chunk(struct model *m, unsigned tier, unsigned g,
 	uint64_t end = at;
 
 	o.offset = k * REBUILD_CHUNK % pt->capacity_bytes;
-	if (model_cross_nodes(m, tier))
-		need = 0,
+	if (model_cross_nodes(m, tier)) {
+		need = 0;
 		end = cross_read(m, tier, g, &o, at, m->counts.rebuild_ops);
+	}
 	for (unsigned j = 0; j < need; j++) {
 		unsigned src =
 		    pt->raid == PROFILE_RAID10
