@@ -253,6 +253,7 @@ static void vsan_loss_across_hosts(void **state)
 	struct profile *p = vsan();
 	struct model *m = t_model(p, 1.0, 1);
 	struct model_fault_effect eff;
+	unsigned lost = 0;
 
 	pull(m, 0, PROFILE_TIER_BACKING, 0, &eff);
 	assert_int_equal(eff.loss, 0);
@@ -262,6 +263,12 @@ static void vsan_loss_across_hosts(void **state)
 	assert_int_equal(eff.loss, 0);
 	pull(m, 0, PROFILE_TIER_BACKING, 28, &eff);
 	assert_int_not_equal(eff.loss, 0);
+	/* Lost: blocks on device 0 of hosts 0, 1 and 2 whose stripe spans
+	 * all three, and whose own member is one of them; some, not all. */
+	for (uint64_t pblk = 0; pblk < (1u << 20); pblk += 7)
+		lost += model_block_lost(m, eff.loss, pblk);
+	printf("# lost %u of %u blocks sampled\n", lost, (1u << 20) / 7 + 1);
+	assert_true(lost > 0 && lost < (1u << 20) / 14 / 7);
 	model_free(m);
 	free(p);
 	(void)state;
