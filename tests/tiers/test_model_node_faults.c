@@ -26,12 +26,12 @@
 #include "tiers/engine.h"
 #include "tiers/model_state.h"
 
-/* The built-ins with small drives, so a rebuild is a few thousand
- * chunks (2.8 GB at 70% fill). */
+/* The built-ins with small drives, so a rebuild is a few
+ * hundred chunks (717 MiB at 70% fill). */
 static struct profile *xbrick4(void)
 {
 	char *text = t_builtin_with("xtremio-xbrick4", "capacity = 400G",
-				    "capacity = 4G");
+				    "capacity = 1G");
 	struct profile *p = t_profile(text);
 
 	free(text);
@@ -41,7 +41,7 @@ static struct profile *xbrick4(void)
 static struct profile *vsan(void)
 {
 	char *text = t_builtin_with("vsan-dell-r740xd", "capacity = 3584G",
-				    "capacity = 4G");
+				    "capacity = 1G");
 	struct profile *p = t_profile(text);
 
 	free(text);
@@ -88,19 +88,23 @@ static uint64_t t_read4k(struct model *m, uint64_t now, uint64_t off)
 }
 
 /* A 4 KiB-aligned offset whose read, on an idle healthy model of @p,
- * reads drive @id of @tier alone. */
+ * reads drive @id of @tier alone (the placement alone says which: the
+ * node that takes the request does not matter). One model, each read a
+ * second after the last, idle again. */
 static uint64_t offset_on(const struct profile *p, unsigned tier, unsigned id)
 {
-	for (uint64_t off = 0; off < (1ull << 34); off += 4096) {
-		struct model *m = t_model(p, 1.0, 1);
-		bool hit;
+	struct model *m = t_model(p, 1.0, 1);
+	uint64_t t = 0;
 
-		t_read4k(m, 0, off);
-		hit = drive_bytes(m, tier, id, ENGINE_OP_READ) == 4096;
-		model_free(m);
-		if (hit)
+	for (uint64_t off = 0; off < (1ull << 34); off += 62 * 4096) {
+		uint64_t before = drive_bytes(m, tier, id, ENGINE_OP_READ);
+
+		t_read4k(m, t, off);
+		t += S;
+		if (drive_bytes(m, tier, id, ENGINE_OP_READ) - before == 4096) {
+			model_free(m);
 			return off;
-		off += 61 * 4096; /* a new stripe unit or node soon */
+		}
 	}
 	fail_msg("no read reaches drive %u", id);
 	return 0;
