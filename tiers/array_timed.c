@@ -81,15 +81,18 @@ static bool shut_down(struct array *a, struct array_io *io)
 static uint64_t timed(struct array *a, struct array_io *io, uint64_t arrive_ns)
 {
 	struct model_io mio;
+	uint64_t wait = 0;
 
 	model_io_of(io, &mio);
 	if (a->cache && io->length) {
 		mio.cache_hit = cache_residency_update(
 		    a->cache, &a->profile->cache, a->model, arrive_ns, io);
 		cache_destager_run(&a->destager, a->cache, a->model, arrive_ns);
+		if (io->kind == ARRAY_IO_WRITE)
+			wait = cache_destager_throttle(&a->destager, a->cache);
 	}
-	return model_repl_write(a->repl,
-				model_submit(a->model, arrive_ns, &mio), &mio);
+	return model_repl_write(
+	    a->repl, model_submit(a->model, arrive_ns, &mio) + wait, &mio);
 }
 
 /* Complete what is held while shut down, with -EIO: at unmount. */
