@@ -22,7 +22,10 @@
  * destage_stop percent dirty it moves the oldest dirty blocks to the
  * backing tier at destage_rate (model_destage), competing with the
  * foreground for the same drives. A dirty block evicted is destaged at
- * once.
+ * once. With [dedupe] reduce_at = destage each block carries what data
+ * reduction keeps of it (io->kept) to its destage; with [cache]
+ * throttle_start a write above that fill is acknowledged later by the
+ * destager's lag (cache_destager_throttle).
  *
  * Paused (array_model_pause), a request updates flash residency as above
  * and completes at once: the layout the model would make, without its

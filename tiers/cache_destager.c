@@ -90,7 +90,14 @@ void cache_destager_run(struct cache_destager *d, struct cache *c,
  * rate) with x dirty bytes over the threshold, which equals the destage
  * rate at x = W b - L rate, a few writes' worth. So the fill settles just
  * above the threshold and the writes go at the destage rate, instead of
- * the cache filling up and every write paying a dirty block's eviction. */
+ * the cache filling up and every write paying a dirty block's eviction.
+ *
+ * What vSAN publishes (Broadcom KB 326870): as free write-buffer space
+ * shrinks it "gradually throttles back the rate of write operations" by
+ * injecting growing latency, until incoming writes match the destage
+ * rate; its congestion runs 0..255, "exceeded" at 200. No fill percentage
+ * at which it starts is published: throttle_start is that assumption,
+ * and the law above stands in for its adaptive algorithm. */
 uint64_t cache_destager_throttle(struct cache_destager *d,
 				 const struct cache *c)
 {

@@ -27,7 +27,9 @@
  * (+ when dedupe is on, per write: cpu_cost per 4 KiB, and its bytes
  * at hash_rate, and with compression on the bytes of the blocks dedupe did
  * not find at compress_rate, each a rate of one core; with
- * after_ack and a write cache, that part runs after the ack). Transfers
+ * after_ack and a write cache, that part runs after the ack; with
+ * reduce_at = destage, none of it: model_destage_reduced books it on the
+ * holding node's controller as each block leaves the cache). Transfers
  * are cut-through: data streams between wire and drives, so a large I/O
  * costs the slower of the two, not their sum; except that with
  * write_staging a write is received whole before its back-end work
