@@ -220,6 +220,45 @@ static void test_destage_writes_what_is_kept(void **state)
 	(void)state;
 }
 
+/* On several nodes, each node that holds a block reduces it on its own
+ * cores (vSAN: each disk group dedupes its own components): the nodes
+ * whose cache tier the destage reads are those whose CPU it books. */
+static void test_reduce_on_holding_nodes(void **state)
+{
+	char *text = t_builtin_with(
+	    "vsan-dell-r740xd", "\n[nodes]\n",
+	    "\n[dedupe]\nenabled = yes\ncpu_cost = 2us\n"
+	    "hash_rate = 409600000/s\nreduce_at = destage\n[nodes]\n");
+	struct profile *p = t_profile(text);
+	struct model *m = t_model(p, 1.0, 1);
+	struct model_counts mc;
+	unsigned holders = 0;
+
+	model_destage_reduced(m, 0, 5 * MIB, 0);
+	for (unsigned n = 0; n < p->nodes.count; n++) {
+		char name[16];
+		uint64_t reads = 0, busy;
+
+		for (unsigned d = 0; d < 2; d++) {
+			snprintf(name, sizeof(name), "cache%u", 2 * n + d);
+			reads += res_stats(m, name).ops[ENGINE_OP_READ];
+		}
+		snprintf(name, sizeof(name), "ctl%u", n);
+		busy = res_stats(m, name).busy_ns;
+		assert_int_equal(busy, reads ? 12 * US : 0);
+		holders += reads > 0;
+	}
+	model_counts(m, &mc);
+	print_message("# %u nodes reduced the block\n", holders);
+	assert_true(holders >= 2);
+	assert_int_equal(mc.reduce_cpu_ns, holders * 12 * US);
+	assert_int_equal(mc.reduce_kept_bytes, 0);
+	model_free(m);
+	free(p);
+	free(text);
+	(void)state;
+}
+
 /* The cache entry carries what reduction keeps to its destage; a block
  * still dirty from a unique write keeps its data when a dedupe hit
  * rewrites it. */
@@ -391,6 +430,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_reduce_moves_cpu),
 	    cmocka_unit_test(test_destage_writes_what_is_kept),
+	    cmocka_unit_test(test_reduce_on_holding_nodes),
 	    cmocka_unit_test(test_cache_carries_kept),
 	    cmocka_unit_test(test_throttle_settles),
 	    cmocka_unit_test(test_throttle_off_unchanged),
