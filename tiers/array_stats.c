@@ -312,7 +312,7 @@ static void print_destage(struct printer *pr, const struct cache_stats *cs,
 		return;
 	fprintf(pr->out,
 		pr->json ? ",\"destage\":{\"reduce_cpu_s\":%.6f,"
-			   "\"reduce_cpu_pct\":%.2f,\"reduce_kept_bytes\":%llu,"
+			   "\"reduce_cpu_pct\":%.4f,\"reduce_kept_bytes\":%llu,"
 			   "\"throttled_writes\":%llu,\"throttle_s\":%.6f}"
 			 : "  destage: reduction CPU %.3f s (%.2f%% of all "
 			   "cores), %llu bytes kept; throttle: %llu writes "
