@@ -12,10 +12,9 @@
  * does; a dirty block evicted is destaged by cache_residency.c instead.
  *
  * With [dedupe] reduce_at = destage each block is also fingerprinted and
- * compressed on its node's cores on the way (model_destage_reduced), and
- * the destager books no further than DESTAGE_BURST_NS ahead of now: the
- * rate is only a ceiling, and a destager whose CPU queues behind the
- * foreground's falls behind, its blocks staying dirty.
+ * compressed on its node's cores on the way (model_destage_reduced): that
+ * work queues with the foreground's on the same cores, so on a CPU-bound
+ * array the writes slow down to what the cores leave them.
  *
  * Above [cache] throttle_start, each write waits (cache_destager_throttle).
  */
@@ -33,8 +32,6 @@ void cache_destager_init(struct cache_destager *d, const struct profile *p,
 	*d = (struct cache_destager){
 	    .pc = pc,
 	    .bytes_per_ns = (double)pc->destage_bytes_per_s * scale / 1e9,
-	    .reduce = p->dedupe.enabled &&
-		      p->dedupe.reduce_at == PROFILE_REDUCE_DESTAGE,
 	};
 }
 
@@ -70,12 +67,8 @@ void cache_destager_run(struct cache_destager *d, struct cache *c,
 	d->budget += (double)idle * d->bytes_per_ns;
 	d->last_ns = now_ns;
 	while (destager_on(d, c) && d->budget >= BLOCK_BYTES &&
-	       (!d->reduce || d->ahead_ns <= now_ns + DESTAGE_BURST_NS) &&
 	       cache_destage_next_kept(c, &k, &kept)) {
-		uint64_t end = model_destage_reduced(
-		    m, now_ns, k.block * BLOCK_BYTES, kept);
-
-		d->ahead_ns = end > d->ahead_ns ? end : d->ahead_ns;
+		model_destage_reduced(m, now_ns, k.block * BLOCK_BYTES, kept);
 		d->budget -= BLOCK_BYTES;
 	}
 	if (!d->on && d->budget > (double)DESTAGE_BURST_NS * d->bytes_per_ns)

@@ -15,13 +15,11 @@ struct cache_destager {
 	double budget;			/* bytes it may move now */
 	uint64_t last_ns;		/* when the budget was last topped up */
 	bool on;			/* between start and stop thresholds */
-	bool reduce;			/* [dedupe] reduce_at = destage */
-	uint64_t ahead_ns; /* when the latest destage booked ends */
 	/* Writes the throttle delayed, and their delays in all (ns). */
 	uint64_t throttled, throttle_ns;
 };
 
-/* A destager idle at time 0, for @p's [cache] and [dedupe] at --scale
+/* A destager idle at time 0, for @p's [cache] at --scale
  * @scale (@p must outlive it). */
 void cache_destager_init(struct cache_destager *d, const struct profile *p,
 			 double scale);

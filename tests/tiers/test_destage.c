@@ -22,8 +22,8 @@
 
 /* A hybrid whose one controller core is the bottleneck for dedupe work:
  * 4 KiB fingerprinted in 10 us and compressed in 10 us exactly (409.6
- * MB/s), a 2 us lookup. %s: [dedupe] reduce_at; the second: extra [cache]
- * keys. */
+ * MB/s), a 2 us lookup. %s: the [cache] size and extra keys, the
+ * hash rate and reduce_at. */
 static const char hybrid[] =
     "[controllers]\ncores = 1\nfrontend_op_cost = 5us\n"
     "backend_op_cost = 1us\n"
@@ -34,16 +34,22 @@ static const char hybrid[] =
     "raid = raid0\nread_latency = 80us\nwrite_latency = 30us\n"
     "[cache]\nsize = %s\ndestage_start = 20%%\ndestage_stop = 10%%\n"
     "destage_rate = 20M/s\n%s"
-    "[dedupe]\nenabled = yes\ncpu_cost = 2us\nhash_rate = 409600000/s\n"
+    "[dedupe]\nenabled = yes\ncpu_cost = 2us\nhash_rate = %s\n"
     "compression = lz4\ncompress_rate = 409600000/s\nreduce_at = %s\n";
+
+static struct profile *hybrid_hash(const char *size, const char *cache_keys,
+				   const char *hash, const char *reduce_at)
+{
+	char text[2048];
+
+	snprintf(text, sizeof(text), hybrid, size, cache_keys, hash, reduce_at);
+	return t_profile(text);
+}
 
 static struct profile *hybrid_profile(const char *size, const char *cache_keys,
 				      const char *reduce_at)
 {
-	char text[2048];
-
-	snprintf(text, sizeof(text), hybrid, size, cache_keys, reduce_at);
-	return t_profile(text);
+	return hybrid_hash(size, cache_keys, "409600000/s", reduce_at);
 }
 
 static struct engine_resource_stats res_stats(const struct model *m,
@@ -300,7 +306,7 @@ struct sustained {
 /* 8 writers, closed loop, unique 4 KiB blocks for @secs s of emulated
  * time against a 64 MiB write buffer destaging at 20 MB/s (the cache
  * drive alone would take some 40 times that). */
-static struct sustained run_sustained(const char *cache_keys, unsigned secs)
+static struct sustained run_sustained_on(struct profile *p, unsigned secs)
 {
 	struct rig r;
 	uint64_t ready[8] = {0}, next = 0, end = secs * S, bytes = 0, lat = 0,
@@ -308,7 +314,7 @@ static struct sustained run_sustained(const char *cache_keys, unsigned secs)
 	struct cache_stats cs;
 	struct sustained out;
 
-	rig_new(&r, hybrid_profile("64M", cache_keys, "inline"));
+	rig_new(&r, p);
 	for (;;) {
 		unsigned w = 0;
 
@@ -336,6 +342,12 @@ static struct sustained run_sustained(const char *cache_keys, unsigned secs)
 	};
 	rig_free(&r);
 	return out;
+}
+
+static struct sustained run_sustained(const char *cache_keys, unsigned secs)
+{
+	return run_sustained_on(hybrid_profile("64M", cache_keys, "inline"),
+				secs);
 }
 
 /* With the throttle, writing flat out settles the buffer just above
@@ -377,6 +389,31 @@ static void test_throttle_off_unchanged(void **state)
 	(void)state;
 }
 
+/* A CPU-bound controller destages slower with reduction at destage: at
+ * 250 us a block (SHA-1 at 16.4 MB/s) its one core cannot reduce 20 MB/s
+ * as well as take the writes, so the writes settle at what the CPU
+ * leaves, not at destage_rate (queued behind the destager's CPU work
+ * they slow down before the buffer reaches the throttle); with the hash
+ * free they reach it. */
+static void test_cpu_bound_destages_slower(void **state)
+{
+	struct sustained slow =
+	    run_sustained_on(hybrid_hash("64M", "throttle_start = 50%\n",
+					 "16384000/s", "destage"),
+			     4);
+	struct sustained fast = run_sustained_on(
+	    hybrid_hash("64M", "throttle_start = 50%\n", "0", "destage"), 4);
+
+	print_message("# reduce at destage, throttle 50%%: SHA-1 16.4 MB/s "
+		      "%.2f MB/s (fill %.2f%%, %.0f us), free %.2f MB/s\n",
+		      slow.write_mb_s, slow.fill_pct, slow.lat_us,
+		      fast.write_mb_s);
+	assert_true(slow.write_mb_s < 0.8 * 20.0 * 1.048576);
+	t_assert_within(fast.write_mb_s, 20.0 * 1.048576, 0.03);
+	assert_int_equal(slow.dirty_evict, 0);
+	(void)state;
+}
+
 /* The keys print back (profile show) and bad values fail on one line. */
 static void test_keys(void **state)
 {
@@ -406,7 +443,8 @@ static void test_keys(void **state)
 		char text[2048], err[256] = "", *at;
 		struct profile q;
 
-		snprintf(text, sizeof(text), hybrid, "1G", "", "destage");
+		snprintf(text, sizeof(text), hybrid, "1G", "", "409600000/s",
+			 "destage");
 		at = strstr(text, bad[i].from);
 		assert_non_null(at);
 		char out[2200];
@@ -434,6 +472,7 @@ int main(void)
 	    cmocka_unit_test(test_cache_carries_kept),
 	    cmocka_unit_test(test_throttle_settles),
 	    cmocka_unit_test(test_throttle_off_unchanged),
+	    cmocka_unit_test(test_cpu_bound_destages_slower),
 	    cmocka_unit_test(test_keys),
 	};
 
