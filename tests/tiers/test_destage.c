@@ -231,10 +231,11 @@ static void test_destage_writes_what_is_kept(void **state)
  * whose cache tier the destage reads are those whose CPU it books. */
 static void test_reduce_on_holding_nodes(void **state)
 {
+	/* The profile's own [dedupe] (reduce_at = destage, no compression),
+	 * turned on, at round costs. */
 	char *text = t_builtin_with(
-	    "vsan-dell-r740xd", "\n[nodes]\n",
-	    "\n[dedupe]\nenabled = yes\ncpu_cost = 2us\n"
-	    "hash_rate = 409600000/s\nreduce_at = destage\n[nodes]\n");
+	    "vsan-dell-r740xd", "\nenabled = no\nhash_rate = 756000000/s\n",
+	    "\nenabled = yes\ncpu_cost = 2us\nhash_rate = 409600000/s\n");
 	struct profile *p = t_profile(text);
 	struct model *m = t_model(p, 1.0, 1);
 	struct model_counts mc;
