@@ -68,6 +68,8 @@ static int try_candidate(void *ctx, uint64_t cand)
 static int note_compressed(const struct dedupe_env *env, const void *data,
 			   uint64_t pblk)
 {
+	if (env->kept)
+		*env->kept = BLOCK_BYTES;
 	if (!env->compress || env->compress->kind == DEDUPE_COMPRESS_NONE)
 		return 0;
 	uint8_t out[BLOCK_BYTES + BLOCK_BYTES / 8];
@@ -75,6 +77,8 @@ static int note_compressed(const struct dedupe_env *env, const void *data,
 		return -EOVERFLOW;
 	uint32_t size =
 	    dedupe_compressed_size(env->compress, data, BLOCK_BYTES, out, NULL);
+	if (env->kept)
+		*env->kept = size;
 	return dedupe_csize_set(env->ms, env->txn, pblk, size);
 }
 

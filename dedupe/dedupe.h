@@ -53,6 +53,10 @@ struct dedupe_env {
 	 * compressed size is recorded (dedupe/csize.h), its bytes stored
 	 * whole. */
 	const struct dedupe_compression *compress;
+	/* NULL, or where a new block's kept size goes (its compressed
+	 * size, else 4096): what the array model's destager writes of it
+	 * when reduction runs at destage (tiers/array_io.h). */
+	uint32_t *kept;
 };
 
 /* How a block was resolved (dedupe_resolve's non-negative returns). */

@@ -86,6 +86,7 @@ struct fs_io {
 	void *buf;
 	size_t got;	 /* reads: bytes to return */
 	uint64_t *pblks; /* io.pblks, when the model wants them */
+	uint16_t *kept;	 /* io.kept, a write's, likewise */
 };
 
 /* Where each block of [off, off+len) is stored, for a model that keeps
@@ -129,6 +130,7 @@ static void complete_write(struct array_io *aio)
 			    aio->length);
 		fuse_reply_write(x->req, aio->length);
 	}
+	free(x->kept);
 	free(x->pblks);
 	free(x);
 }
@@ -195,6 +197,15 @@ void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size,
 	x->io.result = datapath_write_prep(&w, off, buf, hit.keep);
 	want_blocks(fs, x, off, size);
 	w.pblks = x->pblks;
+	if (x->pblks) {
+		/* Zeros (no data to destage) for blocks a torn write did
+		 * not store. */
+		x->kept = calloc((off % BLOCK_BYTES + size + BLOCK_BYTES - 1) /
+				     BLOCK_BYTES,
+				 sizeof(*x->kept));
+		x->io.kept = x->kept;
+		w.kept = x->kept;
+	}
 	if (!x->io.result) {
 		/* The blocks it touches, edges included: disjoint writes to
 		 * one file go on at once. */

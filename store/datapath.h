@@ -56,6 +56,9 @@ struct dp_write {
 	/* When the caller sets it (n entries): the physical block each
 	 * logical block now maps to (0: a hole), for the array model. */
 	uint64_t *pblks;
+	/* Likewise (n entries): what data reduction keeps of each block (0:
+	 * dedupe found it; else its compressed size, or 4096). */
+	uint16_t *kept;
 	/* set by datapath_write_queue, for the group commit */
 	struct store *st;
 	uint64_t ino;

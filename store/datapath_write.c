@@ -50,7 +50,8 @@ static bool may_alloc(void *ctx, uint64_t unique_blocks)
 /* The physical block that will hold @data (dedupe/dedupe.h decides); a
  * new block's bytes are queued for writing before commit. */
 static int resolve_block(struct store_txn *t, const void *data,
-			 const struct fingerprint *fp, uint64_t *pblk)
+			 const struct fingerprint *fp, uint64_t *pblk,
+			 uint32_t *kept)
 {
 	const struct dedupe_env env = {
 	    .ms = t->st->ms,
@@ -62,7 +63,9 @@ static int resolve_block(struct store_txn *t, const void *data,
 	    .ctx = t,
 	    .tally = &t->delta,
 	    .compress = &t->st->compress,
+	    .kept = kept,
 	};
+	*kept = 0; /* a hole or a reference: no data to destage */
 	int r = dedupe_resolve(&env, data, fp, pblk);
 	if (r == DEDUPE_NEW)
 		r = store_wb_add(t->wb, *pblk, data);
@@ -97,14 +100,18 @@ int dp_map_block(struct store_txn *t, uint64_t ino, uint64_t lblk,
 	return 0;
 }
 
-/* Store one whole block @data at @lblk of @ino. */
+/* Store one whole block @data at @lblk of @ino; where it went and the
+ * size a compressing array keeps of it (0: dedupe found it) into
+ * *@pblk_out and *@kept_out when not NULL. */
 static int store_block(struct store_txn *t, uint64_t ino, uint64_t lblk,
 		       const void *data, const struct fingerprint *fp,
-		       struct ms_inode *in, uint64_t *pblk_out)
+		       struct ms_inode *in, uint64_t *pblk_out,
+		       uint16_t *kept_out)
 {
 	uint64_t pblk;
+	uint32_t kept;
 	int delta = 0;
-	int r = resolve_block(t, data, fp, &pblk);
+	int r = resolve_block(t, data, fp, &pblk, &kept);
 	if (!r)
 		r = dp_map_block(t, ino, lblk, pblk, &delta);
 	if (!r) {
@@ -112,6 +119,8 @@ static int store_block(struct store_txn *t, uint64_t ino, uint64_t lblk,
 		t->delta.blocks_written++;
 		if (pblk_out)
 			*pblk_out = pblk;
+		if (kept_out)
+			*kept_out = (uint16_t)kept;
 	}
 	return r;
 }
@@ -123,7 +132,7 @@ int dp_store_built_block(struct store_txn *t, uint64_t ino, uint64_t lblk,
 {
 	struct fingerprint fp;
 	int r = fingerprint_block(data, &fp);
-	return r ? r : store_block(t, ino, lblk, data, &fp, in, NULL);
+	return r ? r : store_block(t, ino, lblk, data, &fp, in, NULL, NULL);
 }
 
 /* ---- write ------------------------------------------------------------ */
@@ -246,7 +255,8 @@ static int write_apply(struct store_txn *t, void *arg)
 	uint64_t first = p->off / BLOCK_BYTES;
 	for (unsigned i = 0; i < p->n && !r; i++)
 		r = store_block(t, p->ino, first + i, dp_block(p, i), &p->fp[i],
-				&in, p->pblks ? &p->pblks[i] : NULL);
+				&in, p->pblks ? &p->pblks[i] : NULL,
+				p->kept ? &p->kept[i] : NULL);
 	if (r)
 		return r;
 	if (p->off + p->len > in.size) {

@@ -69,7 +69,7 @@ static int array_load(struct array *a, const char *name, double scale,
 		rc = cache_new_policy(
 		    a->profile->cache.size_bytes / BLOCK_BYTES,
 		    a->profile->cache.eviction == PROFILE_EVICT_ARC, &a->cache);
-		cache_destager_init(&a->destager, &a->profile->cache, scale);
+		cache_destager_init(&a->destager, a->profile, scale);
 	}
 	return rc;
 }
@@ -196,8 +196,16 @@ int array_cache_stats(const struct array *a, struct cache_stats *st)
 {
 	if (!a->cache)
 		return -ENOENT;
+	struct model_counts mc = {0};
+
 	pthread_mutex_lock((pthread_mutex_t *)&a->lock);
 	cache_stats(a->cache, st);
+	if (a->model)
+		model_counts(a->model, &mc);
+	st->reduce_cpu_ns = mc.reduce_cpu_ns;
+	st->reduce_kept_bytes = mc.reduce_kept_bytes;
+	st->throttled = a->destager.throttled;
+	st->throttle_ns = a->destager.throttle_ns;
 	pthread_mutex_unlock((pthread_mutex_t *)&a->lock);
 	return 0;
 }

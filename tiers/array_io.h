@@ -20,6 +20,11 @@ struct array_io {
 	 * block of the request (0: a hole), so that a deduplicated block
 	 * is resident in the flash tier once; NULL: by logical block. */
 	const uint64_t *pblks;
+	/* A write, with pblks: what data reduction keeps of each block,
+	 * for a destager that reduces (0: dedupe found it; else its
+	 * compressed size, or 4096). NULL: all 4096, or all 0 when every
+	 * block deduped. */
+	const uint16_t *kept;
 	uint64_t submit_ns; /* clock_mono_ns() when the request arrived */
 	/* Injected latency (a `latency` fault): the request reaches the array
 	 * this much after array_submit(), held by the array's arrivals

@@ -295,6 +295,35 @@ static void print_resources(void *ctx, const struct engine *e)
 	print_bottleneck(pr);
 }
 
+/* Reduction at destage and the write throttle, when the profile has
+ * either (so that other profiles print as before): the reduction's CPU
+ * as a share of all controllers' cores, what it left for the backing
+ * tier, and the writes the throttle delayed. */
+static void print_destage(struct printer *pr, const struct cache_stats *cs,
+			  double el)
+{
+	const struct profile *p = pr->p;
+	unsigned nodes = p->nodes.count > 1 ? p->nodes.count : 1;
+	double cores = (double)nodes * p->ctl.count * p->ctl.cores;
+	bool reduce =
+	    p->dedupe.enabled && p->dedupe.reduce_at == PROFILE_REDUCE_DESTAGE;
+
+	if (!reduce && !(p->cache.throttle_start_pct > 0.0))
+		return;
+	fprintf(pr->out,
+		pr->json ? ",\"destage\":{\"reduce_cpu_s\":%.6f,"
+			   "\"reduce_cpu_pct\":%.4f,\"reduce_kept_bytes\":%llu,"
+			   "\"throttled_writes\":%llu,\"throttle_s\":%.6f}"
+			 : "  destage: reduction CPU %.3f s (%.2f%% of all "
+			   "cores), %llu bytes kept; throttle: %llu writes "
+			   "delayed, %.3f s in all\n",
+		(double)cs->reduce_cpu_ns / 1e9,
+		(double)cs->reduce_cpu_ns / 1e9 / el / cores * 100.0,
+		(unsigned long long)cs->reduce_kept_bytes,
+		(unsigned long long)cs->throttled,
+		(double)cs->throttle_ns / 1e9);
+}
+
 static void print_cache(struct printer *pr, struct array *a)
 {
 	struct cache_stats cs;
@@ -306,6 +335,10 @@ static void print_cache(struct printer *pr, struct array *a)
 		cs.evictions -= pr->base->cache.evictions;
 		cs.dirty_evictions -= pr->base->cache.dirty_evictions;
 		cs.destaged -= pr->base->cache.destaged;
+		cs.reduce_cpu_ns -= pr->base->cache.reduce_cpu_ns;
+		cs.reduce_kept_bytes -= pr->base->cache.reduce_kept_bytes;
+		cs.throttled -= pr->base->cache.throttled;
+		cs.throttle_ns -= pr->base->cache.throttle_ns;
 	}
 	uint64_t lookups = cs.hits + cs.misses;
 	double hit = lookups ? (double)cs.hits / (double)lookups : 0;
@@ -320,6 +353,7 @@ static void print_cache(struct printer *pr, struct array *a)
 		hit, (unsigned long long)cs.resident,
 		(unsigned long long)cs.dirty, (unsigned long long)cs.destaged,
 		(double)cs.destaged / el, (unsigned long long)cs.evictions);
+	print_destage(pr, &cs, el);
 }
 
 static void print_host_bound(struct printer *pr, struct array *a)

@@ -22,7 +22,10 @@
  * destage_stop percent dirty it moves the oldest dirty blocks to the
  * backing tier at destage_rate (model_destage), competing with the
  * foreground for the same drives. A dirty block evicted is destaged at
- * once.
+ * once. With [dedupe] reduce_at = destage each block carries what data
+ * reduction keeps of it (io->kept) to its destage; with [cache]
+ * throttle_start a write above that fill is acknowledged later by the
+ * destager's lag (cache_destager_throttle).
  *
  * Paused (array_model_pause), a request updates flash residency as above
  * and completes at once: the layout the model would make, without its
@@ -81,15 +84,18 @@ static bool shut_down(struct array *a, struct array_io *io)
 static uint64_t timed(struct array *a, struct array_io *io, uint64_t arrive_ns)
 {
 	struct model_io mio;
+	uint64_t wait = 0;
 
 	model_io_of(io, &mio);
 	if (a->cache && io->length) {
 		mio.cache_hit = cache_residency_update(
 		    a->cache, &a->profile->cache, a->model, arrive_ns, io);
 		cache_destager_run(&a->destager, a->cache, a->model, arrive_ns);
+		if (io->kind == ARRAY_IO_WRITE)
+			wait = cache_destager_throttle(&a->destager, a->cache);
 	}
-	return model_repl_write(a->repl,
-				model_submit(a->model, arrive_ns, &mio), &mio);
+	return model_repl_write(
+	    a->repl, model_submit(a->model, arrive_ns, &mio) + wait, &mio);
 }
 
 /* Complete what is held while shut down, with -EIO: at unmount. */

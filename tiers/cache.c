@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/block.h"
 #include "common/prng.h"
 
 #define NIL UINT32_MAX
@@ -43,6 +44,9 @@ struct entry {
 	uint32_t dprev, dnext; /* dirty list, when dirty */
 	bool dirty;
 	uint8_t seg; /* PROBATION (all of them, for plain LRU) or PROTECTED */
+	/* Dirty: the bytes reduction at destage leaves (cache_insert_kept);
+	 * in the padding after seg, so an entry stays 40 bytes. */
+	uint16_t kept;
 };
 
 struct cache {
@@ -264,9 +268,10 @@ bool cache_lookup(struct cache *c, struct cache_key k)
 }
 
 /* An entry for a new block: a fresh one below capacity, else the LRU
- * tail, evicted (reporting a dirty victim). NIL on no memory. */
+ * tail, evicted (reporting a dirty victim and its kept bytes). NIL on no
+ * memory. */
 static uint32_t entry_take(struct cache *c, bool *dirty_victim,
-			   struct cache_key *victim)
+			   struct cache_key *victim, uint16_t *victim_kept)
 {
 	uint32_t i;
 
@@ -292,6 +297,7 @@ static uint32_t entry_take(struct cache *c, bool *dirty_victim,
 	*dirty_victim = c->e[i].dirty;
 	if (*dirty_victim) {
 		*victim = c->e[i].key;
+		*victim_kept = c->e[i].kept;
 		c->st.dirty_evictions++;
 	}
 	c->st.evictions++;
@@ -304,6 +310,15 @@ static uint32_t entry_take(struct cache *c, bool *dirty_victim,
 bool cache_insert(struct cache *c, struct cache_key k, bool dirty,
 		  struct cache_key *victim)
 {
+	uint16_t kept;
+
+	return cache_insert_kept(c, k, dirty, BLOCK_BYTES, victim, &kept);
+}
+
+bool cache_insert_kept(struct cache *c, struct cache_key k, bool dirty,
+		       uint16_t kept, struct cache_key *victim,
+		       uint16_t *victim_kept)
+{
 	uint32_t slot = hash_slot(c, k), i;
 	bool dirty_victim = false;
 	unsigned seg = PROBATION;
@@ -313,7 +328,7 @@ bool cache_insert(struct cache *c, struct cache_key k, bool dirty,
 		seg = c->e[i].seg; /* a rewrite keeps its standing */
 		lru_unlink(c, i);
 	} else {
-		i = entry_take(c, &dirty_victim, victim);
+		i = entry_take(c, &dirty_victim, victim, victim_kept);
 		if (i == NIL)
 			return false;
 		c->e[i].key = k;
@@ -321,16 +336,30 @@ bool cache_insert(struct cache *c, struct cache_key k, bool dirty,
 		c->hash[hash_slot(c, k)] = i + 1;
 	}
 	lru_push_head(c, i, seg);
-	if (dirty)
+	if (dirty) {
+		/* Still dirty from an earlier write: its data is not on the
+		 * backing tier yet, whatever this one reduces to. */
+		if (!c->e[i].dirty || kept > c->e[i].kept)
+			c->e[i].kept = kept;
 		dirty_set(c, i);
+	}
 	return dirty_victim;
 }
 
 bool cache_destage_next(struct cache *c, struct cache_key *k)
 {
+	uint16_t kept;
+
+	return cache_destage_next_kept(c, k, &kept);
+}
+
+bool cache_destage_next_kept(struct cache *c, struct cache_key *k,
+			     uint16_t *kept)
+{
 	if (c->dtail == NIL)
 		return false;
 	*k = c->e[c->dtail].key;
+	*kept = c->e[c->dtail].kept;
 	dirty_clear(c, c->dtail);
 	c->st.destaged++;
 	return true;

@@ -25,6 +25,11 @@ struct cache_stats {
 	uint64_t hits, misses; /* lookups */
 	uint64_t resident, dirty;
 	uint64_t evictions, dirty_evictions, destaged;
+	/* The destager's, filled by array_cache_stats (tiers/array.h), not
+	 * by cache_stats: reduction at destage (its CPU in ns, the bytes it
+	 * left for the backing tier) and the throttle (writes it delayed,
+	 * their delays in ns). */
+	uint64_t reduce_cpu_ns, reduce_kept_bytes, throttled, throttle_ns;
 };
 
 /* A cache of @capacity_blocks (>= 1; more than 2^32 - 2 are taken as
@@ -46,8 +51,18 @@ bool cache_lookup(struct cache *c, struct cache_key k);
  * memory, @k is simply not made resident (a later lookup misses). */
 bool cache_insert(struct cache *c, struct cache_key k, bool dirty,
 		  struct cache_key *victim);
+/* cache_insert, remembering with a dirty @k the bytes data reduction at
+ * destage will leave of it (0: dedupe found it; else its compressed size,
+ * at most 4096); a block still dirty keeps the larger. A dirty victim's
+ * into *@victim_kept. cache_insert is this with 4096. */
+bool cache_insert_kept(struct cache *c, struct cache_key k, bool dirty,
+		       uint16_t kept, struct cache_key *victim,
+		       uint16_t *victim_kept);
 /* The oldest dirty block into *@k, now clean: true, or false if none. */
 bool cache_destage_next(struct cache *c, struct cache_key *k);
+/* The same, with the bytes reduction at destage leaves of it. */
+bool cache_destage_next_kept(struct cache *c, struct cache_key *k,
+			     uint16_t *kept);
 void cache_stats(const struct cache *c, struct cache_stats *st);
 /* Whether @k is resident and dirty (not counted as a lookup). */
 bool cache_is_dirty(const struct cache *c, struct cache_key k);

@@ -16,15 +16,26 @@
 
 #include "common/block.h"
 
-/* Make block @k resident (dirty or not); a dirty victim is destaged. */
+/* Make block @k resident (dirty or not, with @kept bytes left after
+ * reduction); a dirty victim is destaged. */
 static void residency_insert(struct cache *c, struct model *m, uint64_t now_ns,
-			     struct cache_key k, bool dirty)
+			     struct cache_key k, bool dirty, uint16_t kept)
 {
 	struct cache_key victim;
+	uint16_t victim_kept;
 
-	if (cache_insert(c, k, dirty, &victim))
-		model_destage(m, now_ns, victim.block * BLOCK_BYTES,
-			      BLOCK_BYTES);
+	if (cache_insert_kept(c, k, dirty, kept, &victim, &victim_kept))
+		model_destage_reduced(m, now_ns, victim.block * BLOCK_BYTES,
+				      victim_kept);
+}
+
+/* What reduction keeps of block @i of write @io: the data path's figure,
+ * else the model's rule for a whole request (all deduped or none). */
+static uint16_t kept_of(const struct array_io *io, uint64_t i, uint64_t n)
+{
+	if (io->kept)
+		return io->kept[i];
+	return io->blocks_deduped >= n ? 0 : BLOCK_BYTES;
 }
 
 /* The residency key of block @i of @io, false for a hole (nothing on
@@ -57,8 +68,8 @@ bool cache_residency_update(struct cache *c, const struct profile_cache *pc,
 		if (!hit && pc->promote_on_read_miss)
 			for (uint64_t i = 0; i < n; i++)
 				if (key_of(io, i, &k))
-					residency_insert(c, m, now_ns, k,
-							 false);
+					residency_insert(c, m, now_ns, k, false,
+							 BLOCK_BYTES);
 		return hit;
 	}
 	if (pc->policy == PROFILE_POLICY_WRITE_AROUND)
@@ -67,6 +78,7 @@ bool cache_residency_update(struct cache *c, const struct profile_cache *pc,
 		if (key_of(io, i, &k))
 			residency_insert(c, m, now_ns, k,
 					 pc->policy ==
-					     PROFILE_POLICY_WRITE_BACK);
+					     PROFILE_POLICY_WRITE_BACK,
+					 kept_of(io, i, n));
 	return true;
 }

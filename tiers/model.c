@@ -27,7 +27,9 @@
  * (+ when dedupe is on, per write: cpu_cost per 4 KiB, and its bytes
  * at hash_rate, and with compression on the bytes of the blocks dedupe did
  * not find at compress_rate, each a rate of one core; with
- * after_ack and a write cache, that part runs after the ack). Transfers
+ * after_ack and a write cache, that part runs after the ack; with
+ * reduce_at = destage, none of it: model_destage_reduced books it on the
+ * holding node's controller as each block leaves the cache). Transfers
  * are cut-through: data streams between wire and drives, so a large I/O
  * costs the slower of the two, not their sum; except that with
  * write_staging a write is received whole before its back-end work
@@ -310,6 +312,23 @@ static uint64_t run_work(struct model *m, const struct work *w, uint64_t start,
 	return end;
 }
 
+/* @bytes of work at @rate bytes/s of one core, in ns, rounded (0: free). */
+static uint64_t rate_ns(uint64_t bytes, uint64_t rate)
+{
+	if (!rate)
+		return 0;
+	return (uint64_t)(((unsigned __int128)bytes * 1000000000u + rate / 2) /
+			  rate);
+}
+
+/* Whether the dedupe work runs at destage (model_destage_reduced), not on
+ * the write. */
+static bool reduce_at_destage(const struct model *m)
+{
+	return m->p->dedupe.enabled &&
+	       m->p->dedupe.reduce_at == PROFILE_REDUCE_DESTAGE;
+}
+
 /* The drive work a host I/O implies, by layout and cache policy. */
 static void plan_io(struct model *m, const struct model_io *io, struct work *w)
 {
@@ -319,9 +338,11 @@ static void plan_io(struct model *m, const struct model_io *io, struct work *w)
 	uint64_t blocks = (io->length + BLOCK_BYTES - 1) / BLOCK_BYTES;
 
 	w->n = w->ops = 0;
+	/* All references: metadata only (at destage, the cache tier takes
+	 * the whole write and the destager reduces it). */
 	if (io->op == ENGINE_OP_WRITE && p->dedupe.enabled &&
-	    io->blocks_deduped >= blocks)
-		return; /* all references: metadata only */
+	    io->blocks_deduped >= blocks && !reduce_at_destage(m))
+		return;
 	if (!hybrid) {
 		work_add(m, w, PROFILE_TIER_FLASH, io->op, io->offset,
 			 io->length);
@@ -348,17 +369,14 @@ static void plan_io(struct model *m, const struct model_io *io, struct work *w)
 static uint64_t dedupe_cpu_ns(const struct model *m, const struct model_io *io)
 {
 	uint64_t blocks = (io->length + BLOCK_BYTES - 1) / BLOCK_BYTES;
-	uint64_t ns = blocks * m->dedupe_ns, bytes[2] = {io->length, 0};
+	uint64_t unique = 0;
 
+	if (reduce_at_destage(m))
+		return 0;
 	if (io->blocks_deduped < blocks)
-		bytes[1] = io->length - io->blocks_deduped * BLOCK_BYTES;
-	for (unsigned i = 0; i < 2; i++)
-		if (m->dedupe_rate[i])
-			ns += (uint64_t)(((unsigned __int128)bytes[i] *
-					      1000000000u +
-					  m->dedupe_rate[i] / 2) /
-					 m->dedupe_rate[i]);
-	return ns;
+		unique = io->length - io->blocks_deduped * BLOCK_BYTES;
+	return blocks * m->dedupe_ns + rate_ns(io->length, m->dedupe_rate[0]) +
+	       rate_ns(unique, m->dedupe_rate[1]);
 }
 
 /* The CPU work one controller does for a request: on one node, @front
@@ -645,22 +663,59 @@ uint64_t model_submit(struct model *m, uint64_t now_ns,
 	return run_drives(m, io, &w, t, wire);
 }
 
-/* Destage @length bytes at @offset of node @node's cache tier. */
+/* Reduction at destage on node @node: what to do with @length bytes of
+ * which reduction keeps @kept per 4 KiB (0: a dedupe hit). */
+struct reduce {
+	bool on;
+	uint32_t kept;
+};
+
+/* The reduction work of @length bytes on one of node @node's controllers
+ * from @t, as dedupe_cpu_ns charges it on a write: the lookup, the
+ * fingerprint, and the compression unless dedupe found the block. It
+ * queues with the foreground's work on the same cores. */
+static uint64_t destage_cpu(struct model *m, unsigned node, uint64_t t,
+			    uint64_t length, const struct reduce *r)
+{
+	struct ctl_work cw = {.node = node};
+	unsigned local =
+	    m->nodes > 1 ? node_ctl(m, &cw, &t) : model_fault_pick_ctl(m, &t);
+	struct engine_stage st = {.res = m->ctl[node * m->p->ctl.count + local],
+				  .op = ENGINE_OP_WRITE};
+
+	st.work_ns = (length + BLOCK_BYTES - 1) / BLOCK_BYTES * m->dedupe_ns +
+		     rate_ns(length, m->dedupe_rate[0]) +
+		     (r->kept ? rate_ns(length, m->dedupe_rate[1]) : 0);
+	m->counts.reduce_cpu_ns += st.work_ns;
+	return engine_submit(m->e, t, &st, 1);
+}
+
+/* Destage @length bytes at @offset of node @node's cache tier: read them,
+ * reduce them when @r->on, write what is left to the backing tier
+ * (compressed data in whole 512-byte sectors). */
 static uint64_t destage_on(struct model *m, unsigned node, uint64_t now_ns,
-			   uint64_t offset, uint64_t length)
+			   uint64_t offset, uint64_t length,
+			   const struct reduce *r)
 {
 	struct work w = {.node = node};
-	uint64_t t;
+	uint64_t t, out = length;
 
 	work_add(m, &w, PROFILE_TIER_CACHE, ENGINE_OP_READ, offset, length);
 	t = run_work(m, &w, now_ns, m->counts.background_ops);
+	if (r->on) {
+		t = destage_cpu(m, node, t, length, r);
+		out = (length * r->kept / BLOCK_BYTES + 511) / 512 * 512;
+		m->counts.reduce_kept_bytes += out;
+		if (!out)
+			return t; /* a dedupe hit: metadata only */
+	}
 	w.n = w.ops = 0;
-	work_add(m, &w, PROFILE_TIER_BACKING, ENGINE_OP_WRITE, offset, length);
+	work_add(m, &w, PROFILE_TIER_BACKING, ENGINE_OP_WRITE, offset, out);
 	return run_work(m, &w, t, m->counts.background_ops);
 }
 
-uint64_t model_destage(struct model *m, uint64_t now_ns, uint64_t offset,
-		       uint64_t length)
+static uint64_t destage(struct model *m, uint64_t now_ns, uint64_t offset,
+			uint64_t length, const struct reduce *r)
 {
 	const struct raid_plan *x;
 	uint64_t end;
@@ -670,7 +725,7 @@ uint64_t model_destage(struct model *m, uint64_t now_ns, uint64_t offset,
 		return now_ns;
 	now_ns = model_fault_arrive(m, now_ns);
 	if (m->nodes == 1)
-		return destage_on(m, 0, now_ns, offset, length);
+		return destage_on(m, 0, now_ns, offset, length, r);
 	/* Each node that a write of these bytes wrote destages its part. */
 	x = model_nodes_split(m, ENGINE_OP_WRITE, offset, length);
 	end = now_ns;
@@ -681,10 +736,25 @@ uint64_t model_destage(struct model *m, uint64_t now_ns, uint64_t offset,
 		/* A node down took no write (node_op_down). */
 		if (o->op != ENGINE_OP_WRITE || model_node_down(m, o->drive))
 			continue;
-		t = destage_on(m, o->drive, now_ns, o->offset, o->bytes);
+		t = destage_on(m, o->drive, now_ns, o->offset, o->bytes, r);
 		end = t > end ? t : end;
 	}
 	return end;
+}
+
+uint64_t model_destage(struct model *m, uint64_t now_ns, uint64_t offset,
+		       uint64_t length)
+{
+	return destage(m, now_ns, offset, length, &(struct reduce){0});
+}
+
+uint64_t model_destage_reduced(struct model *m, uint64_t now_ns,
+			       uint64_t offset, uint32_t kept)
+{
+	struct reduce r = {.on = reduce_at_destage(m),
+			   .kept = kept < BLOCK_BYTES ? kept : BLOCK_BYTES};
+
+	return destage(m, now_ns, offset, BLOCK_BYTES, &r);
 }
 
 void model_counts(const struct model *m, struct model_counts *c)

@@ -38,6 +38,9 @@ struct model_counts {
 	uint64_t drive_ops[ENGINE_OP_COUNT];	  /* foreground */
 	uint64_t background_ops[ENGINE_OP_COUNT]; /* after the ack */
 	uint64_t rebuild_ops[ENGINE_OP_COUNT];	  /* rebuilding drives */
+	/* [dedupe] reduce_at = destage: the controllers' reduction work at
+	 * destage, and the bytes it left for the backing tier. */
+	uint64_t reduce_cpu_ns, reduce_kept_bytes;
 };
 
 /* Build the model of @p (kept by reference: it must outlive the model)
@@ -63,6 +66,13 @@ uint64_t model_submit(struct model *m, uint64_t now_ns,
  * it is done. */
 uint64_t model_destage(struct model *m, uint64_t now_ns, uint64_t offset,
 		       uint64_t length);
+/* model_destage of one 4 KiB block at @offset of which data reduction
+ * keeps @kept bytes (0: dedupe found it; its compressed size; 4096:
+ * neither). With [dedupe] reduce_at = destage the holding node's
+ * controller first fingerprints (and compresses) it and the backing tier
+ * is written @kept bytes (none: metadata only); else as model_destage. */
+uint64_t model_destage_reduced(struct model *m, uint64_t now_ns,
+			       uint64_t offset, uint32_t kept);
 /* ---- faults (tiers/model_faults.c) --------------------------------------
  *
  * Array-level faults the model runs under, set and cleared at an emulated

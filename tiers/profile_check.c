@@ -344,6 +344,30 @@ static int check_cache(struct pstate *st)
 		     "must be below destage_start");
 	if (!c->destage_bytes_per_s)
 		FAIL(st, PSEC_CACHE, 0, "destage_rate", "must be above 0");
+	if (c->throttle_start_pct > 0.0 &&
+	    c->throttle_start_pct <= c->destage_start_pct)
+		FAIL(st, PSEC_CACHE, 0, "throttle_start",
+		     "must be above destage_start, or 0%% (no throttle)");
+	return 0;
+}
+
+/* reduce_at = destage: the writes must land in a write-back cache tier
+ * for a destager to reduce them on their way to the backing tier, and the
+ * work cannot run both after the ack and at destage. */
+static int check_reduce(struct pstate *st)
+{
+	const struct profile *p = st->p;
+
+	if (p->dedupe.reduce_at != PROFILE_REDUCE_DESTAGE)
+		return 0;
+	if (!p->tier[PROFILE_TIER_CACHE].present ||
+	    p->cache.policy != PROFILE_POLICY_WRITE_BACK)
+		FAIL(st, PSEC_DEDUPE, 0, "reduce_at",
+		     "destage needs [tier cache] with [cache] policy = "
+		     "write-back");
+	if (p->dedupe.after_ack)
+		FAIL(st, PSEC_DEDUPE, 0, "reduce_at",
+		     "destage and after_ack = yes exclude each other");
 	return 0;
 }
 
@@ -453,6 +477,8 @@ int profile_resolve(struct pstate *st)
 		if (st->sec_line[PSEC_TIER][slot] && check_tier(st, slot))
 			return -EINVAL;
 	if (st->p->tier[PROFILE_TIER_CACHE].present && check_cache(st))
+		return -EINVAL;
+	if (check_reduce(st))
 		return -EINVAL;
 	return check_nodes(st);
 }

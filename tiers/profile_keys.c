@@ -29,6 +29,7 @@ static const char *const policy_names[] = {"write-back", "write-through",
 static const char *const evict_names[] = {"lru", "arc", NULL};
 static const char *const compress_names[] = {"none", "lz4", "zstd", NULL};
 static const char *const keep_names[] = {"any", "half", NULL};
+static const char *const reduce_names[] = {"inline", "destage", NULL};
 static const char *const placement_names[] = {"fingerprint", "object", NULL};
 static const char *const nraid_names[] = {"none", "raid1", "raid5", "raid6",
 					  NULL};
@@ -144,6 +145,10 @@ const struct pkey pkeys[] = {
 	"40%", .help = "dirty share at which destaging pauses"),
     KEY(PSEC_CACHE, "destage_rate", PK_RATE, P(cache.destage_bytes_per_s),
 	NULL),
+    KEY(PSEC_CACHE, "throttle_start", PK_PERCENT, P(cache.throttle_start_pct),
+	"0%",
+	.help = "dirty share above which writes wait for the destager "
+		"(0%: never)"),
     KEY(PSEC_DEDUPE, "enabled", PK_BOOL, P(dedupe.enabled), "no"),
     KEY(PSEC_DEDUPE, "cpu_cost", PK_DURATION, P(dedupe.cpu_ns), "0",
 	.help = "controller CPU per 4 KiB block (index lookup)"),
@@ -162,6 +167,10 @@ const struct pkey pkeys[] = {
 		"(0: free)"),
     KEY(PSEC_DEDUPE, "after_ack", PK_BOOL, P(dedupe.after_ack), "no",
 	.help = "yes: with a write cache, dedupe runs after the ack"),
+    KEY(PSEC_DEDUPE, "reduce_at", PK_ENUM, P(dedupe.reduce_at), "inline",
+	.names = reduce_names, .what = "reduce_at",
+	.help = "inline: on the write; destage: on the way from the cache "
+		"tier to the backing tier (vSAN)"),
     /* [nodes]: only when given (profile_check.c); else one node. */
     KEY(PSEC_NODES, "count", PK_UINT, P(nodes.count), NULL, .min = 2, .max = 64,
 	.help = "nodes, each a copy of the controllers, links "

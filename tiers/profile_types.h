@@ -144,6 +144,9 @@ struct profile_cache {
 	double destage_start_pct; /* dirty share that starts destaging */
 	double destage_stop_pct;  /* ... and that stops it */
 	uint64_t destage_bytes_per_s;
+	/* Dirty share above which each write waits for the destager's lag
+	 * (cache_throttle.c); 0: never (no throttle). */
+	double throttle_start_pct;
 };
 
 /* Compression of each unique block as it is stored (values match
@@ -158,6 +161,11 @@ enum profile_compress {
  * vSAN rule) only those that shrink to half or less. */
 enum profile_compress_keep { PROFILE_KEEP_ANY, PROFILE_KEEP_HALF };
 
+/* Where the dedupe work (fingerprint, lookup, compression) runs: on the
+ * write, or (vSAN) on each block's way from the cache tier to the
+ * backing tier, which then writes only what reduction leaves. */
+enum profile_reduce_at { PROFILE_REDUCE_INLINE, PROFILE_REDUCE_DESTAGE };
+
 struct profile_dedupe {
 	bool enabled;
 	enum profile_compress compression;
@@ -170,6 +178,7 @@ struct profile_dedupe {
 	/* With a write cache: the dedupe work runs after the ack, on the
 	 * write's way to the drives (NVRAM first), not before it. */
 	bool after_ack;
+	enum profile_reduce_at reduce_at;
 };
 
 /* How a request's data is spread over the nodes ([nodes] placement). */

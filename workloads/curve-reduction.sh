@@ -12,7 +12,12 @@
 #   NAME.ini         the profile run         report.html      both charted
 # Environment: SCALE [0.01], QD [32], SIZE [16M], RUNTIME [3], STEPS
 # [curve.sh's], DEDUPE_PCT [50], COMPRESS_PCT [60: LZ4 keeps such a
-# block under vSAN's halving rule], ARRAYSIM [arraysim].
+# block under vSAN's halving rule], ARRAYSIM [arraysim], STEADY [1]: the
+# write buffer in its steady state, destaging as it fills ([cache]
+# destage_start 0.001%, stop 0%), as a run after the evaluation's fill
+# and hours of writing finds it; a run's minutes at a low --scale would
+# not fill it to destage_start, and reduction at destage would cost
+# nothing (0: the profile's thresholds as they are).
 set -euo pipefail
 PROFILE=${1:?usage: curve-reduction.sh PROFILE OUT}
 OUT=${2:?usage: curve-reduction.sh PROFILE OUT}
@@ -20,11 +25,18 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 ARRAYSIM=${ARRAYSIM:-arraysim}
 export SCALE=${SCALE:-0.01} QD=${QD:-32} SIZE=${SIZE:-16M} RUNTIME=${RUNTIME:-3}
 export DEDUPE_PCT=${DEDUPE_PCT:-50} COMPRESS_PCT=${COMPRESS_PCT:-60}
+STEADY=${STEADY:-1}
 mkdir -p "$OUT"
 MNT=$(mktemp -d /tmp/arraysim-curve-mnt.XXXXXX)
 trap '"$ARRAYSIM" umount "$MNT" 2>/dev/null || true; rmdir "$MNT" 2>/dev/null || true' EXIT
 
-"$ARRAYSIM" profile show "$PROFILE" >"$OUT/$PROFILE.ini"
+if [ "$STEADY" = 1 ]; then
+	"$ARRAYSIM" profile show "$PROFILE" |
+		sed -e '/^\[cache\]/,/^\[/{s/^destage_start = .*/destage_start = 0.001%/;s/^destage_stop = .*/destage_stop = 0%/}' \
+			>"$OUT/$PROFILE.ini"
+else
+	"$ARRAYSIM" profile show "$PROFILE" >"$OUT/$PROFILE.ini"
+fi
 sed -e '/^\[dedupe\]/,/^\[/{s/^enabled = no$/enabled = yes/;s/^compression = none$/compression = lz4/}' \
 	"$OUT/$PROFILE.ini" >"$OUT/$PROFILE-dedupe-lz4.ini"
 grep -q '^enabled = yes' "$OUT/$PROFILE-dedupe-lz4.ini" &&
