@@ -9,6 +9,7 @@
 
 #include "tiers/model.h"
 #include "tiers/placement.h"
+#include "tiers/profile_calc.h"
 #include "tiers/raid.h"
 #include "tiers/scale.h"
 
@@ -157,15 +158,11 @@ static inline unsigned model_node_tolerance(const struct model *m)
 }
 
 /* Members across nodes that one member's data is read back from: the
- * data members (raid5: 3, raid6: 4), or the other copy (raid1: 1). */
+ * stripe's data members (raid5: 3, raid6: 4), or the other copy (raid1:
+ * 1); [nodes] raid none has no such stripe and is never asked. */
 static inline unsigned model_node_sources(const struct model *m)
 {
-	static const unsigned n[] = {[PROFILE_NRAID_NONE] = 0,
-				     [PROFILE_NRAID_RAID1] = 1,
-				     [PROFILE_NRAID_RAID5] = 3,
-				     [PROFILE_NRAID_RAID6] = 4};
-
-	return n[m->p->nodes.raid];
+	return profile_node_width(m->p->nodes.raid) - model_node_tolerance(m);
 }
 
 /* Chunks of drive @d of @tier rebuilt by @t (its window: the node's

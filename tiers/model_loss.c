@@ -153,8 +153,7 @@ static bool cross_lost(const struct model *m, const struct loss_event *ev,
 		       uint64_t pblk)
 {
 	const struct placement *pl = &m->f.place[ev->tier];
-	unsigned width = profile_node_width(m->p->nodes.raid);
-	unsigned data = width - model_node_tolerance(m), out = 0;
+	unsigned data = model_node_sources(m), out = 0;
 	uint64_t unit_blocks = m->p->nodes.stripe_unit_bytes / BLOCK_BYTES;
 	uint64_t unit = pblk / (unit_blocks ? unit_blocks : 1);
 	uint64_t g = unit / data;
@@ -165,7 +164,7 @@ static bool cross_lost(const struct model *m, const struct loss_event *ev,
 
 	if (m->p->nodes.raid == PROFILE_NRAID_RAID1)
 		own = 0; /* two copies: either serves */
-	for (unsigned k = 0; k < width; k++) {
+	for (unsigned k = 0; k < profile_node_width(m->p->nodes.raid); k++) {
 		unsigned node = (unsigned)((g + k) % m->nodes);
 		bool gone = unavailable(
 		    &(struct node_ev){ev, node * pl->drives}, drive, pos);
