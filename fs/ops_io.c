@@ -197,7 +197,7 @@ void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size,
 	x->io.result = datapath_write_prep(&w, off, buf, hit.keep);
 	want_blocks(fs, x, off, size);
 	w.pblks = x->pblks;
-	if (x->pblks) {
+	if (x->pblks && array_wants_kept(fs->array)) {
 		/* Zeros (no data to destage) for blocks a torn write did
 		 * not store. */
 		x->kept = calloc((off % BLOCK_BYTES + size + BLOCK_BYTES - 1) /

@@ -215,6 +215,12 @@ bool array_wants_blocks(const struct array *a)
 	return a->cache != NULL;
 }
 
+bool array_wants_kept(const struct array *a)
+{
+	return a->cache &&
+	       a->profile->dedupe.reduce_at == PROFILE_REDUCE_DESTAGE;
+}
+
 int array_host_bound(struct array *a, struct late_totals *out)
 {
 	return a->ops->host_bound(a, out);

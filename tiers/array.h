@@ -55,6 +55,9 @@ const struct array_conf *array_conf_get(const struct array *a);
 const struct profile *array_profile(const struct array *a);
 /* Whether the model tracks residency and wants io->pblks filled. */
 bool array_wants_blocks(const struct array *a);
+/* Whether, besides, its destager reduces and wants a write's io->kept
+ * ([dedupe] reduce_at = destage). */
+bool array_wants_kept(const struct array *a);
 /* Whether requests are timed (false: the null model). */
 bool array_timed(const struct array *a);
 /* `ctl MNT model pause|resume`, to lay out files at host speed: while
