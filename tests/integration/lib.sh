@@ -269,6 +269,24 @@ print(v if isinstance(v, str) else json.dumps(v))
 ' "$1" || t_fail "t_stat_json $1"
 }
 
+# t_wait_sample PYEXPR: poll (bounded, 20 s) until the last sample `s`
+# satisfies PYEXPR.
+t_wait_sample() {
+	local i
+	for ((i = 0; i < 100; i++)); do
+		python3 - "$STORE/samples.jsonl" "$1" <<-'PY' && return 0
+		import json, sys
+		try:
+		    s = json.loads(open(sys.argv[1]).read().splitlines()[-1])
+		except (ValueError, IndexError):
+		    sys.exit(1)
+		sys.exit(not eval(sys.argv[2]))
+		PY
+		sleep 0.2
+	done
+	t_fail "no sample with $1 in 20 s: $(tail -1 "$STORE/samples.jsonl")"
+}
+
 # t_event_t EVENT ID: the mount-relative t of the first EVENT of fault ID
 # in $STORE/events.jsonl, or nothing.
 t_event_t() {

@@ -57,7 +57,11 @@ JOB
 fio --output="$T/fio.out" "$T/load.fio" &
 fio_pid=$!
 T_PIDS+=("$fio_pid")
-sleep 0.5
+# The pull lands under load: once fio's writes reach the array.
+for ((i = 0; i < 100; i++)); do
+	[ "$(t_stat_json blocks_written)" -gt 0 ] && break
+	sleep 0.05
+done
 
 did=$(ctl fault inject drive id=30) || t_fail "drive 30 refused"
 t_log "pulled drive 30 (fault $did)"
@@ -66,7 +70,7 @@ for ((i = 0; i < 100; i++)); do
 	sleep 0.05
 done
 grep -q '"event":"rebuild"' "$STORE/events.jsonl" || t_fail "no rebuild event"
-sleep 1
+t_wait_event rebuild_progress "$did" 20 # 10% rebuilt: mid-rebuild
 ctl fault clear "$did"
 t_log "returned drive 30 while rebuilding"
 
@@ -78,7 +82,7 @@ done
 grep '"event":"rebuild' "$STORE/events.jsonl" >&2 || true
 grep -q '"event":"rebuild_end"' "$STORE/events.jsonl" || t_fail "no rebuild_end event"
 grep -q '"event":"data_loss"' "$STORE/events.jsonl" && t_fail "data lost"
-sleep 1.2 # a sample after the end
+t_wait_sample 's["drives_rebuilding"] == 0 and s["rebuild_left_bytes"] == 0'
 "$A" stats --array --json "$MNT" >"$T/array.json"
 python3 - "$T/array.json" "$STORE/samples.jsonl" <<-'PY' || t_fail "the rebuild is not where it belongs (above)"
 	import json, sys

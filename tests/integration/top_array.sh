@@ -20,23 +20,6 @@ T_PIDS=()
 A=$ARRAYSIM
 ctl() { "$A" ctl "$MNT" "$@"; }
 
-# wait_sample PYEXPR: poll (bounded, 20 s) until the last sample `s`
-# satisfies PYEXPR.
-wait_sample() {
-	local i
-	for ((i = 0; i < 100; i++)); do
-		python3 - "$STORE/samples.jsonl" "$1" <<-'PY' && return 0
-		import json, sys
-		try:
-		    s = json.loads(open(sys.argv[1]).read().splitlines()[-1])
-		except (ValueError, IndexError):
-		    sys.exit(1)
-		sys.exit(not eval(sys.argv[2]))
-		PY
-		sleep 0.2
-	done
-	t_fail "no sample with $1 in 20 s: $(tail -1 "$STORE/samples.jsonl")"
-}
 
 # field OUT REGEX: the first capture of REGEX in top's output OUT.
 field() { python3 -c 'import re,sys; m=re.search(sys.argv[2], open(sys.argv[1]).read()); print(m.group(1) if m else "none")' "$@"; }
@@ -54,7 +37,7 @@ done
 [ -e "$T/ready" ] || t_fail "the load did not start in 5 s"
 
 did=$(ctl fault inject drive tier=backing id=3)
-wait_sample 's["drives_rebuilding"] == 1 and s["rebuild_ratio"] > 0.01 and s.get("cache_hit_ratio") is not None and s["read_iops"] > 0'
+t_wait_sample 's["drives_rebuilding"] == 1 and s["rebuild_ratio"] > 0.01 and s.get("cache_hit_ratio") is not None and s["read_iops"] > 0'
 "$A" top --count 1 "$MNT" >"$T/top1.out" || t_fail "arraysim top exited $?"
 cat "$T/top1.out" >&2
 iops=$(field "$T/top1.out" '(?m)^cache +([0-9]+) ')
@@ -87,7 +70,7 @@ grep -Eq '^profile hybrid  scale 500  time scale 500  seed 0  arraysim ' "$T/top
 	t_fail "no profile/seed line in top: $(cat "$T/top1.out")"
 
 ctl fault clear "$did" >/dev/null # back: the rebuild runs to its end
-wait_sample 's["drives_rebuilding"] == 0 and s["rebuild_ratio"] == 1'
+t_wait_sample 's["drives_rebuilding"] == 0 and s["rebuild_ratio"] == 1'
 "$A" top --count 1 "$MNT" >"$T/top2.out" || t_fail "arraysim top exited $?"
 grep -q 'rebuild 100.0% done, 0.000 GB left  drives failed 0 rebuilding 0 slow 0' "$T/top2.out" ||
 	t_fail "top after the rebuild: $(cat "$T/top2.out")"
