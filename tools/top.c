@@ -50,9 +50,13 @@ static bool last_line(const char *path, char *buf, size_t len)
 	size_t n = fread(buf, 1, len - 1, f);
 	fclose(f);
 	buf[n] = '\0';
-	while (n && buf[n - 1] == '\n')
-		buf[--n] = '\0';
+	/* What follows the last newline is a line the sampler has not
+	 * finished writing: the complete one is before it. */
 	char *nl = strrchr(buf, '\n');
+	if (!nl)
+		return false;
+	*nl = '\0';
+	nl = strrchr(buf, '\n');
 	if (nl)
 		memmove(buf, nl + 1, strlen(nl + 1) + 1);
 	return buf[0] == '{';
@@ -85,7 +89,7 @@ static int refresh(const char *mnt, const char *samples,
 	struct rj_obj sample = {.n = 0}; /* none yet: every figure 0 */
 	if (last_line(samples, line, sizeof(line)) &&
 	    rj_parse(line, strlen(line), &sample))
-		sample.n = 0; /* a torn last line: shown as none */
+		sample.n = 0; /* not a sample: shown as none */
 	FILE *f = fmemopen(faults, sizeof(faults) - 1, "w");
 	if (!f || ctl_request(mnt, "fault list", f, err, sizeof(err))) {
 		if (f)
