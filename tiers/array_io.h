@@ -20,8 +20,9 @@ struct array_io {
 	 * block of the request (0: a hole), so that a deduplicated block
 	 * is resident in the flash tier once; NULL: by logical block. */
 	const uint64_t *pblks;
-	/* A write, with pblks: what data reduction keeps of each block,
-	 * for a destager that reduces (0: dedupe found it; else its
+	/* A write, with pblks, when the destager reduces
+	 * (array_wants_kept): what data reduction keeps of each block
+	 * (0: dedupe found it; else its
 	 * compressed size, or 4096). NULL: all 4096, or all 0 when every
 	 * block deduped. */
 	const uint16_t *kept;
