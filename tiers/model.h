@@ -144,7 +144,9 @@ bool model_block_repairable(const struct model *m, uint64_t now_ns,
 unsigned model_loss_tier(const struct model *m, unsigned loss);
 /* Whether the array is shut down: more controllers failed than its mode
  * survives (single: its one; active-standby: all; active-active: a
- * majority), or every front-end path lost. */
+ * majority), or every front-end path lost; several nodes: more nodes
+ * down (no controller, or partitioned: every network path lost) than
+ * [nodes] raid survives. */
 bool model_down(const struct model *m);
 
 /* Book the rebuilds' work up to @now_ns (not before the last

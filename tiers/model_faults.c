@@ -15,7 +15,11 @@
  *                      again recovery_time later.
  *   path lost          requests arriving in the next multipath_timeout
  *                      wait until it ends, then use the remaining links.
- *                      All lost: shut down, as above.
+ *                      All lost: shut down, as above. Several nodes: a
+ *                      node's paths are its front-end links (all of a
+ *                      node lost: the hosts use the others'), or with a
+ *                      local front end its network ports (all lost: the
+ *                      node is partitioned, a node down).
  *   drive pulled       noticed detection_window later (back before that:
  *                      nothing happened). From then reads of its data
  *                      are reconstructed (raid5/6: the other data and
@@ -127,6 +131,20 @@ static bool exhausted(const struct model *m, unsigned down)
 	}
 }
 
+/* Has node @node lost all its network ports (model_paths_net)? Then it
+ * is partitioned from the others: a node down, as with no controller. */
+static bool partitioned(const struct model *m, unsigned node)
+{
+	unsigned n = model_node_paths(m);
+
+	if (!model_paths_net(m))
+		return false;
+	for (unsigned i = 0; i < n; i++)
+		if (!m->f.link_down[node * n + i])
+			return false;
+	return true;
+}
+
 bool model_node_down(const struct model *m, unsigned node)
 {
 	unsigned n = m->p->ctl.count, down = 0;
@@ -135,10 +153,11 @@ bool model_node_down(const struct model *m, unsigned node)
 		return false;
 	for (unsigned i = 0; i < n; i++)
 		down += m->f.ctl_down[node * n + i];
-	return exhausted(m, down);
+	return exhausted(m, down) || partitioned(m, node);
 }
 
-/* One node: its controllers. Several: a node down leaves its data only
+/* One node: its controllers. Several: a node down (no controller, or
+ * partitioned) leaves its data only
  * on the other nodes' members, so the array stays up while the nodes
  * down are within [nodes] raid's tolerance, and with no redundancy
  * across nodes (XtremIO: protection inside each brick) not at all. */
@@ -156,7 +175,11 @@ static bool ctls_exhausted(const struct model *m)
 
 bool model_down(const struct model *m)
 {
-	return ctls_exhausted(m) || m->f.links_down >= m->p->fe.links;
+	/* Network paths: a node without any is a node down (above). */
+	if (model_paths_net(m))
+		return ctls_exhausted(m);
+	return ctls_exhausted(m) ||
+	       m->f.links_down >= m->nodes * model_node_paths(m);
 }
 
 /* Requests arriving in [now, now + ns) wait until its end; an overlapping
@@ -247,9 +270,20 @@ unsigned model_fault_pick_node_link(struct model *m)
 	unsigned links = m->p->fe.links, n = m->nodes * links;
 	unsigned first = m->next_link++ % n;
 
-	for (unsigned k = 0; k < n; k++)
-		if (!model_node_down(m, (first + k) % n / links))
-			return (first + k) % n;
+	/* Front-end paths: a lost link takes nothing, a node with none left
+	 * still serves its data (XtremIO: hosts use the other bricks').
+	 * Round robin over those up, as for controllers: the hosts'
+	 * multipathing spreads a lost link's share over all the others, not
+	 * onto the next one alone. */
+	for (unsigned k = 0; k < n; k++) {
+		unsigned l = (first + k) % n;
+
+		if (!model_node_down(m, l / links) &&
+		    (model_paths_net(m) || !m->f.link_down[l])) {
+			m->next_link = l + 1;
+			return l;
+		}
+	}
 	return first;
 }
 
@@ -537,7 +571,7 @@ static int fault_path(struct model *m, uint64_t now, unsigned id, bool on,
 {
 	struct model_faults *f = &m->f;
 
-	if (id >= m->p->fe.links)
+	if (id >= m->nodes * model_node_paths(m))
 		return -EINVAL;
 	if (f->link_down[id] == on)
 		return -EALREADY;
@@ -646,15 +680,12 @@ int model_fault(struct model *m, uint64_t now_ns, const struct model_fault *f,
 	int rc;
 
 	memset(eff, 0, sizeof(*eff));
-	/* Several nodes: no path faults (model.h). */
-	if (m->nodes > 1 && f->kind == MODEL_FAULT_PATH)
-		return -ENOTSUP;
 	if (f->kind == MODEL_FAULT_CONTROLLER) {
 		rc = fault_ctl(m, now_ns, f->id, on, eff);
 		eff->serving = m->nodes * m->p->ctl.count - m->f.ctls_down;
 	} else if (f->kind == MODEL_FAULT_PATH) {
 		rc = fault_path(m, now_ns, f->id, on, eff);
-		eff->serving = m->p->fe.links - m->f.links_down;
+		eff->serving = m->nodes * model_node_paths(m) - m->f.links_down;
 	} else if (f->tier >= PROFILE_TIER_COUNT ||
 		   !m->p->tier[f->tier].present) {
 		return -ENOTSUP;

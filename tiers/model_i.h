@@ -128,6 +128,23 @@ static inline unsigned model_drives(const struct model *m, unsigned tier)
 	return m->nodes * m->p->tier[tier].drives;
 }
 
+/* Are a node's paths (path faults) its network ports rather than its
+ * front-end links? On several nodes with a local front end (vSAN: the VM's
+ * virtual disk on its own host, no wire) what a host can lose is its
+ * network links (NIC teaming), which carry its traffic to the others. */
+static inline bool model_paths_net(const struct model *m)
+{
+	return m->nodes > 1 && m->p->fe.protocol == PROFILE_PROTO_LOCAL;
+}
+
+/* Paths per node: front-end links, or network ports (model_paths_net).
+ * Path id g is node g / this, its path g mod this, as the resources
+ * (link<g>, ic<node>.<port>) number them; f.link_down[] by that id. */
+static inline unsigned model_node_paths(const struct model *m)
+{
+	return model_paths_net(m) ? m->p->nodes.net.links : m->p->fe.links;
+}
+
 /* Is the data laid out with redundancy across nodes (object placement
  * with [nodes] raid), so that a node's share can be read from the
  * others? */

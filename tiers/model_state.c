@@ -96,7 +96,12 @@ bool model_ctl_up(const struct model *m, unsigned i, uint64_t now_ns)
 	       m->f.ctl_serves_ns[i] <= now_ns;
 }
 
+unsigned model_path_count(const struct model *m)
+{
+	return m->nodes * model_node_paths(m);
+}
+
 bool model_path_up(const struct model *m, unsigned i)
 {
-	return i < m->p->fe.links && !m->f.link_down[i];
+	return i < model_path_count(m) && !m->f.link_down[i];
 }

@@ -55,7 +55,11 @@ int model_drive_res(const struct model *m, unsigned tier, unsigned id);
 /* Controller @i serves requests at @now_ns (not failed, not still
  * recovering). */
 bool model_ctl_up(const struct model *m, unsigned i, uint64_t now_ns);
-/* Front-end path @i is up. */
+/* Paths `path` faults address: every node's front-end links, or on
+ * several nodes with a local front end (vSAN) every node's network ports
+ * (node i / per node, its link or port i mod per node). */
+unsigned model_path_count(const struct model *m);
+/* Path @i (as model_path_count numbers them) is up. */
 bool model_path_up(const struct model *m, unsigned i);
 
 #endif

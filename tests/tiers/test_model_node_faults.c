@@ -24,6 +24,7 @@
 
 #include "tests/tiers/t_model.h"
 #include "tiers/engine.h"
+#include "tiers/profile_calc.h"
 #include "tiers/model_state.h"
 
 /* The built-ins with small drives, so a rebuild is a few
@@ -375,6 +376,239 @@ static void vsan_host_down(void **state)
 	(void)state;
 }
 
+static void path_fault(struct model *m, uint64_t now, unsigned id, bool on,
+		       struct model_fault_effect *eff)
+{
+	struct model_fault f = {.kind = MODEL_FAULT_PATH, .id = id};
+
+	assert_int_equal(model_fault(m, now, &f, on, eff), 0);
+}
+
+/* Closed loop from @t0: @q clients each reading @len sequentially in its
+ * own region, @n reads in all; MB/s (decimal) over [t0, last done). */
+static double read_mb_s(struct model *m, uint64_t t0, unsigned q, unsigned n,
+			uint64_t len)
+{
+	uint64_t next[64], pos[64], last = t0;
+
+	assert_true(q <= 64);
+	for (unsigned c = 0; c < q; c++) {
+		next[c] = t0;
+		pos[c] = (uint64_t)c << 32;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		unsigned c = 0;
+		struct model_io io = {.op = ENGINE_OP_READ, .length = len};
+
+		for (unsigned k = 1; k < q; k++)
+			if (next[k] < next[c])
+				c = k;
+		io.offset = pos[c];
+		pos[c] += len;
+		next[c] = model_submit(m, next[c], &io);
+		last = next[c] > last ? next[c] : last;
+	}
+	return (double)n * (double)len / 1e6 / ((double)(last - t0) / 1e9);
+}
+
+static uint64_t links_bytes(const struct model *m, unsigned from, unsigned to)
+{
+	uint64_t sum = 0;
+
+	for (unsigned i = from; i < to; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "link%u.out", i);
+		sum += res_named(m, name).bytes[ENGINE_OP_READ];
+	}
+	return sum;
+}
+
+/* Path 5 is brick 1's front-end port 1 (4 a brick): arrivals stall
+ * multipath_timeout (5 s, the default), then the other 15 ports carry
+ * everything: link-bound 1 MiB reads get 15/16 of the healthy rate, the
+ * port nothing. Path 16 of 16 is refused. */
+static void xbrick_path_loss(void **state)
+{
+	struct profile *p = xbrick4();
+	struct model *m = t_model(p, 1.0, 1), *ok = t_model(p, 1.0, 1);
+	struct model_fault f = {.kind = MODEL_FAULT_PATH, .id = 16};
+	struct model_fault_effect eff;
+	uint64_t t0 = 10 * S, before;
+	double healthy, lost;
+
+	assert_int_equal(model_fault(m, 0, &f, true, &eff), -EINVAL);
+	path_fault(m, t0, 5, true, &eff);
+	assert_false(eff.down);
+	assert_int_equal(eff.serving, 15);
+	assert_int_equal(eff.stall_from, t0);
+	assert_int_equal(eff.stall_until, t0 + 5 * S);
+	assert_true(t0 + S + t_read4k(m, t0 + S, 0) > t0 + 5 * S);
+	before = links_bytes(m, 5, 6);
+	healthy = read_mb_s(ok, t0 + 5 * S, 64, 4000, MIB);
+	lost = read_mb_s(m, t0 + 5 * S, 64, 4000, MIB);
+	printf("# 1 MiB reads: healthy %.0f MB/s, port 5 lost %.0f MB/s\n",
+	       healthy, lost);
+	t_assert_within(lost / healthy, 15.0 / 16.0, 0.03);
+	assert_int_equal(links_bytes(m, 5, 6), before);
+	model_free(m);
+	model_free(ok);
+	free(p);
+	(void)state;
+}
+
+/* Brick 1's 4 ports all lost: still up, the hosts use the other bricks'
+ * 12 ports (link-bound 1 MiB reads at their rate), and brick 1 still serves its
+ * blocks (over InfiniBand); all 16 lost is the array down, one back is up
+ * again. */
+static void xbrick_brick_ports_lost(void **state)
+{
+	struct profile *p = xbrick4();
+	struct model *m = t_model(p, 1.0, 1);
+	struct model_fault_effect eff;
+	uint64_t drives = 0;
+	double mb;
+
+	for (unsigned id = 4; id < 8; id++)
+		path_fault(m, 0, id, true, &eff);
+	assert_false(eff.down);
+	assert_int_equal(eff.serving, 12);
+	mb = read_mb_s(m, 10 * S, 64, 3000, MIB);
+	printf("# 1 MiB reads on 12 ports: %.0f MB/s\n", mb);
+	/* Link-bound: 12 ports' payload rate. */
+	t_assert_within(mb, 12 * profile_link_bytes_per_s(&p->fe, 0) / 1e6,
+			0.03);
+	assert_int_equal(links_bytes(m, 4, 8), 0);
+	assert_true(links_bytes(m, 0, 4) > 0 && links_bytes(m, 8, 16) > 0);
+	for (unsigned i = 25; i < 50; i++)
+		drives += drive_bytes(m, PROFILE_TIER_FLASH, i, ENGINE_OP_READ);
+	assert_true(drives > 0);
+	for (unsigned id = 0; id < 16; id++)
+		if (id < 4 || id >= 8)
+			path_fault(m, 20 * S, id, true, &eff);
+	assert_true(eff.down && eff.down_changed);
+	assert_int_equal(eff.serving, 0);
+	path_fault(m, 21 * S, 9, false, &eff);
+	assert_false(eff.down);
+	assert_true(eff.down_changed);
+	model_free(m);
+	free(p);
+	(void)state;
+}
+
+/* 1 MiB-aligned offsets whose 1 MiB read reads host @host's capacity
+ * devices alone (object placement: one member), @n of them. */
+static void units_on(const struct profile *p, unsigned host, uint64_t *off,
+		     unsigned n)
+{
+	struct model *m = t_model(p, 1.0, 1);
+	uint64_t t = 0;
+	unsigned got = 0;
+
+	for (uint64_t u = 0; got < n && u < 4096; u++) {
+		struct model_io io = {
+		    .op = ENGINE_OP_READ, .offset = u * MIB, .length = MIB};
+		uint64_t b = 0, a = 0;
+
+		for (unsigned i = host * 14; i < host * 14 + 14; i++)
+			b += drive_bytes(m, PROFILE_TIER_BACKING, i,
+					 ENGINE_OP_READ);
+		model_submit(m, t, &io);
+		t += S;
+		for (unsigned i = host * 14; i < host * 14 + 14; i++)
+			a += drive_bytes(m, PROFILE_TIER_BACKING, i,
+					 ENGINE_OP_READ);
+		if (a - b == MIB)
+			off[got++] = u * MIB;
+	}
+	assert_int_equal(got, n);
+	model_free(m);
+}
+
+/* @n reads of 1 MiB at @off, all at @t0: how long until the last ends. */
+static uint64_t burst(struct model *m, uint64_t t0, const uint64_t *off,
+		      unsigned n)
+{
+	uint64_t last = t0;
+
+	for (unsigned i = 0; i < n; i++) {
+		struct model_io io = {
+		    .op = ENGINE_OP_READ, .offset = off[i], .length = MIB};
+		uint64_t e = model_submit(m, t0, &io);
+
+		last = e > last ? e : last;
+	}
+	return last - t0;
+}
+
+/* Path 6 is host 3's first vSAN port (2 a host: a local front end, so
+ * the paths are the network's): arrivals stall multipath_timeout, then
+ * its other port carries all its traffic. A burst of 64 reads of host
+ * 3's components, taken on every host, leaves host 3 through one port
+ * instead of two: it takes twice as long, each 1 MiB at the port's
+ * payload rate. Path 16 of 16 is refused. */
+static void vsan_nic_loss(void **state)
+{
+	struct profile *p = vsan();
+	struct model *m = t_model(p, 1.0, 1), *ok = t_model(p, 1.0, 1);
+	struct model_fault f = {.kind = MODEL_FAULT_PATH, .id = 16};
+	struct model_fault_effect eff;
+	uint64_t off[64], t0 = 10 * S, healthy, lost;
+	double port = profile_link_bytes_per_s(&p->nodes.net, 0);
+	double remote = 56.0 * MIB; /* 8 of 64 are taken on host 3 */
+
+	units_on(p, 3, off, 64);
+	assert_int_equal(model_fault(m, 0, &f, true, &eff), -EINVAL);
+	path_fault(m, t0, 6, true, &eff);
+	assert_false(eff.down);
+	assert_int_equal(eff.serving, 15);
+	assert_int_equal(eff.stall_until, t0 + 5 * S);
+	healthy = burst(ok, t0 + 5 * S, off, 64);
+	lost = burst(m, t0 + 5 * S, off, 64);
+	printf("# 64 x 1 MiB from host 3: 2 ports %.2f ms, 1 port %.2f ms "
+	       "(%.2f ms at one port's rate)\n",
+	       (double)healthy / 1e6, (double)lost / 1e6, remote / port * 1e3);
+	t_assert_within((double)lost, remote / port * 1e9, 0.1);
+	t_assert_within((double)lost / (double)healthy, 2.0, 0.1);
+	assert_int_equal(res_named(m, "ic3.0.out").bytes[ENGINE_OP_WRITE], 0);
+	model_free(m);
+	model_free(ok);
+	free(p);
+	(void)state;
+}
+
+/* Both of host 3's ports lost: it is partitioned, a host down: a read of
+ * its device 46 is read from 4 other hosts, none of its drives. Hosts 4
+ * and 5 partitioned too: a third host down, the array down. */
+static void vsan_host_partitioned(void **state)
+{
+	struct profile *p = vsan();
+	struct model *m = t_model(p, 1.0, 1);
+	uint64_t off = offset_on(p, PROFILE_TIER_BACKING, 46), host3 = 0;
+	struct model_fault_effect eff;
+	struct model_counts c;
+
+	path_fault(m, 0, 6, true, &eff);
+	path_fault(m, 0, 7, true, &eff);
+	assert_false(eff.down);
+	assert_int_equal(eff.serving, 14);
+	t_read4k(m, eff.stall_until + S, off);
+	model_counts(m, &c);
+	assert_int_equal(c.drive_ops[ENGINE_OP_READ], 4);
+	for (unsigned i = 3 * 14; i < 4 * 14; i++)
+		host3 +=
+		    drive_bytes(m, PROFILE_TIER_BACKING, i, ENGINE_OP_READ);
+	assert_int_equal(host3, 0);
+	for (unsigned id = 8; id < 11; id++)
+		path_fault(m, 10 * S, id, true, &eff);
+	assert_false(eff.down); /* host 5 keeps a port */
+	path_fault(m, 10 * S, 11, true, &eff);
+	assert_true(eff.down && eff.down_changed);
+	model_free(m);
+	free(p);
+	(void)state;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -384,6 +618,10 @@ int main(void)
 	    cmocka_unit_test(vsan_loss_across_hosts),
 	    cmocka_unit_test(xbrick_controller_takeover),
 	    cmocka_unit_test(vsan_host_down),
+	    cmocka_unit_test(xbrick_path_loss),
+	    cmocka_unit_test(xbrick_brick_ports_lost),
+	    cmocka_unit_test(vsan_nic_loss),
+	    cmocka_unit_test(vsan_host_partitioned),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
