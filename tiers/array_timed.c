@@ -306,11 +306,14 @@ static int timed_rebuild_end(struct array *a, const struct model_fault *f,
 	unsigned tier = fault_tier(a->profile, f->tier);
 	int rc;
 
-	if (f->kind != MODEL_FAULT_DRIVE)
+	if (f->kind != MODEL_FAULT_DRIVE && f->kind > MODEL_FAULT_PATH)
 		return -ENOENT;
 	pthread_mutex_lock(&a->lock);
 	advance(a);
-	rc = model_rebuild_end(a->model, tier, f->id, fail_ns, end_ns);
+	/* A controller or path: the resync of a node it brought back. */
+	rc = f->kind == MODEL_FAULT_DRIVE
+		 ? model_rebuild_end(a->model, tier, f->id, fail_ns, end_ns)
+		 : model_resync_end(a->model, f, fail_ns, end_ns);
 	pthread_mutex_unlock(&a->lock);
 	return rc;
 }

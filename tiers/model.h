@@ -105,6 +105,10 @@ struct model_fault_effect {
 	 * drives' real end, later under load: model_rebuild_end. */
 	uint64_t rebuild_end_ns;
 	uint64_t rebuild_bytes;
+	/* A node back (several nodes): fail_ns, rebuild_end_ns and
+	 * rebuild_bytes are the resync of the writes it missed, on its
+	 * drives (tiers/model_resync.c). */
+	bool resync;
 	bool unnoticed; /* drive back within the detection window */
 	/* Drive: failures now exceed what some stripes of its tier survive;
 	 * the loss event's number for model_block_lost (from 1; 0: none). */

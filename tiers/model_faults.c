@@ -57,6 +57,7 @@
  * delays arrivals, not work in flight.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,6 +65,7 @@
 #include "tiers/model_i.h"
 #include "tiers/model_loss_i.h"
 #include "tiers/model_nodes_i.h"
+#include "tiers/model_resync_i.h"
 #include "tiers/profile_calc.h"
 
 #define REBUILD_CHUNK MODEL_REBUILD_CHUNK
@@ -100,6 +102,8 @@ int model_fault_init(struct model *m)
 			f->drive[t][i].done_fail_ns = NEVER;
 		}
 	}
+	for (unsigned n = 0; n < MODEL_MAX_CTLS; n++)
+		f->resync_ns[n] = NEVER;
 	return 0;
 }
 
@@ -491,14 +495,6 @@ static void rebuild_run(struct model *m, unsigned tier, unsigned i,
 		d->rebuild_end_ns = d->last_end_ns;
 }
 
-static void drive_reset(struct model *m, struct drive_fault *d)
-{
-	d->pulled_ns = d->fail_ns = NEVER;
-	d->rebuild_end_ns = d->rebuild_next = d->rebuild_chunks = 0;
-	d->plan_end_ns = d->last_end_ns = 0;
-	m->f.drives_out--;
-}
-
 /* Rebuilds caught up to @now; a returned drive done rebuilding is
  * forgotten. */
 static void drives_run(struct model *m, uint64_t now)
@@ -514,7 +510,7 @@ static void drives_run(struct model *m, uint64_t now)
 			if (now >= d->rebuild_end_ns && d->pulled_ns == NEVER) {
 				d->done_fail_ns = d->fail_ns;
 				d->done_end_ns = d->rebuild_end_ns;
-				drive_reset(m, d);
+				model_drive_reset(m, d);
 			}
 		}
 }
@@ -592,20 +588,9 @@ static void drive_pull(struct model *m, unsigned tier, struct drive_fault *d,
 	    pt->raid == PROFILE_RAID0 && !model_cross_nodes(m, tier)
 		? 0
 		: (uint64_t)((double)pt->capacity_bytes * pt->fill_pct / 100.0);
-	double secs = (double)used / (double)m->f.rebuild_rate[tier];
 
 	d->pulled_ns = now;
-	d->fail_ns = now + m->f.detection_ns[tier];
-	d->plan_end_ns = d->fail_ns + (uint64_t)(secs * 1e9 + 0.5);
-	d->rebuild_chunks = (used + REBUILD_CHUNK - 1) / REBUILD_CHUNK;
-	d->chunk_ns =
-	    d->rebuild_chunks ? secs * 1e9 / (double)d->rebuild_chunks : 1.0;
-	d->rebuild_next = 0;
-	d->last_end_ns = d->fail_ns;
-	/* Nothing to copy, or no drive to copy from: over at its plan. */
-	d->rebuild_end_ns =
-	    d->rebuild_chunks && pt->drives >= 2 ? NEVER : d->plan_end_ns;
-	m->f.drives_out++;
+	model_rebuild_plan(m, tier, d, now + m->f.detection_ns[tier], used);
 	eff->fail_ns = d->fail_ns;
 	eff->rebuild_end_ns = d->plan_end_ns;
 	eff->rebuild_bytes = used;
@@ -618,12 +603,14 @@ static int fault_drive(struct model *m, uint64_t now, unsigned tier,
 
 	if (m->f.drives_out)
 		drives_run(m, now); /* forget finished rebuilds first */
+	if (on && d->resync)
+		model_drive_reset(m, d); /* its rebuild will copy it all */
 	if (!on) {
 		if (d->pulled_ns == NEVER)
 			return -EALREADY;
 		if (now < d->fail_ns) {
 			eff->unnoticed = true;
-			drive_reset(m, d);
+			model_drive_reset(m, d);
 			return 0;
 		}
 		d->pulled_ns = NEVER; /* the rebuild finishes onto spare */
@@ -653,6 +640,31 @@ static int fault_slow(struct model *m, unsigned tier, unsigned id, bool on,
 	return engine_set_slowdown(m->e, m->drive0[tier] + (int)id, d->slow);
 }
 
+/* The node a controller or path fault is on (several nodes), else
+ * UINT_MAX. */
+static unsigned fault_node(const struct model *m, const struct model_fault *f)
+{
+	if (m->nodes > 1 && f->kind == MODEL_FAULT_CONTROLLER)
+		return f->id / m->p->ctl.count;
+	if (m->nodes > 1 && f->kind == MODEL_FAULT_PATH)
+		return f->id / model_node_paths(m);
+	return UINT_MAX;
+}
+
+/* Node @node down (@was: before the change) or back: its resync stops, or
+ * starts once it serves (model_resync.c). */
+static void node_change(struct model *m, unsigned node, bool was, uint64_t now,
+			struct model_fault_effect *eff)
+{
+	bool is = model_node_down(m, node);
+
+	if (is && !was)
+		model_resync_stop(m, node, now);
+	else if (was && !is)
+		model_resync_start(m, node,
+				   eff->serves_ns ? eff->serves_ns : now, eff);
+}
+
 bool model_fault_current(const struct model *m, const struct model_fault *f,
 			 enum model_fault_mark mark, uint64_t key_ns)
 {
@@ -666,6 +678,9 @@ bool model_fault_current(const struct model *m, const struct model_fault *f,
 		       !mf->ctl_down[f->id] &&
 		       mf->ctl_serves_ns[f->id] == key_ns;
 	default:
+		if (f->kind <= MODEL_FAULT_PATH) /* a node back: its resync */
+			return fault_node(m, f) < m->nodes &&
+			       mf->resync_ns[fault_node(m, f)] == key_ns;
 		return f->tier < PROFILE_TIER_COUNT && mf->drive[f->tier] &&
 		       f->id < model_drives(m, f->tier) &&
 		       (mf->drive[f->tier][f->id].fail_ns == key_ns ||
@@ -677,6 +692,8 @@ int model_fault(struct model *m, uint64_t now_ns, const struct model_fault *f,
 		bool on, struct model_fault_effect *eff)
 {
 	bool was_down = model_down(m);
+	unsigned node = fault_node(m, f);
+	bool node_was = node < m->nodes && model_node_down(m, node);
 	int rc;
 
 	memset(eff, 0, sizeof(*eff));
@@ -696,6 +713,8 @@ int model_fault(struct model *m, uint64_t now_ns, const struct model_fault *f,
 	} else {
 		rc = fault_slow(m, f->tier, f->id, on, f->factor);
 	}
+	if (!rc && node < m->nodes)
+		node_change(m, node, node_was, now_ns, eff);
 	eff->down = model_down(m);
 	eff->down_changed = eff->down != was_down;
 	return rc;

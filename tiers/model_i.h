@@ -36,7 +36,9 @@ struct drive_fault {
 	uint64_t last_end_ns;	 /* the latest end of a chunk booked */
 	/* End of the chunk booked MODEL_REBUILD_WINDOW before (ring). */
 	uint64_t win[MODEL_REBUILD_WINDOW];
-	double slow;	       /* service multiplier, 1: normal */
+	uint64_t bytes; /* to copy: the used space, or a resync's share */
+	bool resync;	/* copies what its node missed while down */
+	double slow;	/* service multiplier, 1: normal */
 	uint64_t done_fail_ns; /* fail_ns of the last finished rebuild */
 	uint64_t done_end_ns;  /* ... and when it ended */
 };
@@ -85,6 +87,10 @@ struct model_faults {
 	struct placement place[PROFILE_TIER_COUNT];
 	struct loss_event *loss; /* every loss so far, in order */
 	unsigned n_loss;
+	/* Several nodes, object placement (model_resync.c): the bytes of
+	 * writes each node missed while down, and when its resync of them
+	 * began (UINT64_MAX: none). */
+	uint64_t missed_bytes[MODEL_MAX_CTLS], resync_ns[MODEL_MAX_CTLS];
 	/* Scaled durations and rates of the profile. */
 	uint64_t failover_ns, recovery_ns, multipath_ns;
 	uint64_t detection_ns[PROFILE_TIER_COUNT];

@@ -49,6 +49,11 @@ int model_drive_view(const struct model *m, unsigned tier, unsigned id,
  * last model_advance. */
 int model_rebuild_end(const struct model *m, unsigned tier, unsigned id,
 		      uint64_t fail_ns, uint64_t *end_ns);
+/* The same for the resync a node's return started (fault @f, a
+ * controller or path of several nodes, its effect's fail_ns): when the
+ * last of the node's drives finishes its share. */
+int model_resync_end(const struct model *m, const struct model_fault *f,
+		     uint64_t fail_ns, uint64_t *end_ns);
 /* The engine resource of drive @id of tier @tier, ids as for
  * model_drive_view (-1: none). */
 int model_drive_res(const struct model *m, unsigned tier, unsigned id);

@@ -609,6 +609,141 @@ static void vsan_host_partitioned(void **state)
 	(void)state;
 }
 
+/* Bytes @m wrote on host @host's drives of @tier. */
+static uint64_t host_bytes(const struct model *m, unsigned tier, unsigned host,
+			   enum engine_op op)
+{
+	unsigned per = tier == PROFILE_TIER_CACHE ? 2 : 14;
+	uint64_t sum = 0;
+
+	for (unsigned i = host * per; i < (host + 1) * per; i++)
+		sum += drive_bytes(m, tier, i, op);
+	return sum;
+}
+
+/* 64 writes of 1 MiB, one every 10 ms from @t0. */
+static void writes(struct model *m, uint64_t t0)
+{
+	for (unsigned i = 0; i < 64; i++) {
+		struct model_io io = {.op = ENGINE_OP_WRITE,
+				      .offset = (uint64_t)i * 5 * MIB,
+				      .length = MIB};
+
+		model_submit(m, t0 + i * 10 * MS, &io);
+	}
+}
+
+/* Host 3 down (its controller) while 64 writes of 1 MiB arrive: what
+ * they would have written there (a healthy model's bytes on its write
+ * buffers) is what it missed. Back, it resyncs exactly that, spread over
+ * its 14 capacity devices (a share each, rounded up), from when it
+ * serves, at the rebuild rate: each 1 MiB chunk read from 4 other hosts'
+ * members, across the interconnect, written on host 3's drives; the
+ * drives show rebuilding with the share left, then ok. */
+static void vsan_resync(void **state)
+{
+	struct profile *p = vsan();
+	struct model *m = t_model(p, 1.0, 1), *ok = t_model(p, 1.0, 1);
+	const struct profile_tier *pt = &p->tier[PROFILE_TIER_BACKING];
+	struct model_fault f = {.kind = MODEL_FAULT_CONTROLLER, .id = 3};
+	struct model_fault_effect eff;
+	struct model_drive_view v;
+	struct model_counts c;
+	uint64_t missed, share, chunks, ic, other = 0, end;
+	double rate = (double)pt->capacity_bytes * pt->fill_pct / 100.0 / 3600;
+
+	ctl_fault(m, 0, 3, true, &eff);
+	writes(m, eff.stall_until);
+	writes(ok, eff.stall_until);
+	missed = host_bytes(ok, PROFILE_TIER_CACHE, 3, ENGINE_OP_WRITE);
+	assert_true(missed > 0);
+	assert_int_equal(host_bytes(m, PROFILE_TIER_CACHE, 3, ENGINE_OP_WRITE),
+			 0);
+	ic = ic_bytes(m);
+	for (unsigned h = 0; h < 8; h++)
+		other += h == 3 ? 0
+				: host_bytes(m, PROFILE_TIER_BACKING, h,
+					     ENGINE_OP_READ);
+	ctl_fault(m, 10 * S, 3, false, &eff);
+	share = (missed + 13) / 14;
+	chunks = (share + MIB - 1) / MIB;
+	printf("# host 3 missed %.1f MiB: %.2f MiB a device, %.1f s at "
+	       "%.0f B/s\n",
+	       (double)missed / MIB, (double)share / MIB, (double)share / rate,
+	       rate);
+	assert_true(eff.resync);
+	assert_int_equal(eff.rebuild_bytes, missed);
+	assert_int_equal(eff.fail_ns, eff.serves_ns);
+	t_assert_within((double)(eff.rebuild_end_ns - eff.fail_ns),
+			(double)share / rate * 1e9, 0.001);
+	assert_int_equal(model_resync_end(m, &f, eff.fail_ns, &end), -EAGAIN);
+	model_advance(m, eff.fail_ns);
+	assert_int_equal(model_drive_view(m, PROFILE_TIER_BACKING, 3 * 14 + 5,
+					  eff.fail_ns, &v),
+			 0);
+	assert_int_equal(v.state, MODEL_DRIVE_REBUILDING);
+	assert_int_equal(v.rebuild_bytes, share);
+	end = eff.rebuild_end_ns + 60 * S;
+	model_advance(m, end);
+	model_counts(m, &c);
+	assert_int_equal(c.rebuild_ops[ENGINE_OP_WRITE], 14 * chunks);
+	assert_int_equal(c.rebuild_ops[ENGINE_OP_READ], 4 * 14 * chunks);
+	assert_int_equal(
+	    host_bytes(m, PROFILE_TIER_BACKING, 3, ENGINE_OP_WRITE),
+	    14 * chunks * MIB);
+	for (unsigned h = 0; h < 8; h++)
+		other -= h == 3 ? 0
+				: host_bytes(m, PROFILE_TIER_BACKING, h,
+					     ENGINE_OP_READ);
+	assert_int_equal(0 - other, 4 * 14 * chunks * MIB);
+	assert_int_equal(ic_bytes(m) - ic, 4 * 14 * chunks * MIB);
+	assert_int_equal(
+	    model_drive_view(m, PROFILE_TIER_BACKING, 3 * 14 + 5, end, &v), 0);
+	assert_int_equal(v.state, MODEL_DRIVE_OK);
+	/* Over when the drives finish the last chunk, which starts at its
+	 * share of the plan (as a drive's rebuild). */
+	assert_int_equal(model_resync_end(m, &f, eff.fail_ns, &end), 0);
+	assert_true(end > eff.fail_ns + (eff.rebuild_end_ns - eff.fail_ns) /
+					    chunks * (chunks - 1));
+	assert_true(end < eff.rebuild_end_ns);
+	model_free(m);
+	model_free(ok);
+	free(p);
+	(void)state;
+}
+
+/* Down again before its resync copied anything: it stops, and what it
+ * had to copy is missed again, resynced in full when it is back; a
+ * device pulled meanwhile rebuilds whole instead. */
+static void vsan_resync_interrupted(void **state)
+{
+	struct profile *p = vsan();
+	struct model *m = t_model(p, 1.0, 1);
+	struct model_fault_effect eff;
+	struct model_drive_view v;
+	uint64_t bytes;
+
+	ctl_fault(m, 0, 3, true, &eff);
+	writes(m, eff.stall_until);
+	ctl_fault(m, 10 * S, 3, false, &eff);
+	bytes = (eff.rebuild_bytes + 13) / 14 * 14;
+	ctl_fault(m, 10 * S, 3, true, &eff);
+	assert_int_equal(
+	    model_drive_view(m, PROFILE_TIER_BACKING, 3 * 14, 10 * S, &v), 0);
+	assert_int_equal(v.state, MODEL_DRIVE_OK);
+	ctl_fault(m, 20 * S, 3, false, &eff);
+	assert_true(eff.resync);
+	assert_int_equal(eff.rebuild_bytes, bytes);
+	pull(m, 20 * S, PROFILE_TIER_BACKING, 3 * 14, &eff);
+	assert_int_equal(
+	    eff.rebuild_bytes,
+	    (uint64_t)((double)p->tier[PROFILE_TIER_BACKING].capacity_bytes *
+		       0.7));
+	model_free(m);
+	free(p);
+	(void)state;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -622,6 +757,8 @@ int main(void)
 	    cmocka_unit_test(xbrick_brick_ports_lost),
 	    cmocka_unit_test(vsan_nic_loss),
 	    cmocka_unit_test(vsan_host_partitioned),
+	    cmocka_unit_test(vsan_resync),
+	    cmocka_unit_test(vsan_resync_interrupted),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
