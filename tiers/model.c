@@ -68,6 +68,7 @@
 #include "tiers/model_faults_i.h"
 #include "tiers/model_i.h"
 #include "tiers/model_nodes_i.h"
+#include "tiers/model_resync_i.h"
 #include "tiers/profile_calc.h"
 #include "tiers/raid.h"
 
@@ -565,7 +566,9 @@ static uint64_t node_op_down(struct model *m, const struct model_io *io,
 			     unsigned a, const struct raid_op *o,
 			     uint64_t arrival, uint64_t from)
 {
-	unsigned need = model_node_sources(m);
+	/* Repaired on the others: one copy, no reconstruction. */
+	unsigned need =
+	    model_node_repaired(m, o->drive) ? 1 : model_node_sources(m);
 	struct raid_op r = *o;
 	uint64_t end = from;
 

@@ -79,6 +79,7 @@ int model_fault_init(struct model *m)
 	f->failover_ns = model_fault_ns(m, p->ctl.failover_ns);
 	f->recovery_ns = model_fault_ns(m, p->ctl.recovery_ns);
 	f->multipath_ns = model_fault_ns(m, p->fe.multipath_timeout_ns);
+	f->repair_ns = model_fault_ns(m, p->nodes.repair_delay_ns);
 	for (unsigned t = 0; t < PROFILE_TIER_COUNT; t++) {
 		const struct profile_tier *pt = &p->tier[t];
 
@@ -103,7 +104,7 @@ int model_fault_init(struct model *m)
 		}
 	}
 	for (unsigned n = 0; n < MODEL_MAX_CTLS; n++)
-		f->resync_ns[n] = NEVER;
+		f->resync_ns[n] = f->repair_at[n] = NEVER;
 	return 0;
 }
 
@@ -171,8 +172,10 @@ static bool ctls_exhausted(const struct model *m)
 
 	if (m->nodes == 1)
 		return exhausted(m, m->f.ctls_down);
+	/* A node repaired on the others is no member lost. */
 	for (unsigned node = 0; node < m->nodes; node++)
-		down += model_node_down(m, node);
+		down +=
+		    model_node_down(m, node) && !model_node_repaired(m, node);
 	return model_nodes_redundant(m) ? down > model_node_tolerance(m)
 					: down > 0;
 }
@@ -364,10 +367,11 @@ static unsigned sources(const struct model *m, unsigned tier, unsigned g,
  * drive of the next nodes up, each a request hop there and the data's
  * hop back. Simplification: the members are the next nodes in turn, not
  * the stripe's own (model_nodes.c rotates stripes over all nodes, so the
- * cost is the same), and the node of the lost drive asks them. */
+ * cost is the same), and @asker asks them (the lost drive's node, or
+ * where a down node's repair writes). */
 static uint64_t cross_read(struct model *m, unsigned tier, unsigned g,
-			   const struct raid_op *o, uint64_t from,
-			   uint64_t *counts)
+			   unsigned asker, const struct raid_op *o,
+			   uint64_t from, uint64_t *counts)
 {
 	unsigned per = m->p->tier[tier].drives, node = g / per, l = g % per;
 	unsigned need = model_node_sources(m);
@@ -380,9 +384,9 @@ static uint64_t cross_read(struct model *m, unsigned tier, unsigned g,
 		if (degraded(m, tier, src, o->offset, from) ||
 		    model_node_down(m, other))
 			continue;
-		t = model_nodes_hop(m, node, other, 0, from);
+		t = model_nodes_hop(m, asker, other, 0, from);
 		t = submit_on(m, tier, src, o, t, counts);
-		t = model_nodes_hop(m, other, node, o->bytes, t);
+		t = model_nodes_hop(m, other, asker, o->bytes, t);
 		end = t > end ? t : end;
 		need--;
 	}
@@ -399,7 +403,8 @@ static uint64_t reconstruct(struct model *m, unsigned tier, unsigned g,
 	uint64_t end = from;
 
 	if (model_cross_nodes(m, tier))
-		return cross_read(m, tier, g, o, from, counts);
+		return cross_read(m, tier, g, g / m->p->tier[tier].drives, o,
+				  from, counts);
 	n = sources(m, tier, g, o->offset, from, src);
 	for (unsigned k = 0; k < n; k++) {
 		uint64_t t = submit_on(m, tier, src[k], o, from, counts);
@@ -423,10 +428,25 @@ uint64_t model_fault_drive_op(struct model *m, unsigned tier, unsigned node,
 	return reconstruct(m, tier, g, o, from, counts);
 }
 
+/* The node up that chunk @k of down node @node's repair goes to: the
+ * others in turn. */
+static unsigned repair_node(const struct model *m, unsigned node, uint64_t k)
+{
+	for (unsigned j = 0; j + 1 < m->nodes; j++) {
+		unsigned to = (unsigned)((node + 1 + (k + j) % (m->nodes - 1)) %
+					 m->nodes);
+
+		if (!model_node_down(m, to))
+			return to;
+	}
+	return node;
+}
+
 /* Rebuild chunk @k of drive @g, starting at @at: read the sources, then
  * write spare space, both rotating through the node's drives of the tier
  * (declustered); across nodes, read from the other nodes' members and
- * write on the node's own other drives. When the write ends. */
+ * write on the node's own other drives, or for a down node's repair on
+ * the other nodes' drives. When the write ends. */
 static uint64_t book_chunk(struct model *m, unsigned tier, unsigned g,
 			   uint64_t k, uint64_t at)
 {
@@ -440,9 +460,20 @@ static uint64_t book_chunk(struct model *m, unsigned tier, unsigned g,
 	uint64_t end = at;
 
 	o.offset = k * REBUILD_CHUNK % pt->capacity_bytes;
+	if (model_cross_nodes(m, tier) && m->f.drive[tier][g].elsewhere) {
+		unsigned to = repair_node(m, g / pt->drives, k);
+
+		end = cross_read(m, tier, g, to, &o, at, m->counts.rebuild_ops);
+		o.op = ENGINE_OP_WRITE;
+		return submit_on(m, tier,
+				 to * pt->drives +
+				     (unsigned)((drive + k) % pt->drives),
+				 &o, end, m->counts.rebuild_ops);
+	}
 	if (model_cross_nodes(m, tier)) {
 		need = 0;
-		end = cross_read(m, tier, g, &o, at, m->counts.rebuild_ops);
+		end = cross_read(m, tier, g, g / pt->drives, &o, at,
+				 m->counts.rebuild_ops);
 	}
 	for (unsigned j = 0; j < need; j++) {
 		unsigned src =
@@ -515,16 +546,31 @@ static void drives_run(struct model *m, uint64_t now)
 		}
 }
 
+/* Down nodes whose repair is due by @now begin it, when enough nodes are
+ * up to hold the layout across nodes (else they wait). */
+static void repairs_run(struct model *m, uint64_t now)
+{
+	unsigned up = 0;
+
+	for (unsigned n = 0; n < m->nodes; n++)
+		up += !model_node_down(m, n);
+	for (unsigned n = 0; n < m->nodes && m->f.repairs_due; n++)
+		if (m->f.repair_at[n] <= now && !m->f.repairing[n] &&
+		    up >= profile_node_width(m->p->nodes.raid))
+			model_repair_start(m, n);
+}
+
 void model_advance(struct model *m, uint64_t now_ns)
 {
+	if (m->f.repairs_due)
+		repairs_run(m, now_ns);
 	if (m->f.drives_out)
 		drives_run(m, now_ns);
 }
 
 uint64_t model_fault_arrive(struct model *m, uint64_t now_ns)
 {
-	if (m->f.drives_out)
-		drives_run(m, now_ns);
+	model_advance(m, now_ns);
 	if (now_ns >= m->f.stall_from && now_ns < m->f.stall_until)
 		return m->f.stall_until;
 	return now_ns;
@@ -651,18 +697,21 @@ static unsigned fault_node(const struct model *m, const struct model_fault *f)
 	return UINT_MAX;
 }
 
-/* Node @node down (@was: before the change) or back: its resync stops, or
- * starts once it serves (model_resync.c). */
+/* Node @node down (@was: before the change) or back: its resync stops and
+ * its repair is due, or its repair stops and it resyncs once it serves,
+ * unless repaired (model_resync.c). */
 static void node_change(struct model *m, unsigned node, bool was, uint64_t now,
 			struct model_fault_effect *eff)
 {
 	bool is = model_node_down(m, node);
 
-	if (is && !was)
+	if (is && !was) {
 		model_resync_stop(m, node, now);
-	else if (was && !is)
+		model_repair_schedule(m, node, now);
+	} else if (was && !is && !model_repair_stop(m, node)) {
 		model_resync_start(m, node,
 				   eff->serves_ns ? eff->serves_ns : now, eff);
+	}
 }
 
 bool model_fault_current(const struct model *m, const struct model_fault *f,

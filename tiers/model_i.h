@@ -38,6 +38,7 @@ struct drive_fault {
 	uint64_t win[MODEL_REBUILD_WINDOW];
 	uint64_t bytes; /* to copy: the used space, or a resync's share */
 	bool resync;	/* copies what its node missed while down */
+	bool elsewhere; /* its node down: rebuilt on the other nodes */
 	double slow;	/* service multiplier, 1: normal */
 	uint64_t done_fail_ns; /* fail_ns of the last finished rebuild */
 	uint64_t done_end_ns;  /* ... and when it ended */
@@ -91,8 +92,14 @@ struct model_faults {
 	 * writes each node missed while down, and when its resync of them
 	 * began (UINT64_MAX: none). */
 	uint64_t missed_bytes[MODEL_MAX_CTLS], resync_ns[MODEL_MAX_CTLS];
+	/* A node down: when its components are to be rebuilt on the others
+	 * (UINT64_MAX: not down, or no such repair), and whether that
+	 * repair has begun. */
+	uint64_t repair_at[MODEL_MAX_CTLS];
+	bool repairing[MODEL_MAX_CTLS];
+	unsigned repairs_due; /* nodes with repair_at set, not begun */
 	/* Scaled durations and rates of the profile. */
-	uint64_t failover_ns, recovery_ns, multipath_ns;
+	uint64_t failover_ns, recovery_ns, multipath_ns, repair_ns;
 	uint64_t detection_ns[PROFILE_TIER_COUNT];
 	uint64_t rebuild_rate[PROFILE_TIER_COUNT]; /* bytes/s, per drive */
 };

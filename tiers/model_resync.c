@@ -20,6 +20,16 @@
  *   down again     the resync stops; what it had not copied is missed
  *                  again
  *
+ * A node down for [nodes] repair_delay (vSAN's object repair timer) has
+ * its components rebuilt on the others, when enough nodes are up to hold
+ * the layout: each of its data-tier drives rebuilds its used space as a
+ * lost drive does, its chunks read from the other members and written on
+ * the other nodes' drives in turn. Done, the node no longer counts as a
+ * member lost (model_node_repaired: its reads read one copy, and the
+ * array survives [nodes] raid's tolerance of further nodes down); back
+ * after that, it has nothing to resync (its stale components are
+ * dropped); back before, the repair stops and it resyncs.
+ *
  * The drives show it as a rebuild (model_drive_view: rebuilding, bytes
  * left), and the change that brought the node back carries its schedule
  * (eff->resync).
@@ -56,7 +66,7 @@ void model_drive_reset(struct model *m, struct drive_fault *d)
 	d->pulled_ns = d->fail_ns = NEVER;
 	d->rebuild_end_ns = d->rebuild_next = d->rebuild_chunks = 0;
 	d->plan_end_ns = d->last_end_ns = d->bytes = 0;
-	d->resync = false;
+	d->resync = d->elsewhere = false;
 	m->f.drives_out--;
 }
 
@@ -105,4 +115,66 @@ void model_resync_stop(struct model *m, unsigned node, uint64_t now)
 		    done < d->bytes ? d->bytes - done : 0;
 		model_drive_reset(m, d);
 	}
+}
+
+/* ---- a down node's repair on the others --------------------------------- */
+
+void model_repair_schedule(struct model *m, unsigned node, uint64_t now)
+{
+	if (!model_cross_nodes(m, profile_data_tier(m->p)))
+		return;
+	m->f.repair_at[node] = now + m->f.repair_ns;
+	m->f.repairs_due++;
+}
+
+void model_repair_start(struct model *m, unsigned node)
+{
+	unsigned tier = profile_data_tier(m->p);
+	const struct profile_tier *pt = &m->p->tier[tier];
+	uint64_t used =
+	    (uint64_t)((double)pt->capacity_bytes * pt->fill_pct / 100.0);
+
+	m->f.repairing[node] = true;
+	m->f.repairs_due--;
+	for (unsigned i = node * pt->drives; i < (node + 1) * pt->drives; i++) {
+		struct drive_fault *d = &m->f.drive[tier][i];
+
+		if (d->resync)
+			model_drive_reset(m, d); /* the repair copies it all */
+		if (d->fail_ns != NEVER)
+			continue; /* pulled: its own rebuild */
+		model_rebuild_plan(m, tier, d, m->f.repair_at[node], used);
+		d->elsewhere = true;
+	}
+}
+
+bool model_node_repaired(const struct model *m, unsigned node)
+{
+	unsigned tier = profile_data_tier(m->p), per = m->p->tier[tier].drives;
+
+	if (!m->f.repairing[node])
+		return false;
+	for (unsigned i = node * per; i < (node + 1) * per; i++)
+		if (m->f.drive[tier][i].elsewhere)
+			return false;
+	return true;
+}
+
+bool model_repair_stop(struct model *m, unsigned node)
+{
+	unsigned tier = profile_data_tier(m->p), per = m->p->tier[tier].drives;
+	bool done = model_node_repaired(m, node);
+
+	if (m->f.repair_at[node] != NEVER && !m->f.repairing[node])
+		m->f.repairs_due--;
+	m->f.repair_at[node] = NEVER;
+	m->f.repairing[node] = false;
+	for (unsigned i = node * per; m->f.drive[tier] && i < (node + 1) * per;
+	     i++)
+		if (m->f.drive[tier][i].elsewhere)
+			model_drive_reset(m, &m->f.drive[tier][i]);
+	/* Whole on the others: its stale components are dropped. */
+	if (done)
+		m->f.missed_bytes[node] = 0;
+	return done;
 }

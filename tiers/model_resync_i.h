@@ -20,4 +20,17 @@ void model_resync_start(struct model *m, unsigned node, uint64_t at,
  * copied yet is missed again. */
 void model_resync_stop(struct model *m, unsigned node, uint64_t now);
 
+/* Node @node is down from @now: its repair is due repair_delay later
+ * (object placement over raid0 nodes only). */
+void model_repair_schedule(struct model *m, unsigned node, uint64_t now);
+/* Begin node @node's repair (due, enough nodes up): its drives of the
+ * data tier rebuilt on the other nodes from its repair_at. */
+void model_repair_start(struct model *m, unsigned node);
+/* Are node @node's components whole on the other nodes (its repair
+ * done)? */
+bool model_node_repaired(const struct model *m, unsigned node);
+/* Node @node is back: its repair stops; whether it had finished (then it
+ * has nothing to resync). */
+bool model_repair_stop(struct model *m, unsigned node);
+
 #endif

@@ -744,6 +744,107 @@ static void vsan_resync_interrupted(void **state)
 	(void)state;
 }
 
+/* vsan() with [nodes] repair_delay 30 s (after the 10 s
+ * failover stall and the writes) (the last section). */
+static struct profile *vsan_repair30(void)
+{
+	char *text = t_builtin_with("vsan-dell-r740xd", "capacity = 3584G",
+				    "capacity = 1G");
+	size_t n = strlen(text);
+	char *more = malloc(n + 32);
+	struct profile *p;
+
+	assert_non_null(more);
+	snprintf(more, n + 32, "%s\nrepair_delay = 30s\n", text);
+	p = t_profile(more);
+	free(text);
+	free(more);
+	return p;
+}
+
+/* Host 3 down for repair_delay: its capacity devices' used space is
+ * rebuilt on the other 7 hosts (chunks read from 4 members, written on
+ * the others' drives, none on host 3's), shown as its drives rebuilding.
+ * Done: a read of its data reads one copy, not 4; hosts 4 and 5 down too
+ * leave the array up (raid6 whole again on 7 hosts); back, host 3 has
+ * nothing to resync. */
+static void vsan_repair_elsewhere(void **state)
+{
+	struct profile *p = vsan_repair30();
+	const struct profile_tier *pt = &p->tier[PROFILE_TIER_BACKING];
+	struct model *m = t_model(p, 1.0, 1);
+	uint64_t off = offset_on(p, PROFILE_TIER_BACKING, 46), end;
+	uint64_t used = (uint64_t)((double)pt->capacity_bytes * 0.7);
+	uint64_t chunks = (used + MIB - 1) / MIB, reads;
+	struct model_fault_effect eff;
+	struct model_drive_view v;
+	struct model_counts c;
+
+	ctl_fault(m, 0, 3, true, &eff);
+	writes(m, eff.stall_until);
+	model_advance(m, 30 * S - 1);
+	assert_int_equal(
+	    model_drive_view(m, PROFILE_TIER_BACKING, 46, 30 * S - 1, &v), 0);
+	assert_int_equal(v.state, MODEL_DRIVE_OK);
+	model_advance(m, 30 * S);
+	assert_int_equal(
+	    model_drive_view(m, PROFILE_TIER_BACKING, 46, 30 * S, &v), 0);
+	assert_int_equal(v.state, MODEL_DRIVE_REBUILDING);
+	assert_int_equal(v.rebuild_bytes, used);
+	/* used / rate: an hour, at the default rate */
+	end = 30 * S + 3700 * S;
+	model_advance(m, end);
+	assert_int_equal(model_drive_view(m, PROFILE_TIER_BACKING, 46, end, &v),
+			 0);
+	assert_int_equal(v.state, MODEL_DRIVE_OK);
+	model_counts(m, &c);
+	assert_int_equal(c.rebuild_ops[ENGINE_OP_WRITE], 14 * chunks);
+	assert_int_equal(c.rebuild_ops[ENGINE_OP_READ], 4 * 14 * chunks);
+	assert_int_equal(
+	    host_bytes(m, PROFILE_TIER_BACKING, 3, ENGINE_OP_WRITE), 0);
+	for (unsigned h = 0; h < 8; h++)
+		if (h != 3)
+			assert_true(host_bytes(m, PROFILE_TIER_BACKING, h,
+					       ENGINE_OP_WRITE) > 0);
+	t_read4k(m, end, off);
+	reads = c.drive_ops[ENGINE_OP_READ];
+	model_counts(m, &c);
+	assert_int_equal(c.drive_ops[ENGINE_OP_READ] - reads, 1);
+	ctl_fault(m, end, 4, true, &eff);
+	ctl_fault(m, end, 5, true, &eff);
+	assert_false(eff.down);
+	ctl_fault(m, end + S, 3, false, &eff);
+	assert_false(eff.resync);
+	model_free(m);
+	free(p);
+	(void)state;
+}
+
+/* Back while the repair runs: it stops, host 3's drives are its own
+ * again, and it resyncs what it missed as without a repair. */
+static void vsan_back_during_repair(void **state)
+{
+	struct profile *p = vsan_repair30();
+	struct model *m = t_model(p, 1.0, 1);
+	struct model_fault_effect eff;
+	struct model_drive_view v;
+	uint64_t share;
+
+	ctl_fault(m, 0, 3, true, &eff);
+	writes(m, eff.stall_until);
+	model_advance(m, 40 * S);
+	ctl_fault(m, 40 * S, 3, false, &eff);
+	assert_true(eff.resync);
+	share = (eff.rebuild_bytes + 13) / 14;
+	assert_int_equal(
+	    model_drive_view(m, PROFILE_TIER_BACKING, 46, 40 * S, &v), 0);
+	assert_int_equal(v.state, MODEL_DRIVE_REBUILDING);
+	assert_int_equal(v.rebuild_bytes, share);
+	model_free(m);
+	free(p);
+	(void)state;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -759,6 +860,8 @@ int main(void)
 	    cmocka_unit_test(vsan_host_partitioned),
 	    cmocka_unit_test(vsan_resync),
 	    cmocka_unit_test(vsan_resync_interrupted),
+	    cmocka_unit_test(vsan_repair_elsewhere),
+	    cmocka_unit_test(vsan_back_during_repair),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
