@@ -426,7 +426,7 @@ static uint64_t links_bytes(const struct model *m, unsigned from, unsigned to)
 
 /* Path 5 is brick 1's front-end port 1 (4 a brick): arrivals stall
  * multipath_timeout (5 s, the default), then the other 15 ports carry
- * everything: link-bound 1 MiB reads get 15/16 of the healthy rate, the
+ * everything: link-bound 256 KiB reads get 15/16 of the healthy rate, the
  * port nothing. Path 16 of 16 is refused. */
 static void xbrick_path_loss(void **state)
 {
@@ -445,9 +445,9 @@ static void xbrick_path_loss(void **state)
 	assert_int_equal(eff.stall_until, t0 + 5 * S);
 	assert_true(t0 + S + t_read4k(m, t0 + S, 0) > t0 + 5 * S);
 	before = links_bytes(m, 5, 6);
-	healthy = read_mb_s(ok, t0 + 5 * S, 64, 4000, MIB);
-	lost = read_mb_s(m, t0 + 5 * S, 64, 4000, MIB);
-	printf("# 1 MiB reads: healthy %.0f MB/s, port 5 lost %.0f MB/s\n",
+	healthy = read_mb_s(ok, t0 + 5 * S, 64, 800, 256 * KIB);
+	lost = read_mb_s(m, t0 + 5 * S, 64, 800, 256 * KIB);
+	printf("# 256 KiB reads: healthy %.0f MB/s, port 5 lost %.0f MB/s\n",
 	       healthy, lost);
 	t_assert_within(lost / healthy, 15.0 / 16.0, 0.03);
 	assert_int_equal(links_bytes(m, 5, 6), before);
@@ -458,8 +458,8 @@ static void xbrick_path_loss(void **state)
 }
 
 /* Brick 1's 4 ports all lost: still up, the hosts use the other bricks'
- * 12 ports (link-bound 1 MiB reads at their rate), and brick 1 still serves its
- * blocks (over InfiniBand); all 16 lost is the array down, one back is up
+ * 12 ports (link-bound 256 KiB reads at their rate), and brick 1 still serves
+ * its blocks (over InfiniBand); all 16 lost is the array down, one back is up
  * again. */
 static void xbrick_brick_ports_lost(void **state)
 {
@@ -473,8 +473,8 @@ static void xbrick_brick_ports_lost(void **state)
 		path_fault(m, 0, id, true, &eff);
 	assert_false(eff.down);
 	assert_int_equal(eff.serving, 12);
-	mb = read_mb_s(m, 10 * S, 64, 3000, MIB);
-	printf("# 1 MiB reads on 12 ports: %.0f MB/s\n", mb);
+	mb = read_mb_s(m, 10 * S, 64, 800, 256 * KIB);
+	printf("# 256 KiB reads on 12 ports: %.0f MB/s\n", mb);
 	/* Link-bound: 12 ports' payload rate. */
 	t_assert_within(mb, 12 * profile_link_bytes_per_s(&p->fe, 0) / 1e6,
 			0.03);
@@ -744,12 +744,13 @@ static void vsan_resync_interrupted(void **state)
 	(void)state;
 }
 
-/* vsan() with [nodes] repair_delay 30 s (after the 10 s
+/* vsan() with 128M capacity devices (a repair of 90 chunks each) and
+ * [nodes] repair_delay 30 s (after the 10 s
  * failover stall and the writes) (the last section). */
 static struct profile *vsan_repair30(void)
 {
 	char *text = t_builtin_with("vsan-dell-r740xd", "capacity = 3584G",
-				    "capacity = 1G");
+				    "capacity = 128M");
 	size_t n = strlen(text);
 	char *more = malloc(n + 32);
 	struct profile *p;
