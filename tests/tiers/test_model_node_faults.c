@@ -577,38 +577,6 @@ static void vsan_nic_loss(void **state)
 	(void)state;
 }
 
-/* Both of host 3's ports lost: it is partitioned, a host down: a read of
- * its device 46 is read from 4 other hosts, none of its drives. Hosts 4
- * and 5 partitioned too: a third host down, the array down. */
-static void vsan_host_partitioned(void **state)
-{
-	struct profile *p = vsan();
-	struct model *m = t_model(p, 1.0, 1);
-	uint64_t off = offset_on(p, PROFILE_TIER_BACKING, 46), host3 = 0;
-	struct model_fault_effect eff;
-	struct model_counts c;
-
-	path_fault(m, 0, 6, true, &eff);
-	path_fault(m, 0, 7, true, &eff);
-	assert_false(eff.down);
-	assert_int_equal(eff.serving, 14);
-	t_read4k(m, eff.stall_until + S, off);
-	model_counts(m, &c);
-	assert_int_equal(c.drive_ops[ENGINE_OP_READ], 4);
-	for (unsigned i = 3 * 14; i < 4 * 14; i++)
-		host3 +=
-		    drive_bytes(m, PROFILE_TIER_BACKING, i, ENGINE_OP_READ);
-	assert_int_equal(host3, 0);
-	for (unsigned id = 8; id < 11; id++)
-		path_fault(m, 10 * S, id, true, &eff);
-	assert_false(eff.down); /* host 5 keeps a port */
-	path_fault(m, 10 * S, 11, true, &eff);
-	assert_true(eff.down && eff.down_changed);
-	model_free(m);
-	free(p);
-	(void)state;
-}
-
 /* Bytes @m wrote on host @host's drives of @tier. */
 static uint64_t host_bytes(const struct model *m, unsigned tier, unsigned host,
 			   enum engine_op op)
@@ -631,6 +599,46 @@ static void writes(struct model *m, uint64_t t0)
 
 		model_submit(m, t0 + i * 10 * MS, &io);
 	}
+}
+
+/* Both of host 3's ports lost: it is partitioned, a host down: a read of
+ * its device 46 is read from 4 other hosts, none of its drives. Hosts 4
+ * and 5 partitioned too: a third host down, the array down. A port of
+ * host 3 back: up again, and host 3 resyncs the writes it missed. */
+static void vsan_host_partitioned(void **state)
+{
+	struct profile *p = vsan();
+	struct model *m = t_model(p, 1.0, 1);
+	uint64_t off = offset_on(p, PROFILE_TIER_BACKING, 46), host3 = 0;
+	struct model_fault_effect eff;
+	struct model_counts c;
+
+	path_fault(m, 0, 6, true, &eff);
+	path_fault(m, 0, 7, true, &eff);
+	assert_false(eff.down);
+	assert_int_equal(eff.serving, 14);
+	t_read4k(m, eff.stall_until + S, off);
+	model_counts(m, &c);
+	assert_int_equal(c.drive_ops[ENGINE_OP_READ], 4);
+	for (unsigned i = 3 * 14; i < 4 * 14; i++)
+		host3 +=
+		    drive_bytes(m, PROFILE_TIER_BACKING, i, ENGINE_OP_READ);
+	assert_int_equal(host3, 0);
+	writes(m, eff.stall_until + 2 * S);
+	for (unsigned id = 8; id < 11; id++)
+		path_fault(m, 10 * S, id, true, &eff);
+	assert_false(eff.down); /* host 5 keeps a port */
+	path_fault(m, 10 * S, 11, true, &eff);
+	assert_true(eff.down && eff.down_changed);
+	/* Host 3 reconnected: up again, resyncing what it missed. */
+	path_fault(m, 20 * S, 7, false, &eff);
+	assert_false(eff.down);
+	assert_true(eff.resync);
+	assert_int_equal(eff.fail_ns, 20 * S);
+	assert_true(eff.rebuild_bytes > 0);
+	model_free(m);
+	free(p);
+	(void)state;
 }
 
 /* Host 3 down (its controller) while 64 writes of 1 MiB arrive: what
