@@ -45,8 +45,9 @@ struct mark {
 };
 
 #define MARK_SLACK_NS 1000000ull /* a timer this close is on time */
-#define MARK_STEP_NS 10000000ull /* re-ask a rebuild's end at most this often  \
-				  */
+#define MARK_STEP_NS                                                           \
+	10000000ull /* re-ask a rebuild's end at most this often               \
+		     */
 
 /* A rebuild's end mark fires at the planned end; the drives may finish
  * later under load. Re-arm @k at their end (or, while chunks remain, at
@@ -108,14 +109,16 @@ static void mark_at(const struct fault_env *env, uint64_t id,
 			   .what = what,
 			   .event = event,
 			   .pct = pct,
-			   .until_drives_done = !strcmp(event, "rebuild_end")};
+			   .until_drives_done = !strcmp(event, "rebuild_end") ||
+						!strcmp(event, "resync_end")};
 	k->timer.fire = mark_fire;
 	if (env->hooks->timer(env->ctx, due_ns, &k->timer))
 		free(k);
 }
 
 /* The live events of effect @e: stall_end, serving_again, noticed,
- * rebuild_progress every 10%, rebuild_end. */
+ * rebuild_progress every 10%, rebuild_end (a node's resync:
+ * resync_progress, resync_end). */
 static void mark_effects(const struct fault_env *env, uint64_t id,
 			 const struct fault_array *f,
 			 const struct fault_array_effect *e)
@@ -128,15 +131,16 @@ static void mark_effects(const struct fault_env *env, uint64_t id,
 			e->serves_ns, "serving_again", 0);
 	if (!e->rebuild_bytes)
 		return;
-	mark_at(env, id, f, FAULT_MARK_DRIVE, e->fail_ns, e->fail_ns, "noticed",
-		0);
+	if (!e->resync)
+		mark_at(env, id, f, FAULT_MARK_DRIVE, e->fail_ns, e->fail_ns,
+			"noticed", 0);
 	for (unsigned pct = 10; pct < 100; pct += 10)
-		mark_at(env, id, f, FAULT_MARK_DRIVE, e->fail_ns,
-			e->fail_ns +
-			    (e->rebuild_end_ns - e->fail_ns) / 100 * pct,
-			"rebuild_progress", pct);
+		mark_at(
+		    env, id, f, FAULT_MARK_DRIVE, e->fail_ns,
+		    e->fail_ns + (e->rebuild_end_ns - e->fail_ns) / 100 * pct,
+		    e->resync ? "resync_progress" : "rebuild_progress", pct);
 	mark_at(env, id, f, FAULT_MARK_DRIVE, e->fail_ns, e->rebuild_end_ns,
-		"rebuild_end", 0);
+		e->resync ? "resync_end" : "rebuild_end", 0);
 }
 
 /* Seconds from @now to @at, 0 when @at is not after @now: the model's
@@ -181,7 +185,7 @@ static void emit_effects(struct events *ev, uint64_t id, uint64_t now,
 		    ev, "recovering", "\"id\":%llu,\"serves_in_s\":%.6f",
 		    (unsigned long long)id, secs_after(e->serves_ns, now));
 	if (e->rebuild_bytes)
-		events_emit(ev, "rebuild",
+		events_emit(ev, e->resync ? "resync" : "rebuild",
 			    "\"id\":%llu,\"in_s\":%.6f,\"lasts_s\":%.6f,"
 			    "\"bytes\":%llu",
 			    (unsigned long long)id, secs_after(e->fail_ns, now),

@@ -49,6 +49,7 @@ struct fault_array_effect {
 	unsigned serving;
 	uint64_t serves_ns;
 	uint64_t fail_ns, rebuild_end_ns, rebuild_bytes;
+	bool resync; /* the rebuild is a node's resync (controller, path) */
 	bool unnoticed;
 	unsigned loss; /* loss event number (0: none) */
 };

@@ -1,5 +1,7 @@
 /* path: front-end path (link) N is lost. I/O stalls for the profile's
- * multipath_timeout, then the other links carry it. */
+ * multipath_timeout, then the other links carry it. On several nodes N
+ * is array-wide, and with a local front end (vSAN) it is a host's
+ * network port (tiers/model_faults.c). */
 #include "faults/array_fault.h"
 
 FAULT_ARRAY_CALLBACKS(FAULT_ARRAY_PATH)

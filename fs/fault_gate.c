@@ -241,6 +241,7 @@ static int hook_array_set(void *ctx, const struct fault_array *f, bool on,
 		    .fail_ns = me.fail_ns,
 		    .rebuild_end_ns = me.rebuild_end_ns,
 		    .rebuild_bytes = me.rebuild_bytes,
+		    .resync = me.resync,
 		    .unnoticed = me.unnoticed,
 		    .loss = me.loss};
 	return r;

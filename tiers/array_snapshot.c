@@ -106,7 +106,7 @@ static void fill(void *ctx, const struct model *m, const struct cache *c)
 		cache_stats(c, &s->cache);
 	}
 	s->nctl = p->ctl.count * nodes < 64 ? p->ctl.count * nodes : 64;
-	s->npath = p->fe.links < 64 ? p->fe.links : 64;
+	s->npath = model_path_count(m) < 64 ? model_path_count(m) : 64;
 	for (unsigned i = 0; i < s->nctl; i++)
 		s->ctl_up[i] = model_ctl_up(m, i, s->now_ns);
 	for (unsigned i = 0; i < s->npath; i++)

@@ -203,10 +203,11 @@ static void fault_error(const struct array *a, const struct model_fault *f,
 	static const char *const tiers[] = {"flash", "cache", "backing"};
 	unsigned nodes =
 	    a->profile->nodes.count > 1 ? a->profile->nodes.count : 1;
-	/* Controllers: every node's, numbered on node by node. */
+	/* Controllers: every node's, numbered on node by node; paths
+	 * likewise (model_path_count). */
 	unsigned count = f->kind == MODEL_FAULT_CONTROLLER
 			     ? a->profile->ctl.count * nodes
-			     : a->profile->fe.links;
+			     : model_path_count(a->model);
 	unsigned drives = f->tier < PROFILE_TIER_COUNT
 			      ? a->profile->tier[f->tier].drives * nodes
 			      : 0;
@@ -221,12 +222,6 @@ static void fault_error(const struct array *a, const struct model_fault *f,
 	else if (rc == -EINVAL)
 		snprintf(err, errlen, "no drive %u in tier %s: it has %u",
 			 f->id, tiers[f->tier], drives);
-	else if (rc == -ENOTSUP && nodes > 1 && f->kind == MODEL_FAULT_PATH)
-		snprintf(
-		    err, errlen,
-		    "path faults on a profile of %u nodes are not modelled "
-		    "yet (controller and drive faults are)",
-		    nodes);
 	else if (rc == -ENOTSUP && !a->profile->tier[f->tier].present)
 		snprintf(err, errlen, "profile %s has no %s tier",
 			 a->profile->name, tiers[f->tier]);
@@ -311,11 +306,14 @@ static int timed_rebuild_end(struct array *a, const struct model_fault *f,
 	unsigned tier = fault_tier(a->profile, f->tier);
 	int rc;
 
-	if (f->kind != MODEL_FAULT_DRIVE)
+	if (f->kind != MODEL_FAULT_DRIVE && f->kind > MODEL_FAULT_PATH)
 		return -ENOENT;
 	pthread_mutex_lock(&a->lock);
 	advance(a);
-	rc = model_rebuild_end(a->model, tier, f->id, fail_ns, end_ns);
+	/* A controller or path: the resync of a node it brought back. */
+	rc = f->kind == MODEL_FAULT_DRIVE
+		 ? model_rebuild_end(a->model, tier, f->id, fail_ns, end_ns)
+		 : model_resync_end(a->model, f, fail_ns, end_ns);
 	pthread_mutex_unlock(&a->lock);
 	return rc;
 }

@@ -68,6 +68,7 @@
 #include "tiers/model_faults_i.h"
 #include "tiers/model_i.h"
 #include "tiers/model_nodes_i.h"
+#include "tiers/model_resync_i.h"
 #include "tiers/profile_calc.h"
 #include "tiers/raid.h"
 
@@ -560,17 +561,21 @@ static uint64_t node_op(struct model *m, const struct model_io *io, unsigned a,
  * a node operation of its own, the next nodes up in turn (the stripe's
  * own members cost the same: model_nodes.c rotates stripes over all
  * nodes); a write is left to the members up (parity or the copy carry
- * it; no resync is modelled when the node returns). */
+ * it), the node resyncing its bytes when back (model_resync.c). */
 static uint64_t node_op_down(struct model *m, const struct model_io *io,
 			     unsigned a, const struct raid_op *o,
 			     uint64_t arrival, uint64_t from)
 {
-	unsigned need = model_node_sources(m);
+	/* Repaired on the others: one copy, no reconstruction. */
+	unsigned need =
+	    model_node_repaired(m, o->drive) ? 1 : model_node_sources(m);
 	struct raid_op r = *o;
 	uint64_t end = from;
 
-	if (o->op == ENGINE_OP_WRITE)
+	if (o->op == ENGINE_OP_WRITE) {
+		m->f.missed_bytes[o->drive] += o->bytes;
 		return from;
+	}
 	for (unsigned k = 1; k < m->nodes && need; k++) {
 		uint64_t t;
 

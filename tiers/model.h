@@ -105,6 +105,10 @@ struct model_fault_effect {
 	 * drives' real end, later under load: model_rebuild_end. */
 	uint64_t rebuild_end_ns;
 	uint64_t rebuild_bytes;
+	/* A node back (several nodes): fail_ns, rebuild_end_ns and
+	 * rebuild_bytes are the resync of the writes it missed, on its
+	 * drives (tiers/model_resync.c). */
+	bool resync;
 	bool unnoticed; /* drive back within the detection window */
 	/* Drive: failures now exceed what some stripes of its tier survive;
 	 * the loss event's number for model_block_lost (from 1; 0: none). */
@@ -144,7 +148,9 @@ bool model_block_repairable(const struct model *m, uint64_t now_ns,
 unsigned model_loss_tier(const struct model *m, unsigned loss);
 /* Whether the array is shut down: more controllers failed than its mode
  * survives (single: its one; active-standby: all; active-active: a
- * majority), or every front-end path lost. */
+ * majority), or every front-end path lost; several nodes: more nodes
+ * down (no controller, or partitioned: every network path lost) than
+ * [nodes] raid survives. */
 bool model_down(const struct model *m);
 
 /* Book the rebuilds' work up to @now_ns (not before the last

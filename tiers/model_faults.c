@@ -15,7 +15,11 @@
  *                      again recovery_time later.
  *   path lost          requests arriving in the next multipath_timeout
  *                      wait until it ends, then use the remaining links.
- *                      All lost: shut down, as above.
+ *                      All lost: shut down, as above. Several nodes: a
+ *                      node's paths are its front-end links (all of a
+ *                      node lost: the hosts use the others'), or with a
+ *                      local front end its network ports (all lost: the
+ *                      node is partitioned, a node down).
  *   drive pulled       noticed detection_window later (back before that:
  *                      nothing happened). From then reads of its data
  *                      are reconstructed (raid5/6: the other data and
@@ -53,6 +57,7 @@
  * delays arrivals, not work in flight.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -60,6 +65,7 @@
 #include "tiers/model_i.h"
 #include "tiers/model_loss_i.h"
 #include "tiers/model_nodes_i.h"
+#include "tiers/model_resync_i.h"
 #include "tiers/profile_calc.h"
 
 #define REBUILD_CHUNK MODEL_REBUILD_CHUNK
@@ -73,6 +79,7 @@ int model_fault_init(struct model *m)
 	f->failover_ns = model_fault_ns(m, p->ctl.failover_ns);
 	f->recovery_ns = model_fault_ns(m, p->ctl.recovery_ns);
 	f->multipath_ns = model_fault_ns(m, p->fe.multipath_timeout_ns);
+	f->repair_ns = model_fault_ns(m, p->nodes.repair_delay_ns);
 	for (unsigned t = 0; t < PROFILE_TIER_COUNT; t++) {
 		const struct profile_tier *pt = &p->tier[t];
 
@@ -96,6 +103,8 @@ int model_fault_init(struct model *m)
 			f->drive[t][i].done_fail_ns = NEVER;
 		}
 	}
+	for (unsigned n = 0; n < MODEL_MAX_CTLS; n++)
+		f->resync_ns[n] = f->repair_at[n] = NEVER;
 	return 0;
 }
 
@@ -127,6 +136,20 @@ static bool exhausted(const struct model *m, unsigned down)
 	}
 }
 
+/* Has node @node lost all its network ports (model_paths_net)? Then it
+ * is partitioned from the others: a node down, as with no controller. */
+static bool partitioned(const struct model *m, unsigned node)
+{
+	unsigned n = model_node_paths(m);
+
+	if (!model_paths_net(m))
+		return false;
+	for (unsigned i = 0; i < n; i++)
+		if (!m->f.link_down[node * n + i])
+			return false;
+	return true;
+}
+
 bool model_node_down(const struct model *m, unsigned node)
 {
 	unsigned n = m->p->ctl.count, down = 0;
@@ -135,10 +158,11 @@ bool model_node_down(const struct model *m, unsigned node)
 		return false;
 	for (unsigned i = 0; i < n; i++)
 		down += m->f.ctl_down[node * n + i];
-	return exhausted(m, down);
+	return exhausted(m, down) || partitioned(m, node);
 }
 
-/* One node: its controllers. Several: a node down leaves its data only
+/* One node: its controllers. Several: a node down (no controller, or
+ * partitioned) leaves its data only
  * on the other nodes' members, so the array stays up while the nodes
  * down are within [nodes] raid's tolerance, and with no redundancy
  * across nodes (XtremIO: protection inside each brick) not at all. */
@@ -148,15 +172,21 @@ static bool ctls_exhausted(const struct model *m)
 
 	if (m->nodes == 1)
 		return exhausted(m, m->f.ctls_down);
+	/* A node repaired on the others is no member lost. */
 	for (unsigned node = 0; node < m->nodes; node++)
-		down += model_node_down(m, node);
+		down +=
+		    model_node_down(m, node) && !model_node_repaired(m, node);
 	return model_nodes_redundant(m) ? down > model_node_tolerance(m)
 					: down > 0;
 }
 
 bool model_down(const struct model *m)
 {
-	return ctls_exhausted(m) || m->f.links_down >= m->p->fe.links;
+	/* Network paths: a node without any is a node down (above). */
+	if (model_paths_net(m))
+		return ctls_exhausted(m);
+	return ctls_exhausted(m) ||
+	       m->f.links_down >= m->nodes * model_node_paths(m);
 }
 
 /* Requests arriving in [now, now + ns) wait until its end; an overlapping
@@ -247,9 +277,20 @@ unsigned model_fault_pick_node_link(struct model *m)
 	unsigned links = m->p->fe.links, n = m->nodes * links;
 	unsigned first = m->next_link++ % n;
 
-	for (unsigned k = 0; k < n; k++)
-		if (!model_node_down(m, (first + k) % n / links))
-			return (first + k) % n;
+	/* Front-end paths: a lost link takes nothing, a node with none left
+	 * still serves its data (XtremIO: hosts use the other bricks').
+	 * Round robin over those up, as for controllers: the hosts'
+	 * multipathing spreads a lost link's share over all the others, not
+	 * onto the next one alone. */
+	for (unsigned k = 0; k < n; k++) {
+		unsigned l = (first + k) % n;
+
+		if (!model_node_down(m, l / links) &&
+		    (model_paths_net(m) || !m->f.link_down[l])) {
+			m->next_link = l + 1;
+			return l;
+		}
+	}
 	return first;
 }
 
@@ -326,10 +367,11 @@ static unsigned sources(const struct model *m, unsigned tier, unsigned g,
  * drive of the next nodes up, each a request hop there and the data's
  * hop back. Simplification: the members are the next nodes in turn, not
  * the stripe's own (model_nodes.c rotates stripes over all nodes, so the
- * cost is the same), and the node of the lost drive asks them. */
+ * cost is the same), and @asker asks them (the lost drive's node, or
+ * where a down node's repair writes). */
 static uint64_t cross_read(struct model *m, unsigned tier, unsigned g,
-			   const struct raid_op *o, uint64_t from,
-			   uint64_t *counts)
+			   unsigned asker, const struct raid_op *o,
+			   uint64_t from, uint64_t *counts)
 {
 	unsigned per = m->p->tier[tier].drives, node = g / per, l = g % per;
 	unsigned need = model_node_sources(m);
@@ -342,9 +384,9 @@ static uint64_t cross_read(struct model *m, unsigned tier, unsigned g,
 		if (degraded(m, tier, src, o->offset, from) ||
 		    model_node_down(m, other))
 			continue;
-		t = model_nodes_hop(m, node, other, 0, from);
+		t = model_nodes_hop(m, asker, other, 0, from);
 		t = submit_on(m, tier, src, o, t, counts);
-		t = model_nodes_hop(m, other, node, o->bytes, t);
+		t = model_nodes_hop(m, other, asker, o->bytes, t);
 		end = t > end ? t : end;
 		need--;
 	}
@@ -361,7 +403,8 @@ static uint64_t reconstruct(struct model *m, unsigned tier, unsigned g,
 	uint64_t end = from;
 
 	if (model_cross_nodes(m, tier))
-		return cross_read(m, tier, g, o, from, counts);
+		return cross_read(m, tier, g, g / m->p->tier[tier].drives, o,
+				  from, counts);
 	n = sources(m, tier, g, o->offset, from, src);
 	for (unsigned k = 0; k < n; k++) {
 		uint64_t t = submit_on(m, tier, src[k], o, from, counts);
@@ -385,10 +428,25 @@ uint64_t model_fault_drive_op(struct model *m, unsigned tier, unsigned node,
 	return reconstruct(m, tier, g, o, from, counts);
 }
 
+/* The node up that chunk @k of down node @node's repair goes to: the
+ * others in turn. */
+static unsigned repair_node(const struct model *m, unsigned node, uint64_t k)
+{
+	for (unsigned j = 0; j + 1 < m->nodes; j++) {
+		unsigned to = (unsigned)((node + 1 + (k + j) % (m->nodes - 1)) %
+					 m->nodes);
+
+		if (!model_node_down(m, to))
+			return to;
+	}
+	return node;
+}
+
 /* Rebuild chunk @k of drive @g, starting at @at: read the sources, then
  * write spare space, both rotating through the node's drives of the tier
  * (declustered); across nodes, read from the other nodes' members and
- * write on the node's own other drives. When the write ends. */
+ * write on the node's own other drives, or for a down node's repair on
+ * the other nodes' drives. When the write ends. */
 static uint64_t book_chunk(struct model *m, unsigned tier, unsigned g,
 			   uint64_t k, uint64_t at)
 {
@@ -402,9 +460,20 @@ static uint64_t book_chunk(struct model *m, unsigned tier, unsigned g,
 	uint64_t end = at;
 
 	o.offset = k * REBUILD_CHUNK % pt->capacity_bytes;
+	if (model_cross_nodes(m, tier) && m->f.drive[tier][g].elsewhere) {
+		unsigned to = repair_node(m, g / pt->drives, k);
+
+		end = cross_read(m, tier, g, to, &o, at, m->counts.rebuild_ops);
+		o.op = ENGINE_OP_WRITE;
+		return submit_on(m, tier,
+				 to * pt->drives +
+				     (unsigned)((drive + k) % pt->drives),
+				 &o, end, m->counts.rebuild_ops);
+	}
 	if (model_cross_nodes(m, tier)) {
 		need = 0;
-		end = cross_read(m, tier, g, &o, at, m->counts.rebuild_ops);
+		end = cross_read(m, tier, g, g / pt->drives, &o, at,
+				 m->counts.rebuild_ops);
 	}
 	for (unsigned j = 0; j < need; j++) {
 		unsigned src =
@@ -457,14 +526,6 @@ static void rebuild_run(struct model *m, unsigned tier, unsigned i,
 		d->rebuild_end_ns = d->last_end_ns;
 }
 
-static void drive_reset(struct model *m, struct drive_fault *d)
-{
-	d->pulled_ns = d->fail_ns = NEVER;
-	d->rebuild_end_ns = d->rebuild_next = d->rebuild_chunks = 0;
-	d->plan_end_ns = d->last_end_ns = 0;
-	m->f.drives_out--;
-}
-
 /* Rebuilds caught up to @now; a returned drive done rebuilding is
  * forgotten. */
 static void drives_run(struct model *m, uint64_t now)
@@ -480,21 +541,36 @@ static void drives_run(struct model *m, uint64_t now)
 			if (now >= d->rebuild_end_ns && d->pulled_ns == NEVER) {
 				d->done_fail_ns = d->fail_ns;
 				d->done_end_ns = d->rebuild_end_ns;
-				drive_reset(m, d);
+				model_drive_reset(m, d);
 			}
 		}
 }
 
+/* Down nodes whose repair is due by @now begin it, when enough nodes are
+ * up to hold the layout across nodes (else they wait). */
+static void repairs_run(struct model *m, uint64_t now)
+{
+	unsigned up = 0;
+
+	for (unsigned n = 0; n < m->nodes; n++)
+		up += !model_node_down(m, n);
+	for (unsigned n = 0; n < m->nodes && m->f.repairs_due; n++)
+		if (m->f.repair_at[n] <= now && !m->f.repairing[n] &&
+		    up >= profile_node_width(m->p->nodes.raid))
+			model_repair_start(m, n);
+}
+
 void model_advance(struct model *m, uint64_t now_ns)
 {
+	if (m->f.repairs_due)
+		repairs_run(m, now_ns);
 	if (m->f.drives_out)
 		drives_run(m, now_ns);
 }
 
 uint64_t model_fault_arrive(struct model *m, uint64_t now_ns)
 {
-	if (m->f.drives_out)
-		drives_run(m, now_ns);
+	model_advance(m, now_ns);
 	if (now_ns >= m->f.stall_from && now_ns < m->f.stall_until)
 		return m->f.stall_until;
 	return now_ns;
@@ -537,7 +613,7 @@ static int fault_path(struct model *m, uint64_t now, unsigned id, bool on,
 {
 	struct model_faults *f = &m->f;
 
-	if (id >= m->p->fe.links)
+	if (id >= m->nodes * model_node_paths(m))
 		return -EINVAL;
 	if (f->link_down[id] == on)
 		return -EALREADY;
@@ -558,20 +634,9 @@ static void drive_pull(struct model *m, unsigned tier, struct drive_fault *d,
 	    pt->raid == PROFILE_RAID0 && !model_cross_nodes(m, tier)
 		? 0
 		: (uint64_t)((double)pt->capacity_bytes * pt->fill_pct / 100.0);
-	double secs = (double)used / (double)m->f.rebuild_rate[tier];
 
 	d->pulled_ns = now;
-	d->fail_ns = now + m->f.detection_ns[tier];
-	d->plan_end_ns = d->fail_ns + (uint64_t)(secs * 1e9 + 0.5);
-	d->rebuild_chunks = (used + REBUILD_CHUNK - 1) / REBUILD_CHUNK;
-	d->chunk_ns =
-	    d->rebuild_chunks ? secs * 1e9 / (double)d->rebuild_chunks : 1.0;
-	d->rebuild_next = 0;
-	d->last_end_ns = d->fail_ns;
-	/* Nothing to copy, or no drive to copy from: over at its plan. */
-	d->rebuild_end_ns =
-	    d->rebuild_chunks && pt->drives >= 2 ? NEVER : d->plan_end_ns;
-	m->f.drives_out++;
+	model_rebuild_plan(m, tier, d, now + m->f.detection_ns[tier], used);
 	eff->fail_ns = d->fail_ns;
 	eff->rebuild_end_ns = d->plan_end_ns;
 	eff->rebuild_bytes = used;
@@ -584,12 +649,14 @@ static int fault_drive(struct model *m, uint64_t now, unsigned tier,
 
 	if (m->f.drives_out)
 		drives_run(m, now); /* forget finished rebuilds first */
+	if (on && d->resync)
+		model_drive_reset(m, d); /* its rebuild will copy it all */
 	if (!on) {
 		if (d->pulled_ns == NEVER)
 			return -EALREADY;
 		if (now < d->fail_ns) {
 			eff->unnoticed = true;
-			drive_reset(m, d);
+			model_drive_reset(m, d);
 			return 0;
 		}
 		d->pulled_ns = NEVER; /* the rebuild finishes onto spare */
@@ -619,6 +686,34 @@ static int fault_slow(struct model *m, unsigned tier, unsigned id, bool on,
 	return engine_set_slowdown(m->e, m->drive0[tier] + (int)id, d->slow);
 }
 
+/* The node a controller or path fault is on (several nodes), else
+ * UINT_MAX. */
+static unsigned fault_node(const struct model *m, const struct model_fault *f)
+{
+	if (m->nodes > 1 && f->kind == MODEL_FAULT_CONTROLLER)
+		return f->id / m->p->ctl.count;
+	if (m->nodes > 1 && f->kind == MODEL_FAULT_PATH)
+		return f->id / model_node_paths(m);
+	return UINT_MAX;
+}
+
+/* Node @node down (@was: before the change) or back: its resync stops and
+ * its repair is due, or its repair stops and it resyncs once it serves,
+ * unless repaired (model_resync.c). */
+static void node_change(struct model *m, unsigned node, bool was, uint64_t now,
+			struct model_fault_effect *eff)
+{
+	bool is = model_node_down(m, node);
+
+	if (is && !was) {
+		model_resync_stop(m, node, now);
+		model_repair_schedule(m, node, now);
+	} else if (was && !is && !model_repair_stop(m, node)) {
+		model_resync_start(m, node,
+				   eff->serves_ns ? eff->serves_ns : now, eff);
+	}
+}
+
 bool model_fault_current(const struct model *m, const struct model_fault *f,
 			 enum model_fault_mark mark, uint64_t key_ns)
 {
@@ -632,6 +727,9 @@ bool model_fault_current(const struct model *m, const struct model_fault *f,
 		       !mf->ctl_down[f->id] &&
 		       mf->ctl_serves_ns[f->id] == key_ns;
 	default:
+		if (f->kind <= MODEL_FAULT_PATH) /* a node back: its resync */
+			return fault_node(m, f) < m->nodes &&
+			       mf->resync_ns[fault_node(m, f)] == key_ns;
 		return f->tier < PROFILE_TIER_COUNT && mf->drive[f->tier] &&
 		       f->id < model_drives(m, f->tier) &&
 		       (mf->drive[f->tier][f->id].fail_ns == key_ns ||
@@ -643,18 +741,17 @@ int model_fault(struct model *m, uint64_t now_ns, const struct model_fault *f,
 		bool on, struct model_fault_effect *eff)
 {
 	bool was_down = model_down(m);
+	unsigned node = fault_node(m, f);
+	bool node_was = node < m->nodes && model_node_down(m, node);
 	int rc;
 
 	memset(eff, 0, sizeof(*eff));
-	/* Several nodes: no path faults (model.h). */
-	if (m->nodes > 1 && f->kind == MODEL_FAULT_PATH)
-		return -ENOTSUP;
 	if (f->kind == MODEL_FAULT_CONTROLLER) {
 		rc = fault_ctl(m, now_ns, f->id, on, eff);
 		eff->serving = m->nodes * m->p->ctl.count - m->f.ctls_down;
 	} else if (f->kind == MODEL_FAULT_PATH) {
 		rc = fault_path(m, now_ns, f->id, on, eff);
-		eff->serving = m->p->fe.links - m->f.links_down;
+		eff->serving = m->nodes * model_node_paths(m) - m->f.links_down;
 	} else if (f->tier >= PROFILE_TIER_COUNT ||
 		   !m->p->tier[f->tier].present) {
 		return -ENOTSUP;
@@ -665,6 +762,8 @@ int model_fault(struct model *m, uint64_t now_ns, const struct model_fault *f,
 	} else {
 		rc = fault_slow(m, f->tier, f->id, on, f->factor);
 	}
+	if (!rc && node < m->nodes)
+		node_change(m, node, node_was, now_ns, eff);
 	eff->down = model_down(m);
 	eff->down_changed = eff->down != was_down;
 	return rc;

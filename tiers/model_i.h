@@ -36,7 +36,10 @@ struct drive_fault {
 	uint64_t last_end_ns;	 /* the latest end of a chunk booked */
 	/* End of the chunk booked MODEL_REBUILD_WINDOW before (ring). */
 	uint64_t win[MODEL_REBUILD_WINDOW];
-	double slow;	       /* service multiplier, 1: normal */
+	uint64_t bytes; /* to copy: the used space, or a resync's share */
+	bool resync;	/* copies what its node missed while down */
+	bool elsewhere; /* its node down: rebuilt on the other nodes */
+	double slow;	/* service multiplier, 1: normal */
 	uint64_t done_fail_ns; /* fail_ns of the last finished rebuild */
 	uint64_t done_end_ns;  /* ... and when it ended */
 };
@@ -85,8 +88,18 @@ struct model_faults {
 	struct placement place[PROFILE_TIER_COUNT];
 	struct loss_event *loss; /* every loss so far, in order */
 	unsigned n_loss;
+	/* Several nodes, object placement (model_resync.c): the bytes of
+	 * writes each node missed while down, and when its resync of them
+	 * began (UINT64_MAX: none). */
+	uint64_t missed_bytes[MODEL_MAX_CTLS], resync_ns[MODEL_MAX_CTLS];
+	/* A node down: when its components are to be rebuilt on the others
+	 * (UINT64_MAX: not down, or no such repair), and whether that
+	 * repair has begun. */
+	uint64_t repair_at[MODEL_MAX_CTLS];
+	bool repairing[MODEL_MAX_CTLS];
+	unsigned repairs_due; /* nodes with repair_at set, not begun */
 	/* Scaled durations and rates of the profile. */
-	uint64_t failover_ns, recovery_ns, multipath_ns;
+	uint64_t failover_ns, recovery_ns, multipath_ns, repair_ns;
 	uint64_t detection_ns[PROFILE_TIER_COUNT];
 	uint64_t rebuild_rate[PROFILE_TIER_COUNT]; /* bytes/s, per drive */
 };
@@ -126,6 +139,23 @@ struct model {
 static inline unsigned model_drives(const struct model *m, unsigned tier)
 {
 	return m->nodes * m->p->tier[tier].drives;
+}
+
+/* Are a node's paths (path faults) its network ports rather than its
+ * front-end links? On several nodes with a local front end (vSAN: the VM's
+ * virtual disk on its own host, no wire) what a host can lose is its
+ * network links (NIC teaming), which carry its traffic to the others. */
+static inline bool model_paths_net(const struct model *m)
+{
+	return m->nodes > 1 && m->p->fe.protocol == PROFILE_PROTO_LOCAL;
+}
+
+/* Paths per node: front-end links, or network ports (model_paths_net).
+ * Path id g is node g / this, its path g mod this, as the resources
+ * (link<g>, ic<node>.<port>) number them; f.link_down[] by that id. */
+static inline unsigned model_node_paths(const struct model *m)
+{
+	return model_paths_net(m) ? m->p->nodes.net.links : m->p->fe.links;
 }
 
 /* Is the data laid out with redundancy across nodes (object placement

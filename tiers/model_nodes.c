@@ -158,6 +158,19 @@ const struct raid_plan *model_nodes_split(struct model *m, enum engine_op op,
 	return x;
 }
 
+/* Node @node's port for a hop, from @port on: the next one up when its
+ * network ports are paths that can be lost (model_paths_net), as NIC
+ * teaming moves a lost uplink's traffic to the others. */
+static unsigned port_up(const struct model *m, unsigned node, unsigned port)
+{
+	unsigned links = m->p->nodes.net.links;
+
+	for (unsigned k = 0; model_paths_net(m) && k < links; k++)
+		if (!m->f.link_down[node * links + (port + k) % links])
+			return (port + k) % links;
+	return port;
+}
+
 uint64_t model_nodes_hop(struct model *m, unsigned from, unsigned to,
 			 uint64_t bytes, uint64_t start)
 {
@@ -168,10 +181,11 @@ uint64_t model_nodes_hop(struct model *m, unsigned from, unsigned to,
 	if (from == to)
 		return start;
 	if (bytes) {
+		/* Through a switch: each end's own port up. */
 		port = m->next_ic++ % links;
-		st.res = m->ic_out[from * links + port];
+		st.res = m->ic_out[from * links + port_up(m, from, port)];
 		end = engine_submit(m->e, start, &st, 1);
-		st.res = m->ic_in[to * links + port];
+		st.res = m->ic_in[to * links + port_up(m, to, port)];
 		t = engine_submit(m->e, start, &st, 1);
 		end = t > end ? t : end;
 	}

@@ -4,6 +4,7 @@
 #include <errno.h>
 
 #include "tiers/model_i.h"
+#include "tiers/profile_calc.h"
 
 #define NEVER UINT64_MAX
 
@@ -77,11 +78,8 @@ int model_drive_view(const struct model *m, unsigned tier, unsigned id,
 	if (d->fail_ns == NEVER ||
 	    (now_ns >= d->rebuild_end_ns && d->pulled_ns == NEVER))
 		return 0; /* in place, or back and rebuilt */
-	/* What drive_pull() planned to copy: the drive's used space. */
-	v->rebuild_bytes =
-	    pt->raid == PROFILE_RAID0 && !model_cross_nodes(m, tier)
-		? 0
-		: (uint64_t)((double)pt->capacity_bytes * pt->fill_pct / 100.0);
+	/* What was planned: a pulled drive's used space, a resync's share. */
+	v->rebuild_bytes = d->bytes;
 	v->rebuild_left = rebuild_left(d, model_rebuild_window(pt->drives),
 				       v->rebuild_bytes, now_ns);
 	v->state = now_ns >= d->fail_ns && now_ns < d->rebuild_end_ns
@@ -90,13 +88,43 @@ int model_drive_view(const struct model *m, unsigned tier, unsigned id,
 	return 0;
 }
 
+int model_resync_end(const struct model *m, const struct model_fault *f,
+		     uint64_t fail_ns, uint64_t *end_ns)
+{
+	unsigned tier = profile_data_tier(m->p), per = m->p->tier[tier].drives;
+	unsigned node = f->kind == MODEL_FAULT_CONTROLLER
+			    ? f->id / m->p->ctl.count
+			    : f->id / model_node_paths(m);
+	int rc = -ENOENT;
+
+	if (m->nodes == 1 || f->kind > MODEL_FAULT_PATH || node >= m->nodes)
+		return -ENOENT;
+	*end_ns = 0;
+	/* The last of its drives to finish (one still booking: -EAGAIN). */
+	for (unsigned i = node * per; i < (node + 1) * per; i++) {
+		uint64_t end;
+		int r = model_rebuild_end(m, tier, i, fail_ns, &end);
+
+		if (r == -ENOENT)
+			continue;
+		rc = rc == -EAGAIN || r == -EAGAIN ? -EAGAIN : 0;
+		*end_ns = end > *end_ns ? end : *end_ns;
+	}
+	return rc;
+}
+
 bool model_ctl_up(const struct model *m, unsigned i, uint64_t now_ns)
 {
 	return i < m->nodes * m->p->ctl.count && !m->f.ctl_down[i] &&
 	       m->f.ctl_serves_ns[i] <= now_ns;
 }
 
+unsigned model_path_count(const struct model *m)
+{
+	return m->nodes * model_node_paths(m);
+}
+
 bool model_path_up(const struct model *m, unsigned i)
 {
-	return i < m->p->fe.links && !m->f.link_down[i];
+	return i < model_path_count(m) && !m->f.link_down[i];
 }

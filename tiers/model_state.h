@@ -49,13 +49,22 @@ int model_drive_view(const struct model *m, unsigned tier, unsigned id,
  * last model_advance. */
 int model_rebuild_end(const struct model *m, unsigned tier, unsigned id,
 		      uint64_t fail_ns, uint64_t *end_ns);
+/* The same for the resync a node's return started (fault @f, a
+ * controller or path of several nodes, its effect's fail_ns): when the
+ * last of the node's drives finishes its share. */
+int model_resync_end(const struct model *m, const struct model_fault *f,
+		     uint64_t fail_ns, uint64_t *end_ns);
 /* The engine resource of drive @id of tier @tier, ids as for
  * model_drive_view (-1: none). */
 int model_drive_res(const struct model *m, unsigned tier, unsigned id);
 /* Controller @i serves requests at @now_ns (not failed, not still
  * recovering). */
 bool model_ctl_up(const struct model *m, unsigned i, uint64_t now_ns);
-/* Front-end path @i is up. */
+/* Paths `path` faults address: every node's front-end links, or on
+ * several nodes with a local front end (vSAN) every node's network ports
+ * (node i / per node, its link or port i mod per node). */
+unsigned model_path_count(const struct model *m);
+/* Path @i (as model_path_count numbers them) is up. */
 bool model_path_up(const struct model *m, unsigned i);
 
 #endif

@@ -194,6 +194,10 @@ const struct pkey pkeys[] = {
 	.help = "one hop between nodes, beside the transfer"),
     KEY(PSEC_NODES, "interconnect_cpu", PK_DURATION, P(nodes.hop_cpu_ns), "0",
 	.help = "CPU per message between nodes, on each end (0: RDMA)"),
+    KEY(PSEC_NODES, "repair_delay", PK_DURATION, P(nodes.repair_delay_ns),
+	"60m",
+	.help = "object placement: a node down this long has its "
+		"components rebuilt on the others (vSAN: 60 minutes)"),
     /* The replication link (profile_calc.c: the assumptions). */
     KEY(PSEC_REPLICATION, "speed", PK_LINK, P(repl.link), "10GbE",
 	.help = "the replication link: an Ethernet or FC speed"),

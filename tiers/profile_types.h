@@ -215,6 +215,9 @@ struct profile_nodes {
 	/* CPU per message over the interconnect, on each end (a TCP stack's
 	 * work; 0: RDMA, the adapters move the data). */
 	uint64_t hop_cpu_ns;
+	/* Object placement with [nodes] raid: how long a node is down
+	 * before its components are rebuilt on the others. */
+	uint64_t repair_delay_ns;
 };
 
 /* The link to a replica (a mount with --replicate-to): its speed and

@@ -235,6 +235,50 @@ static void test_rebuild_end_waits_for_the_drives(void **state)
 	unlink(path);
 }
 
+/* A node back (a controller restored): its resync is logged as resync,
+ * then resync_progress and resync_end on the same marks as a drive's
+ * rebuild (no "noticed": nothing failed), the end asking the model. */
+static void test_resync_events(void **state)
+{
+	(void)state;
+	char path[] = "/tmp/test_array_events.XXXXXX", err[256];
+	uint64_t now = clock_mono_ns();
+	int fd = mkstemp(path);
+	struct events *ev;
+	struct fault_rule r;
+	unsigned loss, fired = 0;
+
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(events_open(path, &ev), 0);
+	assert_int_equal(
+	    fault_rule_parse("controller id=3", &r, err, sizeof(err)), 0);
+	t_effect = (struct fault_array_effect){.resync = true,
+					       .fail_ns = now - 10 * S,
+					       .rebuild_end_ns = now - 2 * S,
+					       .rebuild_bytes = 1 << 20};
+	t_now = now - 10 * S;
+	t_ntimers = t_asked = 0;
+	t_end_rc[0] = 0, t_end[0] = now - 2 * S;
+	struct fault_env env = {.hooks = &t_live_hooks, .events = ev};
+	assert_int_equal(fault_array_inject(&env, &r, FAULT_ARRAY_CONTROLLER, 1,
+					    &loss, err, sizeof(err)),
+			 0);
+	assert_int_equal(t_ntimers, 10);
+	while (fired < t_ntimers) {
+		struct fault_timer *t = t_timers[fired++];
+		t->fire(t);
+	}
+	events_close(ev);
+	assert_int_equal(t_asked, 1);
+	assert_int_equal(t_count(path, "resync"), 1);
+	assert_int_equal(t_count(path, "rebuild"), 0);
+	assert_int_equal(t_count(path, "noticed"), 0);
+	assert_int_equal(t_count(path, "resync_progress"), 9);
+	assert_int_equal(t_count(path, "resync_end"), 1);
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -242,6 +286,7 @@ int main(void)
 	    cmocka_unit_test(test_stall_under_way_is_not_wrapped),
 	    cmocka_unit_test(test_other_times_not_wrapped),
 	    cmocka_unit_test(test_rebuild_end_waits_for_the_drives),
+	    cmocka_unit_test(test_resync_events),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -13,7 +13,8 @@
 # the other bricks), fio verifies every byte, nothing is lost, fsck is
 # clean after. An id past the 100 drives is
 # refused with one line; controller 2 (brick 1's first) is taken with 7
-# left serving; a path fault is refused as not modelled.
+# left serving; path 5 (brick 1's port 1) is lost with 15 left serving,
+# path 16 of 16 refused with one line.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 t_require_cmd fio python3
@@ -106,15 +107,19 @@ python3 - "$T/array.json" "$STORE/samples.jsonl" <<-'PY' || t_fail "the rebuild 
 	PY
 
 # Controllers by array-wide id too (4 bricks of 2): brick 1's first is
-# taken, its partner serves on (7 of 8); paths are not modelled here.
+# taken, its partner serves on (7 of 8); paths likewise (4 bricks of 4).
 cid=$(ctl fault inject controller id=2) || t_fail "controller 2 refused"
 grep -q '"event":"serving","id":'"$cid"',"serving":7' "$STORE/events.jsonl" ||
 	t_fail "no serving event with 7 controllers left"
 ctl fault clear "$cid"
-if out=$(ctl fault inject path id=0 2>&1); then
-	t_fail "a path fault on 4 nodes accepted: $out"
+pid=$(ctl fault inject path id=5) || t_fail "path 5 refused"
+grep -q '"event":"serving","id":'"$pid"',"serving":15' "$STORE/events.jsonl" ||
+	t_fail "no serving event with 15 paths left"
+ctl fault clear "$pid"
+if out=$(ctl fault inject path id=16 2>&1); then
+	t_fail "path id=16 of 16 accepted: $out"
 fi
-[[ "$out" == *"path faults on a profile of 4 nodes are not modelled yet"* ]] ||
+[[ "$out" == *"no path 16: profile "*" has 16 (0 to 15)"* ]] ||
 	t_fail "unexpected refusal: $out"
 t_umount
 t_fsck

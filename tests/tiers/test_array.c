@@ -284,15 +284,15 @@ static void test_faults_shutdown(void **state)
 	    array_fault(a, &c0, true, &now, &eff, err, sizeof(err)), -ENOTSUP);
 	assert_non_null(strstr(err, "timed array profile"));
 	array_free(a);
-	/* Several nodes: paths not modelled yet, and said so; controllers
-	 * (4 bricks of 2) and drives (of 25) by array-wide ids are. */
+	/* Several nodes: paths (4 bricks of 4), controllers (of 2) and
+	 * drives (of 25) by array-wide ids. */
 	assert_int_equal(array_new("xtremio-xbrick4", 1.0, 1, &a), 0);
-	bad = (struct model_fault){.kind = MODEL_FAULT_PATH};
+	bad = (struct model_fault){.kind = MODEL_FAULT_PATH, .id = 16};
 	assert_int_equal(
-	    array_fault(a, &bad, true, &now, &eff, err, sizeof(err)), -ENOTSUP);
-	assert_string_equal(err, "path faults on a profile of 4 nodes are not "
-				 "modelled yet (controller and drive faults "
-				 "are)");
+	    array_fault(a, &bad, true, &now, &eff, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err,
+			    "no path 16: profile xtremio-xbrick4 has 16 (0 to "
+			    "15)");
 	bad = (struct model_fault){.kind = MODEL_FAULT_CONTROLLER, .id = 8};
 	assert_int_equal(
 	    array_fault(a, &bad, true, &now, &eff, err, sizeof(err)), -EINVAL);

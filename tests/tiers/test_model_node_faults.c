@@ -24,6 +24,7 @@
 
 #include "tests/tiers/t_model.h"
 #include "tiers/engine.h"
+#include "tiers/profile_calc.h"
 #include "tiers/model_state.h"
 
 /* The built-ins with small drives, so a rebuild is a few
@@ -375,6 +376,484 @@ static void vsan_host_down(void **state)
 	(void)state;
 }
 
+static void path_fault(struct model *m, uint64_t now, unsigned id, bool on,
+		       struct model_fault_effect *eff)
+{
+	struct model_fault f = {.kind = MODEL_FAULT_PATH, .id = id};
+
+	assert_int_equal(model_fault(m, now, &f, on, eff), 0);
+}
+
+/* Closed loop from @t0: @q clients each reading @len sequentially in its
+ * own region, @n reads in all; MB/s (decimal) over [t0, last done). */
+static double read_mb_s(struct model *m, uint64_t t0, unsigned q, unsigned n,
+			uint64_t len)
+{
+	uint64_t next[64], pos[64], last = t0;
+
+	assert_true(q <= 64);
+	for (unsigned c = 0; c < q; c++) {
+		next[c] = t0;
+		pos[c] = (uint64_t)c << 32;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		unsigned c = 0;
+		struct model_io io = {.op = ENGINE_OP_READ, .length = len};
+
+		for (unsigned k = 1; k < q; k++)
+			if (next[k] < next[c])
+				c = k;
+		io.offset = pos[c];
+		pos[c] += len;
+		next[c] = model_submit(m, next[c], &io);
+		last = next[c] > last ? next[c] : last;
+	}
+	return (double)n * (double)len / 1e6 / ((double)(last - t0) / 1e9);
+}
+
+static uint64_t links_bytes(const struct model *m, unsigned from, unsigned to)
+{
+	uint64_t sum = 0;
+
+	for (unsigned i = from; i < to; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "link%u.out", i);
+		sum += res_named(m, name).bytes[ENGINE_OP_READ];
+	}
+	return sum;
+}
+
+/* Path 5 is brick 1's front-end port 1 (4 a brick): arrivals stall
+ * multipath_timeout (5 s, the default), then the other 15 ports carry
+ * everything: link-bound 256 KiB reads get 15/16 of the healthy rate, the
+ * port nothing. Path 16 of 16 is refused. */
+static void xbrick_path_loss(void **state)
+{
+	struct profile *p = xbrick4();
+	struct model *m = t_model(p, 1.0, 1), *ok = t_model(p, 1.0, 1);
+	struct model_fault f = {.kind = MODEL_FAULT_PATH, .id = 16};
+	struct model_fault_effect eff;
+	uint64_t t0 = 10 * S, before;
+	double healthy, lost;
+
+	assert_int_equal(model_fault(m, 0, &f, true, &eff), -EINVAL);
+	path_fault(m, t0, 5, true, &eff);
+	assert_false(eff.down);
+	assert_int_equal(eff.serving, 15);
+	assert_int_equal(eff.stall_from, t0);
+	assert_int_equal(eff.stall_until, t0 + 5 * S);
+	assert_true(t0 + S + t_read4k(m, t0 + S, 0) > t0 + 5 * S);
+	before = links_bytes(m, 5, 6);
+	healthy = read_mb_s(ok, t0 + 5 * S, 64, 800, 256 * KIB);
+	lost = read_mb_s(m, t0 + 5 * S, 64, 800, 256 * KIB);
+	printf("# 256 KiB reads: healthy %.0f MB/s, port 5 lost %.0f MB/s\n",
+	       healthy, lost);
+	t_assert_within(lost / healthy, 15.0 / 16.0, 0.03);
+	assert_int_equal(links_bytes(m, 5, 6), before);
+	model_free(m);
+	model_free(ok);
+	free(p);
+	(void)state;
+}
+
+/* Brick 1's 4 ports all lost: still up, the hosts use the other bricks'
+ * 12 ports (link-bound 256 KiB reads at their rate), and brick 1 still serves
+ * its blocks (over InfiniBand); all 16 lost is the array down, one back is up
+ * again. */
+static void xbrick_brick_ports_lost(void **state)
+{
+	struct profile *p = xbrick4();
+	struct model *m = t_model(p, 1.0, 1);
+	struct model_fault_effect eff;
+	uint64_t drives = 0;
+	double mb;
+
+	for (unsigned id = 4; id < 8; id++)
+		path_fault(m, 0, id, true, &eff);
+	assert_false(eff.down);
+	assert_int_equal(eff.serving, 12);
+	mb = read_mb_s(m, 10 * S, 64, 800, 256 * KIB);
+	printf("# 256 KiB reads on 12 ports: %.0f MB/s\n", mb);
+	/* Link-bound: 12 ports' payload rate. */
+	t_assert_within(mb, 12 * profile_link_bytes_per_s(&p->fe, 0) / 1e6,
+			0.03);
+	assert_int_equal(links_bytes(m, 4, 8), 0);
+	assert_true(links_bytes(m, 0, 4) > 0 && links_bytes(m, 8, 16) > 0);
+	for (unsigned i = 25; i < 50; i++)
+		drives += drive_bytes(m, PROFILE_TIER_FLASH, i, ENGINE_OP_READ);
+	assert_true(drives > 0);
+	for (unsigned id = 0; id < 16; id++)
+		if (id < 4 || id >= 8)
+			path_fault(m, 20 * S, id, true, &eff);
+	assert_true(eff.down && eff.down_changed);
+	assert_int_equal(eff.serving, 0);
+	path_fault(m, 21 * S, 9, false, &eff);
+	assert_false(eff.down);
+	assert_true(eff.down_changed);
+	model_free(m);
+	free(p);
+	(void)state;
+}
+
+/* 1 MiB-aligned offsets whose 1 MiB read reads host @host's capacity
+ * devices alone (object placement: one member), @n of them. */
+static void units_on(const struct profile *p, unsigned host, uint64_t *off,
+		     unsigned n)
+{
+	struct model *m = t_model(p, 1.0, 1);
+	uint64_t t = 0;
+	unsigned got = 0;
+
+	for (uint64_t u = 0; got < n && u < 4096; u++) {
+		struct model_io io = {
+		    .op = ENGINE_OP_READ, .offset = u * MIB, .length = MIB};
+		uint64_t b = 0, a = 0;
+
+		for (unsigned i = host * 14; i < host * 14 + 14; i++)
+			b += drive_bytes(m, PROFILE_TIER_BACKING, i,
+					 ENGINE_OP_READ);
+		model_submit(m, t, &io);
+		t += S;
+		for (unsigned i = host * 14; i < host * 14 + 14; i++)
+			a += drive_bytes(m, PROFILE_TIER_BACKING, i,
+					 ENGINE_OP_READ);
+		if (a - b == MIB)
+			off[got++] = u * MIB;
+	}
+	assert_int_equal(got, n);
+	model_free(m);
+}
+
+/* @n reads of 1 MiB at @off, all at @t0: how long until the last ends. */
+static uint64_t burst(struct model *m, uint64_t t0, const uint64_t *off,
+		      unsigned n)
+{
+	uint64_t last = t0;
+
+	for (unsigned i = 0; i < n; i++) {
+		struct model_io io = {
+		    .op = ENGINE_OP_READ, .offset = off[i], .length = MIB};
+		uint64_t e = model_submit(m, t0, &io);
+
+		last = e > last ? e : last;
+	}
+	return last - t0;
+}
+
+/* Path 6 is host 3's first vSAN port (2 a host: a local front end, so
+ * the paths are the network's): arrivals stall multipath_timeout, then
+ * its other port carries all its traffic. A burst of 64 reads of host
+ * 3's components, taken on every host, leaves host 3 through one port
+ * instead of two: it takes twice as long, each 1 MiB at the port's
+ * payload rate. Path 16 of 16 is refused. */
+static void vsan_nic_loss(void **state)
+{
+	struct profile *p = vsan();
+	struct model *m = t_model(p, 1.0, 1), *ok = t_model(p, 1.0, 1);
+	struct model_fault f = {.kind = MODEL_FAULT_PATH, .id = 16};
+	struct model_fault_effect eff;
+	uint64_t off[64], t0 = 10 * S, healthy, lost;
+	double port = profile_link_bytes_per_s(&p->nodes.net, 0);
+	double remote = 56.0 * MIB; /* 8 of 64 are taken on host 3 */
+
+	units_on(p, 3, off, 64);
+	assert_int_equal(model_fault(m, 0, &f, true, &eff), -EINVAL);
+	path_fault(m, t0, 6, true, &eff);
+	assert_false(eff.down);
+	assert_int_equal(eff.serving, 15);
+	assert_int_equal(eff.stall_until, t0 + 5 * S);
+	healthy = burst(ok, t0 + 5 * S, off, 64);
+	lost = burst(m, t0 + 5 * S, off, 64);
+	printf("# 64 x 1 MiB from host 3: 2 ports %.2f ms, 1 port %.2f ms "
+	       "(%.2f ms at one port's rate)\n",
+	       (double)healthy / 1e6, (double)lost / 1e6, remote / port * 1e3);
+	t_assert_within((double)lost, remote / port * 1e9, 0.1);
+	t_assert_within((double)lost / (double)healthy, 2.0, 0.1);
+	assert_int_equal(res_named(m, "ic3.0.out").bytes[ENGINE_OP_WRITE], 0);
+	model_free(m);
+	model_free(ok);
+	free(p);
+	(void)state;
+}
+
+/* Bytes @m wrote on host @host's drives of @tier. */
+static uint64_t host_bytes(const struct model *m, unsigned tier, unsigned host,
+			   enum engine_op op)
+{
+	unsigned per = tier == PROFILE_TIER_CACHE ? 2 : 14;
+	uint64_t sum = 0;
+
+	for (unsigned i = host * per; i < (host + 1) * per; i++)
+		sum += drive_bytes(m, tier, i, op);
+	return sum;
+}
+
+/* 64 writes of 1 MiB, one every 10 ms from @t0. */
+static void writes(struct model *m, uint64_t t0)
+{
+	for (unsigned i = 0; i < 64; i++) {
+		struct model_io io = {.op = ENGINE_OP_WRITE,
+				      .offset = (uint64_t)i * 5 * MIB,
+				      .length = MIB};
+
+		model_submit(m, t0 + i * 10 * MS, &io);
+	}
+}
+
+/* Both of host 3's ports lost: it is partitioned, a host down: a read of
+ * its device 46 is read from 4 other hosts, none of its drives. Hosts 4
+ * and 5 partitioned too: a third host down, the array down. A port of
+ * host 3 back: up again, and host 3 resyncs the writes it missed. */
+static void vsan_host_partitioned(void **state)
+{
+	struct profile *p = vsan();
+	struct model *m = t_model(p, 1.0, 1);
+	uint64_t off = offset_on(p, PROFILE_TIER_BACKING, 46), host3 = 0;
+	struct model_fault_effect eff;
+	struct model_counts c;
+
+	path_fault(m, 0, 6, true, &eff);
+	path_fault(m, 0, 7, true, &eff);
+	assert_false(eff.down);
+	assert_int_equal(eff.serving, 14);
+	t_read4k(m, eff.stall_until + S, off);
+	model_counts(m, &c);
+	assert_int_equal(c.drive_ops[ENGINE_OP_READ], 4);
+	for (unsigned i = 3 * 14; i < 4 * 14; i++)
+		host3 +=
+		    drive_bytes(m, PROFILE_TIER_BACKING, i, ENGINE_OP_READ);
+	assert_int_equal(host3, 0);
+	writes(m, eff.stall_until + 2 * S);
+	for (unsigned id = 8; id < 11; id++)
+		path_fault(m, 10 * S, id, true, &eff);
+	assert_false(eff.down); /* host 5 keeps a port */
+	path_fault(m, 10 * S, 11, true, &eff);
+	assert_true(eff.down && eff.down_changed);
+	/* Host 3 reconnected: up again, resyncing what it missed. */
+	path_fault(m, 20 * S, 7, false, &eff);
+	assert_false(eff.down);
+	assert_true(eff.resync);
+	assert_int_equal(eff.fail_ns, 20 * S);
+	assert_true(eff.rebuild_bytes > 0);
+	model_free(m);
+	free(p);
+	(void)state;
+}
+
+/* Host 3 down (its controller) while 64 writes of 1 MiB arrive: what
+ * they would have written there (a healthy model's bytes on its write
+ * buffers) is what it missed. Back, it resyncs exactly that, spread over
+ * its 14 capacity devices (a share each, rounded up), from when it
+ * serves, at the rebuild rate: each 1 MiB chunk read from 4 other hosts'
+ * members, across the interconnect, written on host 3's drives; the
+ * drives show rebuilding with the share left, then ok. */
+static void vsan_resync(void **state)
+{
+	struct profile *p = vsan();
+	struct model *m = t_model(p, 1.0, 1), *ok = t_model(p, 1.0, 1);
+	const struct profile_tier *pt = &p->tier[PROFILE_TIER_BACKING];
+	struct model_fault f = {.kind = MODEL_FAULT_CONTROLLER, .id = 3};
+	struct model_fault_effect eff;
+	struct model_drive_view v;
+	struct model_counts c;
+	uint64_t missed, share, chunks, ic, other = 0, end;
+	double rate = (double)pt->capacity_bytes * pt->fill_pct / 100.0 / 3600;
+
+	ctl_fault(m, 0, 3, true, &eff);
+	writes(m, eff.stall_until);
+	writes(ok, eff.stall_until);
+	missed = host_bytes(ok, PROFILE_TIER_CACHE, 3, ENGINE_OP_WRITE);
+	assert_true(missed > 0);
+	assert_int_equal(host_bytes(m, PROFILE_TIER_CACHE, 3, ENGINE_OP_WRITE),
+			 0);
+	ic = ic_bytes(m);
+	for (unsigned h = 0; h < 8; h++)
+		other += h == 3 ? 0
+				: host_bytes(m, PROFILE_TIER_BACKING, h,
+					     ENGINE_OP_READ);
+	ctl_fault(m, 10 * S, 3, false, &eff);
+	share = (missed + 13) / 14;
+	chunks = (share + MIB - 1) / MIB;
+	printf("# host 3 missed %.1f MiB: %.2f MiB a device, %.1f s at "
+	       "%.0f B/s\n",
+	       (double)missed / MIB, (double)share / MIB, (double)share / rate,
+	       rate);
+	assert_true(eff.resync);
+	assert_int_equal(eff.rebuild_bytes, missed);
+	assert_int_equal(eff.fail_ns, eff.serves_ns);
+	t_assert_within((double)(eff.rebuild_end_ns - eff.fail_ns),
+			(double)share / rate * 1e9, 0.001);
+	assert_int_equal(model_resync_end(m, &f, eff.fail_ns, &end), -EAGAIN);
+	model_advance(m, eff.fail_ns);
+	assert_int_equal(model_drive_view(m, PROFILE_TIER_BACKING, 3 * 14 + 5,
+					  eff.fail_ns, &v),
+			 0);
+	assert_int_equal(v.state, MODEL_DRIVE_REBUILDING);
+	assert_int_equal(v.rebuild_bytes, share);
+	end = eff.rebuild_end_ns + 60 * S;
+	model_advance(m, end);
+	model_counts(m, &c);
+	assert_int_equal(c.rebuild_ops[ENGINE_OP_WRITE], 14 * chunks);
+	assert_int_equal(c.rebuild_ops[ENGINE_OP_READ], 4 * 14 * chunks);
+	assert_int_equal(
+	    host_bytes(m, PROFILE_TIER_BACKING, 3, ENGINE_OP_WRITE),
+	    14 * chunks * MIB);
+	for (unsigned h = 0; h < 8; h++)
+		other -= h == 3 ? 0
+				: host_bytes(m, PROFILE_TIER_BACKING, h,
+					     ENGINE_OP_READ);
+	assert_int_equal(0 - other, 4 * 14 * chunks * MIB);
+	assert_int_equal(ic_bytes(m) - ic, 4 * 14 * chunks * MIB);
+	assert_int_equal(
+	    model_drive_view(m, PROFILE_TIER_BACKING, 3 * 14 + 5, end, &v), 0);
+	assert_int_equal(v.state, MODEL_DRIVE_OK);
+	/* Over when the drives finish the last chunk, which starts at its
+	 * share of the plan (as a drive's rebuild). */
+	assert_int_equal(model_resync_end(m, &f, eff.fail_ns, &end), 0);
+	assert_true(end > eff.fail_ns + (eff.rebuild_end_ns - eff.fail_ns) /
+					    chunks * (chunks - 1));
+	assert_true(end < eff.rebuild_end_ns);
+	model_free(m);
+	model_free(ok);
+	free(p);
+	(void)state;
+}
+
+/* Down again before its resync copied anything: it stops, and what it
+ * had to copy is missed again, resynced in full when it is back; a
+ * device pulled meanwhile rebuilds whole instead. */
+static void vsan_resync_interrupted(void **state)
+{
+	struct profile *p = vsan();
+	struct model *m = t_model(p, 1.0, 1);
+	struct model_fault_effect eff;
+	struct model_drive_view v;
+	uint64_t bytes;
+
+	ctl_fault(m, 0, 3, true, &eff);
+	writes(m, eff.stall_until);
+	ctl_fault(m, 10 * S, 3, false, &eff);
+	bytes = (eff.rebuild_bytes + 13) / 14 * 14;
+	ctl_fault(m, 10 * S, 3, true, &eff);
+	assert_int_equal(
+	    model_drive_view(m, PROFILE_TIER_BACKING, 3 * 14, 10 * S, &v), 0);
+	assert_int_equal(v.state, MODEL_DRIVE_OK);
+	ctl_fault(m, 20 * S, 3, false, &eff);
+	assert_true(eff.resync);
+	assert_int_equal(eff.rebuild_bytes, bytes);
+	pull(m, 20 * S, PROFILE_TIER_BACKING, 3 * 14, &eff);
+	assert_int_equal(
+	    eff.rebuild_bytes,
+	    (uint64_t)((double)p->tier[PROFILE_TIER_BACKING].capacity_bytes *
+		       0.7));
+	model_free(m);
+	free(p);
+	(void)state;
+}
+
+/* vsan() with 128M capacity devices (a repair of 90 chunks each) and
+ * [nodes] repair_delay 30 s (after the 10 s
+ * failover stall and the writes) (the last section). */
+static struct profile *vsan_repair30(void)
+{
+	char *text = t_builtin_with("vsan-dell-r740xd", "capacity = 3584G",
+				    "capacity = 128M");
+	size_t n = strlen(text);
+	char *more = malloc(n + 32);
+	struct profile *p;
+
+	assert_non_null(more);
+	snprintf(more, n + 32, "%s\nrepair_delay = 30s\n", text);
+	p = t_profile(more);
+	free(text);
+	free(more);
+	return p;
+}
+
+/* Host 3 down for repair_delay: its capacity devices' used space is
+ * rebuilt on the other 7 hosts (chunks read from 4 members, written on
+ * the others' drives, none on host 3's), shown as its drives rebuilding.
+ * Done: a read of its data reads one copy, not 4; hosts 4 and 5 down too
+ * leave the array up (raid6 whole again on 7 hosts); back, host 3 has
+ * nothing to resync. */
+static void vsan_repair_elsewhere(void **state)
+{
+	struct profile *p = vsan_repair30();
+	const struct profile_tier *pt = &p->tier[PROFILE_TIER_BACKING];
+	struct model *m = t_model(p, 1.0, 1);
+	uint64_t off = offset_on(p, PROFILE_TIER_BACKING, 46), end;
+	uint64_t used = (uint64_t)((double)pt->capacity_bytes * 0.7);
+	uint64_t chunks = (used + MIB - 1) / MIB, reads;
+	struct model_fault_effect eff;
+	struct model_drive_view v;
+	struct model_counts c;
+
+	ctl_fault(m, 0, 3, true, &eff);
+	writes(m, eff.stall_until);
+	model_advance(m, 30 * S - 1);
+	assert_int_equal(
+	    model_drive_view(m, PROFILE_TIER_BACKING, 46, 30 * S - 1, &v), 0);
+	assert_int_equal(v.state, MODEL_DRIVE_OK);
+	model_advance(m, 30 * S);
+	assert_int_equal(
+	    model_drive_view(m, PROFILE_TIER_BACKING, 46, 30 * S, &v), 0);
+	assert_int_equal(v.state, MODEL_DRIVE_REBUILDING);
+	assert_int_equal(v.rebuild_bytes, used);
+	/* used / rate: an hour, at the default rate */
+	end = 30 * S + 3700 * S;
+	model_advance(m, end);
+	assert_int_equal(model_drive_view(m, PROFILE_TIER_BACKING, 46, end, &v),
+			 0);
+	assert_int_equal(v.state, MODEL_DRIVE_OK);
+	model_counts(m, &c);
+	assert_int_equal(c.rebuild_ops[ENGINE_OP_WRITE], 14 * chunks);
+	assert_int_equal(c.rebuild_ops[ENGINE_OP_READ], 4 * 14 * chunks);
+	assert_int_equal(
+	    host_bytes(m, PROFILE_TIER_BACKING, 3, ENGINE_OP_WRITE), 0);
+	for (unsigned h = 0; h < 8; h++)
+		if (h != 3)
+			assert_true(host_bytes(m, PROFILE_TIER_BACKING, h,
+					       ENGINE_OP_WRITE) > 0);
+	t_read4k(m, end, off);
+	reads = c.drive_ops[ENGINE_OP_READ];
+	model_counts(m, &c);
+	assert_int_equal(c.drive_ops[ENGINE_OP_READ] - reads, 1);
+	ctl_fault(m, end, 4, true, &eff);
+	ctl_fault(m, end, 5, true, &eff);
+	assert_false(eff.down);
+	ctl_fault(m, end + S, 3, false, &eff);
+	assert_false(eff.resync);
+	model_free(m);
+	free(p);
+	(void)state;
+}
+
+/* Back while the repair runs: it stops, host 3's drives are its own
+ * again, and it resyncs what it missed as without a repair. */
+static void vsan_back_during_repair(void **state)
+{
+	struct profile *p = vsan_repair30();
+	struct model *m = t_model(p, 1.0, 1);
+	struct model_fault_effect eff;
+	struct model_drive_view v;
+	uint64_t share;
+
+	ctl_fault(m, 0, 3, true, &eff);
+	writes(m, eff.stall_until);
+	model_advance(m, 40 * S);
+	ctl_fault(m, 40 * S, 3, false, &eff);
+	assert_true(eff.resync);
+	share = (eff.rebuild_bytes + 13) / 14;
+	assert_int_equal(
+	    model_drive_view(m, PROFILE_TIER_BACKING, 46, 40 * S, &v), 0);
+	assert_int_equal(v.state, MODEL_DRIVE_REBUILDING);
+	assert_int_equal(v.rebuild_bytes, share);
+	model_free(m);
+	free(p);
+	(void)state;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -384,6 +863,14 @@ int main(void)
 	    cmocka_unit_test(vsan_loss_across_hosts),
 	    cmocka_unit_test(xbrick_controller_takeover),
 	    cmocka_unit_test(vsan_host_down),
+	    cmocka_unit_test(xbrick_path_loss),
+	    cmocka_unit_test(xbrick_brick_ports_lost),
+	    cmocka_unit_test(vsan_nic_loss),
+	    cmocka_unit_test(vsan_host_partitioned),
+	    cmocka_unit_test(vsan_resync),
+	    cmocka_unit_test(vsan_resync_interrupted),
+	    cmocka_unit_test(vsan_repair_elsewhere),
+	    cmocka_unit_test(vsan_back_during_repair),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

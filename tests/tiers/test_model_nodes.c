@@ -7,8 +7,9 @@
  * read costs exactly the two hops more than a local one, and a local one
  * exactly what one node takes; object placement lays members on distinct
  * nodes (raid1 two copies, raid6 4+2 read-modify-write and full
- * stripes); destaging runs on the nodes that hold the data; path faults
- * are refused (drive and controller faults: test_model_node_faults.c).
+ * stripes); destaging runs on the nodes that hold the data; path ids
+ * are array-wide, past the last refused (what the faults do:
+ * test_model_node_faults.c).
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -366,14 +367,18 @@ static void test_destage_on_nodes(void **state)
 	(void)state;
 }
 
-static void test_faults_refused(void **state)
+/* Paths by array-wide id: 4 nodes of 2 front-end links, 0 to 7. */
+static void test_path_ids(void **state)
 {
 	struct profile *p = t_profile(fingerprint);
 	struct model *m = t_model(p, 1.0, 1);
-	struct model_fault f = {.kind = MODEL_FAULT_PATH};
+	struct model_fault f = {.kind = MODEL_FAULT_PATH, .id = 8};
 	struct model_fault_effect eff;
 
-	assert_int_equal(model_fault(m, 0, &f, true, &eff), -ENOTSUP);
+	assert_int_equal(model_fault(m, 0, &f, true, &eff), -EINVAL);
+	f.id = 7;
+	assert_int_equal(model_fault(m, 0, &f, true, &eff), 0);
+	assert_int_equal(eff.serving, 7);
 	model_free(m);
 	free(p);
 	(void)state;
@@ -389,7 +394,7 @@ int main(void)
 	    cmocka_unit_test(test_interconnect_cpu),
 	    cmocka_unit_test(test_object_members),
 	    cmocka_unit_test(test_destage_on_nodes),
-	    cmocka_unit_test(test_faults_refused),
+	    cmocka_unit_test(test_path_ids),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
