@@ -10,6 +10,7 @@
 #include "dedupe/dedupe.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/block.h"
@@ -82,8 +83,9 @@ static int note_compressed(const struct dedupe_env *env, const void *data,
 	return dedupe_csize_set(env->ms, env->txn, pblk, size);
 }
 
-int dedupe_resolve(const struct dedupe_env *env, const void *data,
-		   const struct fingerprint *fp, uint64_t *pblk)
+int dedupe_resolve_probed(const struct dedupe_env *env, const void *data,
+			  const struct fingerprint *fp, bool known,
+			  uint64_t *pblk)
 {
 	if (fp->zero) {
 		env->tally->zero_blocks++;
@@ -91,8 +93,9 @@ int dedupe_resolve(const struct dedupe_env *env, const void *data,
 		return DEDUPE_HOLE;
 	}
 	struct match m = {env, data, 0};
-	int r =
-	    dedupe_index_walk(env->ms, env->txn, fp->sha1, try_candidate, &m);
+	int r = known ? dedupe_index_walk(env->ms, env->txn, fp->sha1,
+					  try_candidate, &m)
+		      : 0;
 	if (r < 0)
 		return r;
 	if (m.pblk) {
@@ -114,4 +117,56 @@ int dedupe_resolve(const struct dedupe_env *env, const void *data,
 		return r;
 	env->tally->unique_writes++;
 	return DEDUPE_NEW;
+}
+
+int dedupe_resolve(const struct dedupe_env *env, const void *data,
+		   const struct fingerprint *fp, uint64_t *pblk)
+{
+	return dedupe_resolve_probed(env, data, fp, true, pblk);
+}
+
+/* A block of the request in the probe's order: by SHA-1 (the 16 bytes the
+ * index keeps), then by its place in the request. */
+struct probe_ent {
+	const uint8_t *sha1;
+	size_t i;
+};
+
+static int probe_cmp(const void *a, const void *b)
+{
+	const struct probe_ent *x = a, *y = b;
+	int c = memcmp(x->sha1, y->sha1, MS_FP_SHA1_LEN);
+	return c ? c : (x->i > y->i) - (x->i < y->i);
+}
+
+/* Only a block of the request can add an item while it is resolved
+ * (dedupe_block_new); unrefs only remove them. So a block is unknown, and
+ * dedupe_resolve_probed's walk would find nothing, when no item had its
+ * SHA-1 before the request and no earlier block of the request has it. */
+int dedupe_probe(const struct dedupe_env *env, const struct fingerprint *fp,
+		 size_t n, bool *known)
+{
+	if (!n)
+		return 0;
+	struct probe_ent *e = malloc(n * (sizeof(*e) + sizeof(void *) + 1));
+	if (!e)
+		return -ENOMEM;
+	const uint8_t **sha1s = (const uint8_t **)(e + n);
+	bool *found = (bool *)(sha1s + n);
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++) {
+		known[i] = false;
+		if (!fp[i].zero) /* a hole: no lookup */
+			e[m++] = (struct probe_ent){fp[i].sha1, i};
+	}
+	qsort(e, m, sizeof(*e), probe_cmp);
+	for (size_t j = 0; j < m; j++)
+		sha1s[j] = e[j].sha1;
+	int r = dedupe_index_probe(env->ms, env->txn, sha1s, m, found);
+	for (size_t j = 0; j < m && !r; j++)
+		known[e[j].i] =
+		    found[j] ||
+		    (j && !memcmp(e[j - 1].sha1, e[j].sha1, MS_FP_SHA1_LEN));
+	free(e);
+	return r;
 }
