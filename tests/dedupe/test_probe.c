@@ -36,7 +36,7 @@
 #include "dedupe/index.h"
 #include "tests/common/t_tmpdir.h"
 
-#define T_STORED 512 /* pblks the fake backing store holds */
+#define T_STORED 640 /* pblks the fake backing store holds */
 #define T_OLD 300    /* blocks stored before the request */
 
 struct t_ctx {
@@ -176,10 +176,15 @@ static const struct t_blk t_request[] = {
     {'d', 1006}, {'d', 1003}, {'z', 0},	   {'d', 1007},
 };
 #define T_N (sizeof(t_request) / sizeof(t_request[0]))
+#define T_MAX 256 /* blocks in a request: a 1 MiB write */
+
+/* The request being run: t_request, or a generated one. */
+static struct t_blk t_req[T_MAX];
+static size_t t_req_n;
 
 struct t_result {
-	int outcome[T_N];
-	uint64_t pblk[T_N];
+	int outcome[T_MAX];
+	uint64_t pblk[T_MAX];
 	uint64_t tally[DEDUPE_COUNTER_COUNT];
 	uint32_t refs[T_STORED];
 	struct ms_counters c;
@@ -189,27 +194,29 @@ struct t_result {
  * first error (its outcome recorded). */
 static void t_run(struct t_ctx *t, bool probed, struct t_result *res)
 {
-	struct fingerprint fps[T_N];
-	bool known[T_N];
+	struct fingerprint fps[T_MAX];
+	bool known[T_MAX];
 	uint8_t b[BLOCK_BYTES];
-	for (size_t i = 0; i < T_N; i++)
-		fps[i] = t_make(t_request[i], b);
-	/* FREE's slot is probed as a block no one looks for */
-	fps[13].zero = true;
+	for (size_t i = 0; i < t_req_n; i++) {
+		fps[i] = t_make(t_req[i], b);
+		/* FREE's slot is probed as a block no one looks for */
+		fps[i].zero |= t_req[i].kind == 'f';
+	}
 	if (probed)
-		assert_int_equal(dedupe_probe(&t->env, fps, T_N, known), 0);
+		assert_int_equal(dedupe_probe(&t->env, fps, t_req_n, known), 0);
 	memset(res, 0, sizeof(*res));
-	for (size_t i = 0; i < T_N; i++) {
-		if (t_request[i].kind == 'f') {
+	for (size_t i = 0; i < t_req_n; i++) {
+		if (t_req[i].kind == 'f') {
 			bool freed;
 			assert_int_equal(dedupe_block_unref(t->ms, t->txn,
-							    &t->c, 250, &freed),
+							    &t->c, t_req[i].id,
+							    &freed),
 					 0);
 			assert_true(freed);
 			continue;
 		}
 		res->outcome[i] =
-		    t_resolve(t, t_request[i], probed, probed ? known[i] : true,
+		    t_resolve(t, t_req[i], probed, probed ? known[i] : true,
 			      &res->pblk[i]);
 		if (res->outcome[i] < 0)
 			break;
@@ -249,6 +256,39 @@ static void t_both(bool verify, uint64_t full_at, struct t_result *out)
 	free(res);
 }
 
+static void t_use_request(void)
+{
+	memcpy(t_req, t_request, sizeof(t_request));
+	t_req_n = T_N;
+}
+
+/* A 1 MiB request drawn from @seed: zeros, stored blocks, repeats of its
+ * own earlier blocks, collisions with stored blocks, new blocks, and
+ * stored block 77 freed half way and written again after. */
+static void t_gen_request(uint64_t seed)
+{
+	size_t news = 0;
+	for (size_t i = 0; i < T_MAX; i++) {
+		uint64_t x = t_mix(seed * 1000 + i), pick = x >> 32;
+		unsigned roll = x % 100;
+		uint64_t stored = 1 + pick % (T_OLD - 1);
+		stored += stored >= 77; /* 77 only at the end */
+		if (roll < 15)
+			t_req[i] = (struct t_blk){'z', 0};
+		else if (roll < 35)
+			t_req[i] = (struct t_blk){'d', stored};
+		else if (roll < 50 && news)
+			t_req[i] = (struct t_blk){'d', 2000 + pick % news};
+		else if (roll < 55)
+			t_req[i] = (struct t_blk){'c', stored};
+		else
+			t_req[i] = (struct t_blk){'d', 2000 + news++};
+	}
+	t_req[T_MAX / 2] = (struct t_blk){'f', 77};
+	t_req[T_MAX - 10] = (struct t_blk){'d', 77};
+	t_req_n = T_MAX;
+}
+
 /* The tally row named @name. */
 static uint64_t t_tally(const struct t_result *r, const char *name)
 {
@@ -264,6 +304,7 @@ static void test_probe_same_as_block_by_block(void **state)
 	(void)state;
 	struct t_result *r = malloc(sizeof(*r));
 	assert_non_null(r);
+	t_use_request();
 	t_both(true, UINT64_MAX, r);
 	/* What the request should do, not only the same both ways. */
 	uint64_t next = T_OLD + 2; /* after the blocks and 5's twin */
@@ -299,6 +340,7 @@ static void test_probe_same_with_verify_off(void **state)
 	(void)state;
 	struct t_result *r = malloc(sizeof(*r));
 	assert_non_null(r);
+	t_use_request();
 	t_both(false, UINT64_MAX, r);
 	assert_int_equal(r->pblk[5], 7); /* the SHA-1 trusted */
 	assert_int_equal(t_tally(r, "verify_reads"), 0);
@@ -311,8 +353,31 @@ static void test_probe_same_enospc(void **state)
 	struct t_result *r = malloc(sizeof(*r));
 	assert_non_null(r);
 	/* Room for the stored blocks and the request's first two new. */
+	t_use_request();
 	t_both(true, T_OLD + 1 + 2, r);
 	assert_int_equal(r->outcome[5], -ENOSPC); /* 7's twin, the third */
+	free(r);
+}
+
+/* Generated 1 MiB requests: the same both ways, new blocks in file
+ * order. */
+static void test_probe_same_on_generated_requests(void **state)
+{
+	(void)state;
+	struct t_result *r = malloc(sizeof(*r));
+	assert_non_null(r);
+	for (uint64_t seed = 1; seed <= 4; seed++) {
+		t_gen_request(seed);
+		t_both(seed % 2, UINT64_MAX, r);
+		uint64_t next = T_OLD + 2, news = 0;
+		for (size_t i = 0; i < t_req_n; i++)
+			if (r->outcome[i] == DEDUPE_NEW) {
+				assert_int_equal(r->pblk[i], next++);
+				news++;
+			}
+		assert_true(news > T_MAX / 4);
+		assert_int_equal(r->outcome[T_MAX - 10], DEDUPE_NEW);
+	}
 	free(r);
 }
 
@@ -330,8 +395,9 @@ static int t_count(void *ctx, uint64_t pblk)
 
 /* The probe's answers against a walk per SHA-1, on @items indexed SHA-1s
  * (every 7th twice, as collision twins are); the queries, sorted, are
- * half indexed SHA-1s (some asked twice), half not, and both ends. */
-static void t_probe_vs_walk(unsigned items)
+ * half indexed SHA-1s (some asked twice), half not, and both ends: @nq
+ * of them (at most 600). */
+static void t_probe_vs_walk(unsigned items, unsigned nq)
 {
 	struct t_ctx *t = t_open(true);
 	uint8_t sha1[FINGERPRINT_SHA1_LEN];
@@ -344,10 +410,11 @@ static void t_probe_vs_walk(unsigned items)
 							  i + 1 + items),
 					 0);
 	}
-	enum { Q = 600 };
-	static uint8_t q[Q][FINGERPRINT_SHA1_LEN];
-	const uint8_t *qp[Q];
-	bool found[Q];
+	const unsigned Q = nq;
+	static uint8_t q[600][FINGERPRINT_SHA1_LEN];
+	const uint8_t *qp[600];
+	bool found[600];
+	assert_true(Q >= 2 && Q <= 600 && Q % 2 == 0);
 	for (unsigned i = 0; i < Q - 2; i++)
 		t_sha1(i % 2 ? (i / 2 * 11) % (items ? items : 1) : 1000000 + i,
 		       q[i]);
@@ -370,25 +437,27 @@ static void t_probe_vs_walk(unsigned items)
 	t_close(t);
 }
 
-/* Thousands of items: many leaf pages, so the pass stays on a page, steps
- * to the next one and seeks past it. */
+/* Thousands of items: many leaf pages, so the pass stays on a page and
+ * steps to the next one (600 queries: about a dozen a page), or seeks
+ * past it (20 queries: a few pages apart). */
 static void test_index_probe_many_pages(void **state)
 {
 	(void)state;
-	t_probe_vs_walk(5000);
+	t_probe_vs_walk(5000, 600);
+	t_probe_vs_walk(5000, 20);
 }
 
 /* One item lives in its node, not in a page of duplicates. */
 static void test_index_probe_one_item(void **state)
 {
 	(void)state;
-	t_probe_vs_walk(1);
+	t_probe_vs_walk(1, 600);
 }
 
 static void test_index_probe_empty(void **state)
 {
 	(void)state;
-	t_probe_vs_walk(0);
+	t_probe_vs_walk(0, 600);
 }
 
 int main(void)
@@ -400,6 +469,7 @@ int main(void)
 	    cmocka_unit_test(test_probe_same_as_block_by_block),
 	    cmocka_unit_test(test_probe_same_with_verify_off),
 	    cmocka_unit_test(test_probe_same_enospc),
+	    cmocka_unit_test(test_probe_same_on_generated_requests),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
