@@ -9,6 +9,7 @@
  */
 #include "dedupe/dedupe.h"
 
+#include <endian.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -137,10 +138,9 @@ _Static_assert(MS_FP_SHA1_LEN == 16, "a key of two 64-bit words");
 
 static uint64_t be64(const uint8_t *p)
 {
-	uint64_t v = 0;
-	for (int k = 0; k < 8; k++)
-		v = v << 8 | p[k];
-	return v;
+	uint64_t v;
+	memcpy(&v, p, sizeof(v)); /* one load, not eight (ms_get_be64) */
+	return be64toh(v);
 }
 
 static bool ent_le(const struct probe_ent *a, const struct probe_ent *b)
