@@ -183,8 +183,9 @@ int datapath_write_prep(struct dp_write *w, uint64_t off, const void *buf,
 	if (!w->n)
 		return 0;
 	w->fp = malloc(w->n * sizeof(*w->fp));
-	w->known = malloc(w->n * sizeof(*w->known));
-	if (!w->fp || !w->known)
+	/* one block is not probed (write_probe) */
+	w->known = w->n > 1 ? malloc(w->n * sizeof(*w->known)) : NULL;
+	if (!w->fp || (w->n > 1 && !w->known))
 		return -ENOMEM;
 	/* Whole blocks depend on the caller's bytes alone; they are one run
 	 * of the caller's buffer, between the partial edges. A long run is
