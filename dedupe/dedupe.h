@@ -82,7 +82,9 @@ int dedupe_resolve(const struct dedupe_env *env, const void *data,
  *
  * known[i] false: no block had fp[i]'s SHA-1 before the request and no
  * earlier block of it has, so the walk is skipped (it would find
- * nothing). 0, -ENOMEM or -errno. */
+ * nothing). Between the probe and the request's last block, no other
+ * block may be resolved in @env's transaction (its new items would be
+ * unknown to the probe). 0, -ENOMEM or -errno. */
 int dedupe_probe(const struct dedupe_env *env, const struct fingerprint *fp,
 		 size_t n, bool *known);
 /* dedupe_resolve after dedupe_probe: the same outcomes and errors; @known
