@@ -9,7 +9,9 @@
  */
 #include "dedupe/dedupe.h"
 
+#include <endian.h>
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/block.h"
@@ -82,8 +84,9 @@ static int note_compressed(const struct dedupe_env *env, const void *data,
 	return dedupe_csize_set(env->ms, env->txn, pblk, size);
 }
 
-int dedupe_resolve(const struct dedupe_env *env, const void *data,
-		   const struct fingerprint *fp, uint64_t *pblk)
+int dedupe_resolve_probed(const struct dedupe_env *env, const void *data,
+			  const struct fingerprint *fp, bool known,
+			  uint64_t *pblk)
 {
 	if (fp->zero) {
 		env->tally->zero_blocks++;
@@ -91,8 +94,9 @@ int dedupe_resolve(const struct dedupe_env *env, const void *data,
 		return DEDUPE_HOLE;
 	}
 	struct match m = {env, data, 0};
-	int r =
-	    dedupe_index_walk(env->ms, env->txn, fp->sha1, try_candidate, &m);
+	int r = known ? dedupe_index_walk(env->ms, env->txn, fp->sha1,
+					  try_candidate, &m)
+		      : 0;
 	if (r < 0)
 		return r;
 	if (m.pblk) {
@@ -114,4 +118,96 @@ int dedupe_resolve(const struct dedupe_env *env, const void *data,
 		return r;
 	env->tally->unique_writes++;
 	return DEDUPE_NEW;
+}
+
+int dedupe_resolve(const struct dedupe_env *env, const void *data,
+		   const struct fingerprint *fp, uint64_t *pblk)
+{
+	return dedupe_resolve_probed(env, data, fp, true, pblk);
+}
+
+/* A block of the request, keyed by the 16 bytes of its SHA-1 the index
+ * keeps as two big-endian words: the sort compares integers (in the
+ * index's order), not bytes through a callback. */
+struct probe_ent {
+	uint64_t hi, lo;
+	size_t i; /* its place in the request */
+};
+
+_Static_assert(MS_FP_SHA1_LEN == 16, "a key of two 64-bit words");
+
+static uint64_t be64(const uint8_t *p)
+{
+	uint64_t v;
+	memcpy(&v, p, sizeof(v)); /* one load, not eight (ms_get_be64) */
+	return be64toh(v);
+}
+
+static bool ent_le(const struct probe_ent *a, const struct probe_ent *b)
+{
+	return a->hi != b->hi ? a->hi < b->hi : a->lo <= b->lo;
+}
+
+static size_t min_sz(size_t a, size_t b)
+{
+	return a < b ? a : b;
+}
+
+/* Sort @n entries of @a through @tmp (bottom-up merge), returning which
+ * of the two holds them. Stable: blocks with one SHA-1 stay in file
+ * order, so the first of them is the request's first. */
+static struct probe_ent *ent_sort(struct probe_ent *a, struct probe_ent *tmp,
+				  size_t n)
+{
+	for (size_t w = 1; w < n; w *= 2) {
+		for (size_t lo = 0; lo < n; lo += 2 * w) {
+			size_t mid = min_sz(lo + w, n),
+			       hi = min_sz(lo + 2 * w, n);
+			size_t i = lo, j = mid, k = lo;
+			while (i < mid && j < hi)
+				tmp[k++] =
+				    ent_le(&a[i], &a[j]) ? a[i++] : a[j++];
+			while (i < mid)
+				tmp[k++] = a[i++];
+			while (j < hi)
+				tmp[k++] = a[j++];
+		}
+		struct probe_ent *t = a;
+		a = tmp;
+		tmp = t;
+	}
+	return a;
+}
+
+/* Only a block of the request can add an item while it is resolved
+ * (dedupe_block_new); unrefs only remove them. So a block is unknown, and
+ * dedupe_resolve_probed's walk would find nothing, when no item had its
+ * SHA-1 before the request and no earlier block of it has the SHA-1. */
+int dedupe_probe(const struct dedupe_env *env, const struct fingerprint *fp,
+		 size_t n, bool *known)
+{
+	if (!n)
+		return 0;
+	struct probe_ent *buf =
+	    malloc(n * (2 * sizeof(*buf) + sizeof(void *) + 1));
+	if (!buf)
+		return -ENOMEM;
+	const uint8_t **sha1s = (const uint8_t **)(buf + 2 * n);
+	bool *found = (bool *)(sha1s + n);
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++) {
+		known[i] = false;
+		if (!fp[i].zero) /* a hole: no lookup */
+			buf[m++] = (struct probe_ent){be64(fp[i].sha1),
+						      be64(fp[i].sha1 + 8), i};
+	}
+	const struct probe_ent *e = ent_sort(buf, buf + n, m);
+	for (size_t j = 0; j < m; j++)
+		sha1s[j] = fp[e[j].i].sha1;
+	int r = dedupe_index_probe(env->ms, env->txn, sha1s, m, found);
+	for (size_t j = 0; j < m && !r; j++)
+		known[e[j].i] = found[j] || (j && e[j - 1].hi == e[j].hi &&
+					     e[j - 1].lo == e[j].lo);
+	free(buf);
+	return r;
 }

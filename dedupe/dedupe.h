@@ -23,6 +23,7 @@
 #define ARRAYSIM_DEDUPE_DEDUPE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "meta/metastore.h"
@@ -71,5 +72,25 @@ enum dedupe_outcome {
  * out of block numbers), -EIO (tables disagree) or -errno. */
 int dedupe_resolve(const struct dedupe_env *env, const void *data,
 		   const struct fingerprint *fp, uint64_t *pblk);
+
+/* A request's blocks looked up in one sorted pass (one cursor walking the
+ * index forward) before any is resolved, then resolved in file order, so
+ * new blocks get consecutive numbers in the file's order:
+ *
+ *   dedupe_probe(env, fp, n, known);
+ *   for each block i, in order: dedupe_resolve_probed(..., known[i], ...)
+ *
+ * known[i] false: no block had fp[i]'s SHA-1 before the request and no
+ * earlier block of it has, so the walk is skipped (it would find
+ * nothing). Between the probe and the request's last block, no other
+ * block may be resolved in @env's transaction (its new items would be
+ * unknown to the probe). 0, -ENOMEM or -errno. */
+int dedupe_probe(const struct dedupe_env *env, const struct fingerprint *fp,
+		 size_t n, bool *known);
+/* dedupe_resolve after dedupe_probe: the same outcomes and errors; @known
+ * is what the probe said of this block. */
+int dedupe_resolve_probed(const struct dedupe_env *env, const void *data,
+			  const struct fingerprint *fp, bool known,
+			  uint64_t *pblk);
 
 #endif

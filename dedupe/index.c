@@ -58,6 +58,121 @@ int dedupe_index_walk(const struct metastore *ms, MDB_txn *txn,
 	return rc == 0 || rc == MDB_NOTFOUND ? 0 : metastore_errno(rc);
 }
 
+/* A leaf page of items, as MDB_GET_MULTIPLE hands it: packed, sorted. */
+struct leaf {
+	const uint8_t *it;
+	size_t n;
+};
+
+/* The page the cursor is on; a lone item (no duplicates yet: LMDB keeps
+ * it in the node, not in a page) is a page of one. */
+static int leaf_here(MDB_cursor *cur, const MDB_val *v, struct leaf *pg)
+{
+	MDB_val k, m = {0, NULL};
+	int rc = mdb_cursor_get(cur, &k, &m, MDB_GET_MULTIPLE);
+	if (rc)
+		return metastore_errno(rc);
+	if (!m.mv_size)
+		m = *v;
+	if (!m.mv_size || m.mv_size % MS_FP_ITEM_LEN)
+		return -EIO;
+	*pg = (struct leaf){m.mv_data, m.mv_size / MS_FP_ITEM_LEN};
+	return 0;
+}
+
+/* The page holding the first item at or past @sha1 (a descent from the
+ * root): 0, 1 when there is none, or -errno. */
+static int leaf_seek(MDB_cursor *cur, const uint8_t *sha1, struct leaf *pg)
+{
+	uint8_t item[MS_FP_ITEM_LEN] = {0};
+	memcpy(item, sha1, TAIL);
+	MDB_val k = {1, (void *)&fp_key}, v = {sizeof(item), item};
+	int rc = mdb_cursor_get(cur, &k, &v, MDB_GET_BOTH_RANGE);
+	if (rc == MDB_NOTFOUND)
+		return 1;
+	if (rc)
+		return metastore_errno(rc);
+	if (v.mv_size != MS_FP_ITEM_LEN)
+		return -EIO;
+	return leaf_here(cur, &v, pg);
+}
+
+/* The page after the cursor's (a step to the sibling): 0, 1 at the end,
+ * or -errno. */
+static int leaf_next(MDB_cursor *cur, struct leaf *pg)
+{
+	MDB_val k, m;
+	int rc = mdb_cursor_get(cur, &k, &m, MDB_NEXT_MULTIPLE);
+	if (rc == MDB_NOTFOUND)
+		return 1;
+	if (rc)
+		return metastore_errno(rc);
+	if (!m.mv_size || m.mv_size % MS_FP_ITEM_LEN)
+		return -EIO;
+	*pg = (struct leaf){m.mv_data, m.mv_size / MS_FP_ITEM_LEN};
+	return 0;
+}
+
+static const uint8_t *leaf_item(const struct leaf *pg, size_t i)
+{
+	return pg->it + i * MS_FP_ITEM_LEN;
+}
+
+/* Is an item of @sha1 on @pg, which ends at or past it? A binary search
+ * for the first item not below it. */
+static bool leaf_has(const struct leaf *pg, const uint8_t *sha1)
+{
+	size_t lo = 0, hi = pg->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (memcmp(leaf_item(pg, mid), sha1, TAIL) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < pg->n && !memcmp(leaf_item(pg, lo), sha1, TAIL);
+}
+
+/* Bring @pg to the page where @sha1 would be, moving forward only: the
+ * same page, else the next one, else a seek. 0, 1 past the last item, or
+ * -errno. */
+static int leaf_reach(MDB_cursor *cur, struct leaf *pg, const uint8_t *sha1)
+{
+	if (pg->n && memcmp(sha1, leaf_item(pg, pg->n - 1), TAIL) <= 0)
+		return 0;
+	int r = pg->n ? leaf_next(cur, pg) : leaf_seek(cur, sha1, pg);
+	if (r || memcmp(sha1, leaf_item(pg, pg->n - 1), TAIL) <= 0)
+		return r;
+	return leaf_seek(cur, sha1, pg);
+}
+
+/* One cursor for the whole run: consecutive SHA-1s of a sorted run land
+ * on the same leaf page or the next one far more often than not, so most
+ * lookups are a binary search in a page already at hand instead of a
+ * descent from the root. Seals are not checked: an item found here only
+ * sends its block to dedupe_index_walk, which checks them. */
+int dedupe_index_probe(const struct metastore *ms, MDB_txn *txn,
+		       const uint8_t *const *sha1s, size_t n, bool *found)
+{
+	MDB_cursor *cur;
+	int rc = mdb_cursor_open(txn, metastore_dbi(ms, MS_FPINDEX), &cur);
+	if (rc)
+		return metastore_errno(rc);
+	struct leaf pg = {NULL, 0};
+	int r = 0;
+	size_t i = 0;
+	for (; i < n && !r; i++) {
+		r = leaf_reach(cur, &pg, sha1s[i]);
+		found[i] = !r && leaf_has(&pg, sha1s[i]);
+	}
+	mdb_cursor_close(cur);
+	if (r < 0)
+		return r;
+	for (; i < n; i++)
+		found[i] = false; /* past the last item */
+	return 0;
+}
+
 int dedupe_index_add(const struct metastore *ms, MDB_txn *txn,
 		     const uint8_t sha1[FINGERPRINT_SHA1_LEN], uint64_t pblk)
 {

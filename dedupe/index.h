@@ -26,6 +26,11 @@ typedef int (*dedupe_candidate_fn)(void *ctx, uint64_t pblk);
 int dedupe_index_walk(const struct metastore *ms, MDB_txn *txn,
 		      const uint8_t sha1[FINGERPRINT_SHA1_LEN],
 		      dedupe_candidate_fn fn, void *ctx);
+/* Is any block indexed under each of @n SHA-1s, @sha1s in ascending
+ * order (their first 16 bytes, as the index keeps them)? found[i]; seals
+ * unchecked (dedupe_index_walk checks them). 0 or -errno. */
+int dedupe_index_probe(const struct metastore *ms, MDB_txn *txn,
+		       const uint8_t *const *sha1s, size_t n, bool *found);
 /* Index @pblk under @sha1. 0 or -errno. */
 int dedupe_index_add(const struct metastore *ms, MDB_txn *txn,
 		     const uint8_t sha1[FINGERPRINT_SHA1_LEN], uint64_t pblk);

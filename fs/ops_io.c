@@ -20,9 +20,14 @@
  *       dedupe/fingerprint.c
  *       store/namespace.c,    the inode and the block map's extents
  *       store/blockmap.c
- *   dedupe/dedupe.c         dedupe_resolve: zero, a verified match, or a
- *                           new block (after the thin limit's may_alloc)
- *       dedupe/index.c,       the fingerprint walk, refcounts
+ *   dedupe/dedupe.c         dedupe_probe: the write's SHA-1s sorted and
+ *                           looked up in one forward pass; then per block,
+ *                           in file order, dedupe_resolve_probed: zero, a
+ *                           verified match (the walk only where the pass
+ *                           found the SHA-1), or a new block (after the
+ *                           thin limit's may_alloc)
+ *       dedupe/index.c,       the sorted pass, the fingerprint walk,
+ *                             refcounts
  *       dedupe/blocks.c
  *   store/txn.c             store_txn_commit_one: the new blocks' bytes
  *                           (tiers/backing.c), then the LMDB commit
