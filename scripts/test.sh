@@ -34,8 +34,8 @@ if [ "${1:-}" = "--sanitize" ]; then
 	# four profiles share every code path but the model's values, and that
 	# sanitized run (tegile-ha2200ep) was clean. SEED003_PROFILES=NAME runs one.
 	export SEED003_PROFILES=${SEED003_PROFILES:-none}
-	# The timed figure tests (profile_figures.sh, profile_predictions.sh)
-	# assert the model's figures through FUSE; sanitized, the host is
+	# The timed figure tests (profile_figures.sh, profile_predictions.sh,
+	# vsan_curve.sh, vsan_cpu.sh) assert the model's figures through FUSE; sanitized, the host is
 	# several times slower and they took 426 of this step's seconds (CI,
 	# a fresh clone, 2026-12-03: micron-m600 101 s, synology 98, tintri
 	# 89 + 50, traditional-san 57, infinidat 31). The plain step asserts

@@ -14,6 +14,10 @@ set -euo pipefail
 t_require_cmd fio python3
 
 PROFILE=vsan-dell-r740xd
+# A timed figure test: the sanitized step runs these on one profile only
+# (scripts/test.sh, TIMED_PROFILES); workload_curve covers the curve
+# script's paths there.
+t_only_profiles TIMED_PROFILES "$PROFILE"
 t_setup
 OUT=$T/curves
 ARRAYSIM=$ARRAYSIM SCALE=0.01 QD=32 SIZE=16M RUNTIME=3 STEPS="30 60 90" \
