@@ -298,9 +298,17 @@ unsigned model_fault_pick_link(struct model *m)
 {
 	unsigned n = m->p->fe.links, first = m->next_link++ % n;
 
-	for (unsigned k = 0; k < n; k++)
-		if (!m->f.link_down[(first + k) % n])
-			return (first + k) % n;
+	/* Round robin over the links up, the turn moving past the one
+	 * taken: a lost link's share spreads over all the others, as the
+	 * hosts' multipathing does, not onto the next link alone. */
+	for (unsigned k = 0; k < n; k++) {
+		unsigned l = (first + k) % n;
+
+		if (!m->f.link_down[l]) {
+			m->next_link = l + 1;
+			return l;
+		}
+	}
 	return first;
 }
 

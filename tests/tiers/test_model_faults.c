@@ -227,6 +227,53 @@ static void path_loss(void **state)
 	(void)state;
 }
 
+/* Link @l's reads so far (its outbound resource, "link<l>.out"). */
+static uint64_t link_reads(const struct model *m, unsigned l)
+{
+	const struct engine *e = model_engine(m);
+	char name[32];
+
+	snprintf(name, sizeof(name), "link%u.out", l);
+	for (unsigned r = 0; r < engine_resources(e); r++) {
+		struct engine_resource_stats st;
+
+		if (strcmp(engine_resource_name(e, (int)r), name))
+			continue;
+		engine_resource_stats(e, (int)r, &st);
+		return st.ops[ENGINE_OP_READ];
+	}
+	fail_msg("no resource %s", name);
+	return 0;
+}
+
+/* One of 4 links lost: after the stall the hosts' multipathing spreads
+ * its share over the 3 left, a third each, not onto the next link alone
+ * (which would carry half the load and halve a link-bound rate). */
+static void path_loss_spreads(void **state)
+{
+	struct profile *p = t_profile(
+	    "[controllers]\ncount = 2\nmode = active-active\n"
+	    "[frontend]\nlinks = 4\nspeed = 10GbE\nmultipath_timeout = 5s\n"
+	    "[tier flash]\nkind = ssd\ndrives = 2\ncapacity = 1G\n"
+	    "raid = raid1\nread_latency = 100us\nwrite_latency = 50us\n");
+	struct model *m = t_model(p, 1.0, 1);
+	struct model_fault_effect eff;
+	uint64_t before[4];
+
+	t_fault(m, 1 * S, MODEL_FAULT_PATH, 2, true, &eff);
+	for (unsigned l = 0; l < 4; l++)
+		before[l] = link_reads(m, l);
+	for (unsigned i = 0; i < 300; i++)
+		t_read(m, 7 * S + i * MS, 0);
+	assert_int_equal(link_reads(m, 2), before[2]);
+	for (unsigned l = 0; l < 4; l++)
+		if (l != 2)
+			assert_int_equal(link_reads(m, l) - before[l], 100);
+	model_free(m);
+	free(p);
+	(void)state;
+}
+
 /* raid5 of 4: a read of the lost drive reads the 3 others; raid6 of 6:
  * the 4 a stripe needs; raid10: the mirror. */
 static void degraded_read_counts(void **state)
@@ -639,6 +686,7 @@ int main(void)
 	    cmocka_unit_test(controller_shutdown_and_recovery),
 	    cmocka_unit_test(standby_failover),
 	    cmocka_unit_test(path_loss),
+	    cmocka_unit_test(path_loss_spreads),
 	    cmocka_unit_test(degraded_read_counts),
 	    cmocka_unit_test(rebuild_duration),
 	    cmocka_unit_test(quick_pull_unnoticed),
