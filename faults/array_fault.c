@@ -45,9 +45,8 @@ struct mark {
 };
 
 #define MARK_SLACK_NS 1000000ull /* a timer this close is on time */
-#define MARK_STEP_NS                                                           \
-	10000000ull /* re-ask a rebuild's end at most this often               \
-		     */
+/* Re-ask a rebuild's end at most this often. */
+#define MARK_STEP_NS 10000000ull
 
 /* A rebuild's end mark fires at the planned end; the drives may finish
  * later under load. Re-arm @k at their end (or, while chunks remain, at

@@ -306,7 +306,8 @@ static int timed_rebuild_end(struct array *a, const struct model_fault *f,
 	unsigned tier = fault_tier(a->profile, f->tier);
 	int rc;
 
-	if (f->kind != MODEL_FAULT_DRIVE && f->kind > MODEL_FAULT_PATH)
+	if (f->kind != MODEL_FAULT_DRIVE && f->kind != MODEL_FAULT_CONTROLLER &&
+	    f->kind != MODEL_FAULT_PATH)
 		return -ENOENT;
 	pthread_mutex_lock(&a->lock);
 	advance(a);

@@ -643,9 +643,7 @@ uint64_t model_submit(struct model *m, uint64_t now_ns,
 		return now_ns;
 	/* A stall (failover, path loss) holds the request at the door. */
 	now_ns = model_fault_arrive(m, now_ns);
-	/* Several nodes: every node's links in turn, of the nodes up. */
-	link = m->nodes > 1 ? model_fault_pick_node_link(m)
-			    : model_fault_pick_link(m);
+	link = model_fault_pick_link(m);
 	/* A replicated write (a replica's, tiers/model_repl.c) comes in over
 	 * the replication link: no front end. */
 	bool front = !io->replicated;

@@ -57,7 +57,6 @@
  * delays arrivals, not work in flight.
  */
 #include <errno.h>
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -185,8 +184,7 @@ bool model_down(const struct model *m)
 	/* Network paths: a node without any is a node down (above). */
 	if (model_paths_net(m))
 		return ctls_exhausted(m);
-	return ctls_exhausted(m) ||
-	       m->f.links_down >= m->nodes * model_node_paths(m);
+	return ctls_exhausted(m) || m->f.links_down >= model_paths(m);
 }
 
 /* Requests arriving in [now, now + ns) wait until its end; an overlapping
@@ -272,39 +270,23 @@ unsigned model_fault_partner(const struct model *m, unsigned node, unsigned i)
 	return i;
 }
 
-unsigned model_fault_pick_node_link(struct model *m)
+unsigned model_fault_pick_link(struct model *m)
 {
 	unsigned links = m->p->fe.links, n = m->nodes * links;
 	unsigned first = m->next_link++ % n;
 
-	/* Front-end paths: a lost link takes nothing, a node with none left
-	 * still serves its data (XtremIO: hosts use the other bricks').
-	 * Round robin over those up, as for controllers: the hosts'
-	 * multipathing spreads a lost link's share over all the others, not
-	 * onto the next one alone. */
+	/* Round robin over the links up, the turn moving past the one
+	 * taken: the hosts' multipathing spreads a lost link's share over
+	 * all the others, not onto the next one alone. On several nodes,
+	 * every node's links in turn, of the nodes up; a node with no
+	 * front-end link left still serves its data (XtremIO: hosts use the
+	 * other bricks'), and where a node's paths are its network ports
+	 * (model_paths_net) losing one leaves the front end as it was. */
 	for (unsigned k = 0; k < n; k++) {
 		unsigned l = (first + k) % n;
 
 		if (!model_node_down(m, l / links) &&
 		    (model_paths_net(m) || !m->f.link_down[l])) {
-			m->next_link = l + 1;
-			return l;
-		}
-	}
-	return first;
-}
-
-unsigned model_fault_pick_link(struct model *m)
-{
-	unsigned n = m->p->fe.links, first = m->next_link++ % n;
-
-	/* Round robin over the links up, the turn moving past the one
-	 * taken: a lost link's share spreads over all the others, as the
-	 * hosts' multipathing does, not onto the next link alone. */
-	for (unsigned k = 0; k < n; k++) {
-		unsigned l = (first + k) % n;
-
-		if (!m->f.link_down[l]) {
 			m->next_link = l + 1;
 			return l;
 		}
@@ -621,7 +603,7 @@ static int fault_path(struct model *m, uint64_t now, unsigned id, bool on,
 {
 	struct model_faults *f = &m->f;
 
-	if (id >= m->nodes * model_node_paths(m))
+	if (id >= model_paths(m))
 		return -EINVAL;
 	if (f->link_down[id] == on)
 		return -EALREADY;
@@ -694,17 +676,6 @@ static int fault_slow(struct model *m, unsigned tier, unsigned id, bool on,
 	return engine_set_slowdown(m->e, m->drive0[tier] + (int)id, d->slow);
 }
 
-/* The node a controller or path fault is on (several nodes), else
- * UINT_MAX. */
-static unsigned fault_node(const struct model *m, const struct model_fault *f)
-{
-	if (m->nodes > 1 && f->kind == MODEL_FAULT_CONTROLLER)
-		return f->id / m->p->ctl.count;
-	if (m->nodes > 1 && f->kind == MODEL_FAULT_PATH)
-		return f->id / model_node_paths(m);
-	return UINT_MAX;
-}
-
 /* Node @node down (@was: before the change) or back: its resync stops and
  * its repair is due, or its repair stops and it resyncs once it serves,
  * unless repaired (model_resync.c). */
@@ -735,9 +706,11 @@ bool model_fault_current(const struct model *m, const struct model_fault *f,
 		       !mf->ctl_down[f->id] &&
 		       mf->ctl_serves_ns[f->id] == key_ns;
 	default:
-		if (f->kind <= MODEL_FAULT_PATH) /* a node back: its resync */
-			return fault_node(m, f) < m->nodes &&
-			       mf->resync_ns[fault_node(m, f)] == key_ns;
+		/* A node back: its resync. */
+		if (f->kind == MODEL_FAULT_CONTROLLER ||
+		    f->kind == MODEL_FAULT_PATH)
+			return model_fault_node(m, f) < m->nodes &&
+			       mf->resync_ns[model_fault_node(m, f)] == key_ns;
 		return f->tier < PROFILE_TIER_COUNT && mf->drive[f->tier] &&
 		       f->id < model_drives(m, f->tier) &&
 		       (mf->drive[f->tier][f->id].fail_ns == key_ns ||
@@ -749,7 +722,7 @@ int model_fault(struct model *m, uint64_t now_ns, const struct model_fault *f,
 		bool on, struct model_fault_effect *eff)
 {
 	bool was_down = model_down(m);
-	unsigned node = fault_node(m, f);
+	unsigned node = model_fault_node(m, f);
 	bool node_was = node < m->nodes && model_node_down(m, node);
 	int rc;
 
@@ -759,7 +732,7 @@ int model_fault(struct model *m, uint64_t now_ns, const struct model_fault *f,
 		eff->serving = m->nodes * m->p->ctl.count - m->f.ctls_down;
 	} else if (f->kind == MODEL_FAULT_PATH) {
 		rc = fault_path(m, now_ns, f->id, on, eff);
-		eff->serving = m->nodes * model_node_paths(m) - m->f.links_down;
+		eff->serving = model_paths(m) - m->f.links_down;
 	} else if (f->tier >= PROFILE_TIER_COUNT ||
 		   !m->p->tier[f->tier].present) {
 		return -ENOTSUP;

@@ -22,10 +22,9 @@ unsigned model_fault_node_ctl(const struct model *m, unsigned node,
 /* The partner of node @node's controller @i (local numbers) for
  * mirroring, or @i when none is up. */
 unsigned model_fault_partner(const struct model *m, unsigned node, unsigned i);
-/* The next front-end link that is up. */
+/* The next front-end link that is up (several nodes: of all nodes', on
+ * a node up). */
 unsigned model_fault_pick_link(struct model *m);
-/* Several nodes: the next front-end link, of all nodes', on a node up. */
-unsigned model_fault_pick_node_link(struct model *m);
 /* Several nodes: are node @node's controllers all lost (beyond its
  * mode's tolerance)? Its drives' data is then read from the other
  * nodes' members where [nodes] raid keeps any. */

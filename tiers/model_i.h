@@ -4,6 +4,7 @@
 #ifndef ARRAYSIM_TIERS_MODEL_I_H
 #define ARRAYSIM_TIERS_MODEL_I_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -156,6 +157,24 @@ static inline bool model_paths_net(const struct model *m)
 static inline unsigned model_node_paths(const struct model *m)
 {
 	return model_paths_net(m) ? m->p->nodes.net.links : m->p->fe.links;
+}
+
+/* Path ids run over every node's paths (model_node_paths each). */
+static inline unsigned model_paths(const struct model *m)
+{
+	return m->nodes * model_node_paths(m);
+}
+
+/* The node a controller or path fault is on (several nodes), else
+ * UINT_MAX: what a node's resync is keyed by. */
+static inline unsigned model_fault_node(const struct model *m,
+					const struct model_fault *f)
+{
+	if (m->nodes > 1 && f->kind == MODEL_FAULT_CONTROLLER)
+		return f->id / m->p->ctl.count;
+	if (m->nodes > 1 && f->kind == MODEL_FAULT_PATH)
+		return f->id / model_node_paths(m);
+	return UINT_MAX;
 }
 
 /* Is the data laid out with redundancy across nodes (object placement

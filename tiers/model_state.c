@@ -92,12 +92,10 @@ int model_resync_end(const struct model *m, const struct model_fault *f,
 		     uint64_t fail_ns, uint64_t *end_ns)
 {
 	unsigned tier = profile_data_tier(m->p), per = m->p->tier[tier].drives;
-	unsigned node = f->kind == MODEL_FAULT_CONTROLLER
-			    ? f->id / m->p->ctl.count
-			    : f->id / model_node_paths(m);
+	unsigned node = model_fault_node(m, f);
 	int rc = -ENOENT;
 
-	if (m->nodes == 1 || f->kind > MODEL_FAULT_PATH || node >= m->nodes)
+	if (node >= m->nodes)
 		return -ENOENT;
 	*end_ns = 0;
 	/* The last of its drives to finish (one still booking: -EAGAIN). */
@@ -121,7 +119,7 @@ bool model_ctl_up(const struct model *m, unsigned i, uint64_t now_ns)
 
 unsigned model_path_count(const struct model *m)
 {
-	return m->nodes * model_node_paths(m);
+	return model_paths(m);
 }
 
 bool model_path_up(const struct model *m, unsigned i)
