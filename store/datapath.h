@@ -52,7 +52,7 @@ struct dp_write {
 	const uint8_t *buf;	/* the caller's bytes */
 	unsigned n;		/* blocks the write touches */
 	struct fingerprint *fp; /* one per block */
-	bool *known;		/* one per block: dedupe_probe's answer */
+	bool *known;		/* dedupe_probe's, per block; NULL: n 1 */
 	uint8_t *bounce;	/* the partial edge blocks, built whole */
 	/* When the caller sets it (n entries): the physical block each
 	 * logical block now maps to (0: a hole), for the array model. */

@@ -256,10 +256,11 @@ static bool drop_setid_bits(struct ms_inode *in)
 
 /* Look a write's blocks up in one sorted pass before storing any
  * (dedupe_probe): one index walk forward instead of a descent per block.
- * A single block has nothing to sort: it walks as before. */
+ * A single block has nothing to sort (no @known: datapath_write_prep):
+ * it walks as before. */
 static int write_probe(struct store_txn *t, struct dp_write *p)
 {
-	if (p->n < 2)
+	if (!p->known)
 		return 0;
 	uint32_t unused;
 	const struct dedupe_env env = dp_env(t, &unused);
@@ -282,7 +283,7 @@ static int write_apply(struct store_txn *t, void *arg)
 	uint64_t first = p->off / BLOCK_BYTES;
 	for (unsigned i = 0; i < p->n && !r; i++)
 		r = store_block(t, p->ino, first + i, dp_block(p, i), &p->fp[i],
-				p->n < 2 || p->known[i], &in,
+				!p->known || p->known[i], &in,
 				p->pblks ? &p->pblks[i] : NULL,
 				p->kept ? &p->kept[i] : NULL);
 	if (r)
