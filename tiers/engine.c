@@ -387,7 +387,8 @@ static uint64_t stage_run(struct resource *r, const struct engine_stage *s,
 		end_ns = cal_book(&r->wire, end_ns, xfer_ns) + xfer_ns;
 	cal_insert(&r->slot[slot], index, slot_ns, end_ns);
 
-	r->stats.ops[s->op]++;
+	if (!s->part)
+		r->stats.ops[s->op]++;
 	r->stats.bytes[s->op] += s->bytes;
 	r->stats.busy_ns += end_ns - start_ns;
 	r->stats.wait_ns += start_ns - arrive_ns;
@@ -395,7 +396,8 @@ static uint64_t stage_run(struct resource *r, const struct engine_stage *s,
 	r->stats.wire_ns += xfer_ns;
 	if (end_ns > r->stats.last_end_ns)
 		r->stats.last_end_ns = end_ns;
-	latency_hist_add(&r->latency, end_ns - arrive_ns);
+	if (!s->part)
+		latency_hist_add(&r->latency, end_ns - arrive_ns);
 	return end_ns;
 }
 

@@ -10,6 +10,7 @@
 #ifndef ARRAYSIM_TIERS_ENGINE_H
 #define ARRAYSIM_TIERS_ENGINE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "common/prng.h"
@@ -112,6 +113,11 @@ struct engine_stage {
 	/* Added to the service time: work this stage brings with it (a
 	 * controller's CPU cost, which varies per request). */
 	uint64_t work_ns;
+	/* A further piece of an operation already counted (a large write's
+	 * chunks on a controller's other cores, tiers/model.c): its slot
+	 * time is busy time, but it is no operation of its own (ops and the
+	 * latency histogram leave it out). */
+	bool part;
 };
 
 /* A new engine drawing from @seed. 0 or -ENOMEM. */

@@ -26,12 +26,14 @@
  * CPU per request = frontend_op_cost + drive ops x backend_op_cost
  * (+ when dedupe is on, per write: cpu_cost per 4 KiB, and its bytes
  * at hash_rate, and with compression on the bytes of the blocks dedupe did
- * not find at compress_rate, each a rate of one core; with
- * after_ack and a write cache, that part runs after the ack; with
- * reduce_at = destage, none of it: model_destage_reduced books it on the
- * holding node's controller as each block leaves the cache). Transfers
- * are cut-through: data streams between wire and drives, so a large I/O
- * costs the slower of the two, not their sum; except that with
+ * not find at compress_rate, each a rate of one core, cut into 4 KiB
+ * chunks that the controller's cores take in parallel, the first with
+ * the rest of the request's work (run_chunks; tiers/README.md, "Dedupe's
+ * CPU"); with after_ack and a write cache, that part runs after the ack;
+ * with reduce_at = destage, none of it: model_destage_reduced books it
+ * on the holding node's controller as each block leaves the cache).
+ * Transfers are cut-through: data streams between wire and drives, so a
+ * large I/O costs the slower of the two, not their sum; except that with
  * write_staging a write is received whole before its back-end work
  * starts: the front-end work (the protocol stack taking the request in)
  * runs while the data arrives, the RAID and drive work only after.
@@ -407,10 +409,52 @@ static unsigned node_ctl(struct model *m, const struct ctl_work *cw,
 	return model_fault_node_ctl(m, cw->node, want, t);
 }
 
+/* The 4 KiB chunks of @io whose dedupe work a controller spreads over
+ * its cores: one for a read, or a request of one block. */
+static uint64_t dedupe_chunks(const struct model_io *io)
+{
+	uint64_t blocks = (io->length + BLOCK_BYTES - 1) / BLOCK_BYTES;
+
+	return io->op == ENGINE_OP_WRITE && blocks > 1 ? blocks : 1;
+}
+
+/* Chunk @k's share of @d ns of dedupe work over @n chunks: equal shares,
+ * the first d mod n a nanosecond more, so the shares sum to @d. */
+static uint64_t chunk_ns(uint64_t d, uint64_t n, uint64_t k)
+{
+	return d / n + (k < d % n ? 1 : 0);
+}
+
+/* Chunks @from to @n - 1 of @d ns of dedupe work on controller @res from
+ * @t, each a stage of its own that takes the core free first, as a
+ * multi-threaded stack's workers take a request's chunks (tiers/README.md,
+ * "Dedupe's CPU"): when the last is done (@t for none). Parts of the
+ * request's operation, not operations of their own. */
+static uint64_t run_chunks(struct model *m, int res, uint64_t t, uint64_t d,
+			   uint64_t n, uint64_t from)
+{
+	struct engine_stage st = {
+	    .res = res, .op = ENGINE_OP_WRITE, .part = from > 0};
+	uint64_t end = t;
+
+	for (uint64_t k = from; k < n; k++) {
+		uint64_t e;
+
+		st.work_ns = chunk_ns(d, n, k);
+		e = engine_submit(m->e, t, &st, 1);
+		end = e > end ? e : end;
+		st.part = true;
+	}
+	return end;
+}
+
 /* CPU, on a controller of @cw->node (and its partner for a mirrored
  * write); returns when the controllers are done. @whole: when a staged
  * write's data is all in (0: not staged), before which only the front-end
- * work can run.
+ * work can run. A write's dedupe work is per chunk: the first chunk's
+ * with the request's own work, each further chunk on the core free
+ * first from when that work may start (a request of one block: one
+ * stage, as ever).
  */
 static uint64_t run_controller(struct model *m, const struct model_io *io,
 			       const struct ctl_work *cw, uint64_t start,
@@ -423,23 +467,30 @@ static uint64_t run_controller(struct model *m, const struct model_io *io,
 	unsigned i = cw->node * c->count + local;
 	struct engine_stage st = {.res = m->ctl[i], .op = io->op};
 	uint64_t t = start, back = cw->ops * m->be_op_ns + cw->extra_ns;
-	uint64_t after = 0;
+	uint64_t after = 0, d = 0, chunks = dedupe_chunks(io), from = start;
 
 	if (io->op == ENGINE_OP_WRITE && cw->front) {
-		uint64_t d = dedupe_cpu_ns(m, io);
-
+		d = dedupe_cpu_ns(m, io);
 		if (m->p->dedupe.after_ack &&
-		    c->write_cache != PROFILE_WCACHE_NONE)
+		    c->write_cache != PROFILE_WCACHE_NONE) {
 			after = d;
-		else
-			back += d;
+			d = 0;
+		} else {
+			back += chunk_ns(d, chunks, 0);
+		}
 	}
 	st.work_ns = (cw->front ? m->fe_op_ns : 0) + (whole ? 0 : back);
 	if (cw->front || st.work_ns)
 		t = engine_submit(m->e, start, &st, 1);
 	if (whole) {
+		from = whole > t ? whole : t;
 		st.work_ns = back;
-		t = engine_submit(m->e, whole > t ? whole : t, &st, 1);
+		t = engine_submit(m->e, from, &st, 1);
+	}
+	if (d) {
+		uint64_t e = run_chunks(m, m->ctl[i], from, d, chunks, 1);
+
+		t = e > t ? e : t;
 	}
 	partner = model_fault_partner(m, cw->node, local);
 	if (cw->mirror && io->op == ENGINE_OP_WRITE &&
@@ -454,13 +505,10 @@ static uint64_t run_controller(struct model *m, const struct model_io *io,
 		mirrored = engine_submit(m->e, start, &st, 1);
 		t = mirrored > t ? mirrored : t;
 	}
-	if (after) {
-		/* Dedupe on the way from the write cache to the drives: the
-		 * owner's cores, after the ack. */
-		st.res = m->ctl[i];
-		st.work_ns = after;
-		engine_submit(m->e, t, &st, 1);
-	}
+	/* Dedupe on the way from the write cache to the drives: the owner's
+	 * cores, after the ack. */
+	if (after)
+		run_chunks(m, m->ctl[i], t, after, chunks, 0);
 	return t;
 }
 

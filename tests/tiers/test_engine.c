@@ -544,6 +544,31 @@ static void test_busy_slots_and_hist(void **state)
 	engine_free(e);
 }
 
+/* A part (a further piece of an operation already counted, as a large
+ * write's dedupe chunks on a controller's other cores) holds a slot as
+ * any stage does and is busy time, but adds no operation and no
+ * latency sample. */
+static void test_part_stage(void **state)
+{
+	struct engine *e = t_engine(1);
+	struct engine_resource_conf c = t_fixed(2, 0);
+	int r = t_add(e, &c);
+	struct engine_stage st = {
+	    .res = r, .op = ENGINE_OP_WRITE, .work_ns = 100 * US};
+	struct engine_resource_stats rs;
+	(void)state;
+
+	assert_int_equal(engine_submit(e, 0, &st, 1), 100 * US);
+	st.part = true;
+	assert_int_equal(engine_submit(e, 0, &st, 1), 100 * US);
+	assert_int_equal(engine_submit(e, 0, &st, 1), 200 * US);
+	assert_int_equal(engine_resource_stats(e, r, &rs), 0);
+	assert_int_equal(rs.ops[ENGINE_OP_WRITE], 1);
+	assert_int_equal(rs.busy_ns, 300 * US);
+	assert_int_equal(latency_hist_count(engine_resource_hist(e, r)), 1);
+	engine_free(e);
+}
+
 static struct engine_resource_conf t_hdd(void)
 {
 	struct engine_resource_conf c = t_fixed(1, 0);
@@ -675,6 +700,7 @@ int main(void)
 	    cmocka_unit_test(test_hdd_seek_model),
 	    cmocka_unit_test(test_hdd_random_vs_sequential),
 	    cmocka_unit_test(test_busy_slots_and_hist),
+	    cmocka_unit_test(test_part_stage),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

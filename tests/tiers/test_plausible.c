@@ -34,16 +34,6 @@
 static const struct {
 	const char *profile, *why;
 } slow_writers[] = {
-    {"xtremio-xbrick",
-     "every 4 KiB chunk is fingerprinted and routed to its owner "
-     "(arrays.md), 100 us of core time a chunk in the profile; model: a "
-     "request's CPU is one stage on one core, so QD8 of 1 MiB keeps "
-     "8 of 32 cores busy (about 320 MB/s) where the array would spread "
-     "the chunks"},
-    {"xtremio-xbrick4",
-     "as xtremio-xbrick: the taking controller fingerprints a whole "
-     "request in one stage on one core (the fingerprint picks the brick, "
-     "so it comes before routing)"},
     {"vsan-dell-r740xd",
      "its front-end links stand for the VMs' virtual disks on their own "
      "hosts (no wire: wider than a node serves, so never the bound); a "
