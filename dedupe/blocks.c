@@ -204,6 +204,14 @@ int dedupe_block_new(const struct metastore *ms, MDB_txn *txn,
 		     struct ms_counters *c, const struct fingerprint *fp,
 		     uint64_t *pblk)
 {
+	return dedupe_block_new_batched(ms, txn, c, fp, NULL, pblk);
+}
+
+int dedupe_block_new_batched(const struct metastore *ms, MDB_txn *txn,
+			     struct ms_counters *c,
+			     const struct fingerprint *fp,
+			     struct dedupe_index_batch *batch, uint64_t *pblk)
+{
 	int r = alloc_pblk(ms, txn, c, pblk);
 	if (r)
 		return r;
@@ -220,7 +228,8 @@ int dedupe_block_new(const struct metastore *ms, MDB_txn *txn,
 	r = slot_close(&sl);
 	if (r)
 		return r;
-	r = dedupe_index_add(ms, txn, fp->sha1, *pblk);
+	r = batch ? dedupe_index_batch_add(batch, fp->sha1, *pblk)
+		  : dedupe_index_add(ms, txn, fp->sha1, *pblk);
 	if (r)
 		return r;
 	c->unique_blocks++;

@@ -18,6 +18,8 @@
 #include "meta/metastore.h"
 #include "dedupe/fingerprint.h"
 
+struct dedupe_index_batch; /* dedupe/index.h */
+
 /* The record of block @pblk: 0, -ENOENT (not allocated), -EIO (its
  * `blocks` record is damaged: counted and logged) or -errno. */
 int dedupe_block_get(const struct metastore *ms, MDB_txn *txn, uint64_t pblk,
@@ -34,6 +36,12 @@ int dedupe_block_slot(const uint8_t *rec, uint64_t pblk, struct ms_block *out);
 int dedupe_block_new(const struct metastore *ms, MDB_txn *txn,
 		     struct ms_counters *c, const struct fingerprint *fp,
 		     uint64_t *pblk);
+/* The same, the item queued in @batch (NULL: indexed at once) for the
+ * caller to dedupe_index_flush before anything looks it up. */
+int dedupe_block_new_batched(const struct metastore *ms, MDB_txn *txn,
+			     struct ms_counters *c,
+			     const struct fingerprint *fp,
+			     struct dedupe_index_batch *batch, uint64_t *pblk);
 /* refs + 1. 0, -ENOENT or -errno. */
 int dedupe_block_ref(const struct metastore *ms, MDB_txn *txn, uint64_t pblk);
 /* refs - 1; at 0 the block leaves the index and goes to pending, and

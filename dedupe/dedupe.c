@@ -94,9 +94,12 @@ int dedupe_resolve_probed(const struct dedupe_env *env, const void *data,
 		return DEDUPE_HOLE;
 	}
 	struct match m = {env, data, 0};
-	int r = known ? dedupe_index_walk(env->ms, env->txn, fp->sha1,
-					  try_candidate, &m)
-		      : 0;
+	/* The walk sees every earlier new block, as when each was indexed
+	 * at once: same candidates, same order. */
+	int r = known ? dedupe_flush(env) : 0;
+	if (!r && known)
+		r = dedupe_index_walk(env->ms, env->txn, fp->sha1,
+				      try_candidate, &m);
 	if (r < 0)
 		return r;
 	if (m.pblk) {
@@ -111,13 +114,20 @@ int dedupe_resolve_probed(const struct dedupe_env *env, const void *data,
 	 * physical space) still takes writes that dedupe, as above. */
 	if (env->may_alloc && !env->may_alloc(env->ctx, env->c->unique_blocks))
 		return -ENOSPC;
-	r = dedupe_block_new(env->ms, env->txn, env->c, fp, pblk);
+	r = dedupe_block_new_batched(env->ms, env->txn, env->c, fp, env->batch,
+				     pblk);
 	if (!r)
 		r = note_compressed(env, data, *pblk);
 	if (r)
 		return r;
 	env->tally->unique_writes++;
 	return DEDUPE_NEW;
+}
+
+int dedupe_flush(const struct dedupe_env *env)
+{
+	return env->batch ? dedupe_index_flush(env->ms, env->txn, env->batch)
+			  : 0;
 }
 
 int dedupe_resolve(const struct dedupe_env *env, const void *data,

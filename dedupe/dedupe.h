@@ -31,6 +31,8 @@
 #include "dedupe/compress.h"
 #include "dedupe/fingerprint.h"
 
+struct dedupe_index_batch; /* dedupe/index.h */
+
 /* Fill @buf (BLOCK_BYTES bytes, 64-byte aligned) with the bytes physical
  * block @pblk holds: 1 when they were read back from the store (counted
  * in verify_reads), 0 when the caller still had them in memory, -errno. */
@@ -58,6 +60,12 @@ struct dedupe_env {
 	 * size, else 4096): what the array model's destager writes of it
 	 * when reduction runs at destage (tiers/array_io.h). */
 	uint32_t *kept;
+	/* NULL: a new block is indexed at once. Else its item waits here
+	 * and is indexed before the next walk and by dedupe_flush, so every
+	 * walk still sees every earlier block (a request's, probed). Until
+	 * then such a block must not be unref'd (its item is not there to
+	 * drop: -EIO); a write never unrefs a block it made. */
+	struct dedupe_index_batch *batch;
 };
 
 /* How a block was resolved (dedupe_resolve's non-negative returns). */
@@ -92,5 +100,8 @@ int dedupe_probe(const struct dedupe_env *env, const struct fingerprint *fp,
 int dedupe_resolve_probed(const struct dedupe_env *env, const void *data,
 			  const struct fingerprint *fp, bool known,
 			  uint64_t *pblk);
+/* Index the new blocks waiting in env->batch (none: nothing to do), before
+ * the transaction commits. 0 or -errno. */
+int dedupe_flush(const struct dedupe_env *env);
 
 #endif

@@ -34,6 +34,20 @@ int dedupe_index_probe(const struct metastore *ms, MDB_txn *txn,
 /* Index @pblk under @sha1. 0 or -errno. */
 int dedupe_index_add(const struct metastore *ms, MDB_txn *txn,
 		     const uint8_t sha1[FINGERPRINT_SHA1_LEN], uint64_t pblk);
+/* A request's new items, waiting to be indexed together: one cursor and
+ * one MDB_MULTIPLE put instead of an mdb_put each (dedupe/README.md).
+ * @it holds @cap items of MS_FP_ITEM_LEN bytes, the caller's. */
+struct dedupe_index_batch {
+	uint8_t *it;
+	size_t n, cap;
+};
+/* Queue @pblk's item under @sha1 in @b. 0 or -EOVERFLOW (full). */
+int dedupe_index_batch_add(struct dedupe_index_batch *b,
+			   const uint8_t sha1[FINGERPRINT_SHA1_LEN],
+			   uint64_t pblk);
+/* Index every item queued in @b and empty it. 0 or -errno. */
+int dedupe_index_flush(const struct metastore *ms, MDB_txn *txn,
+		       struct dedupe_index_batch *b);
 /* Drop the item of @pblk, whose SHA-1 begins with @sha1_head. 0, -EIO
  * (not indexed: the tables disagree) or -errno. */
 int dedupe_index_remove(const struct metastore *ms, MDB_txn *txn,

@@ -18,6 +18,7 @@
 #include "dedupe/dedupe.h"
 #include "dedupe/fingerprint.h"
 #include "dedupe/fingerprint_pool.h"
+#include "dedupe/index.h"
 #include "store/datapath_i.h"
 #include "store/loss.h"
 #include "store/namespace.h"
@@ -62,6 +63,7 @@ static struct dedupe_env dp_env(struct store_txn *t, uint32_t *kept)
 	    .tally = &t->delta,
 	    .compress = &t->st->compress,
 	    .kept = kept,
+	    .batch = t->fp_batch,
 	};
 }
 
@@ -267,6 +269,31 @@ static int write_probe(struct store_txn *t, struct dp_write *p)
 	return dedupe_probe(&env, p->fp, p->n, p->known);
 }
 
+/* Store a probed write's blocks with their new index items indexed
+ * together at the end (dedupe_flush), in the same transaction. */
+static int write_blocks(struct store_txn *t, struct dp_write *p,
+			struct ms_inode *in)
+{
+	struct dedupe_index_batch b = {NULL, 0, p->n};
+	if (p->known && !(b.it = malloc(p->n * MS_FP_ITEM_LEN)))
+		return -ENOMEM;
+	t->fp_batch = b.it ? &b : NULL;
+	uint64_t first = p->off / BLOCK_BYTES;
+	int r = 0;
+	for (unsigned i = 0; i < p->n && !r; i++)
+		r = store_block(t, p->ino, first + i, dp_block(p, i), &p->fp[i],
+				!p->known || p->known[i], in,
+				p->pblks ? &p->pblks[i] : NULL,
+				p->kept ? &p->kept[i] : NULL);
+	uint32_t unused;
+	const struct dedupe_env env = dp_env(t, &unused);
+	if (!r)
+		r = dedupe_flush(&env);
+	t->fp_batch = NULL;
+	free(b.it);
+	return r;
+}
+
 /* A write's change inside @t, which other writes of its group may share:
  * its counters and outputs are its own deltas. */
 static int write_apply(struct store_txn *t, void *arg)
@@ -280,12 +307,8 @@ static int write_apply(struct store_txn *t, void *arg)
 		r = -EINVAL;
 	if (!r)
 		r = write_probe(t, p);
-	uint64_t first = p->off / BLOCK_BYTES;
-	for (unsigned i = 0; i < p->n && !r; i++)
-		r = store_block(t, p->ino, first + i, dp_block(p, i), &p->fp[i],
-				!p->known || p->known[i], &in,
-				p->pblks ? &p->pblks[i] : NULL,
-				p->kept ? &p->kept[i] : NULL);
+	if (!r)
+		r = write_blocks(t, p, &in);
 	if (r)
 		return r;
 	if (p->off + p->len > in.size) {

@@ -27,7 +27,9 @@ struct store_txn {
 	struct store_wbatch *wb;
 	struct blockmap_extent *ext; /* the one being worked on */
 	struct dedupe_stats delta;   /* published to st->stats on commit */
-	uint64_t trim_ino;	     /* blocks left to drop after commit */
+	/* NULL, or a probed write's new index items, waiting (dedupe.h) */
+	struct dedupe_index_batch *fp_batch;
+	uint64_t trim_ino; /* blocks left to drop after commit */
 	/* Blocks freed here while the array has lost some: the loss set
 	 * forgets them once this commits (store/loss.h). */
 	uint64_t *freed;

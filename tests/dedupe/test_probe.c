@@ -13,7 +13,9 @@
  * with the same outcomes, the same pblks (new ones consecutive in file
  * order), the same refcounts, counters and tallies either way, with
  * verify on and off, and fails with -ENOSPC at the same block when the
- * store may not grow.
+ * store may not grow. The same again with the new blocks' index items
+ * batched (env.batch: indexed before each walk and at the end, as the data
+ * path does), which also ends with the same index, item for item.
  */
 #include <errno.h>
 #include <ftw.h>
@@ -188,11 +190,32 @@ struct t_result {
 	uint64_t tally[DEDUPE_COUNTER_COUNT];
 	uint32_t refs[T_STORED];
 	struct ms_counters c;
+	uint8_t items[T_STORED][MS_FP_ITEM_LEN]; /* fpindex, in order */
+	size_t nitems;
 };
 
-/* Run the request on @t, block by block or after one probe; stop at the
- * first error (its outcome recorded). */
-static void t_run(struct t_ctx *t, bool probed, struct t_result *res)
+/* Every fpindex item, in the index's order. */
+static void t_items(struct t_ctx *t, struct t_result *res)
+{
+	MDB_cursor *cur;
+	assert_int_equal(
+	    mdb_cursor_open(t->txn, metastore_dbi(t->ms, MS_FPINDEX), &cur), 0);
+	MDB_val k, v;
+	res->nitems = 0;
+	for (int rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); rc == 0;
+	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+		assert_int_equal(v.mv_size, MS_FP_ITEM_LEN);
+		assert_true(res->nitems < T_STORED);
+		memcpy(res->items[res->nitems++], v.mv_data, MS_FP_ITEM_LEN);
+	}
+	mdb_cursor_close(cur);
+}
+
+/* Run the request on @t, block by block or after one probe (@batch: the
+ * new items batched, indexed at the end); stop at the first error (its
+ * outcome recorded). */
+static void t_run(struct t_ctx *t, bool probed, struct t_result *res,
+		  struct dedupe_index_batch *batch)
 {
 	struct fingerprint fps[T_MAX];
 	bool known[T_MAX];
@@ -204,6 +227,7 @@ static void t_run(struct t_ctx *t, bool probed, struct t_result *res)
 	}
 	if (probed)
 		assert_int_equal(dedupe_probe(&t->env, fps, t_req_n, known), 0);
+	t->env.batch = batch;
 	memset(res, 0, sizeof(*res));
 	for (size_t i = 0; i < t_req_n; i++) {
 		if (t_req[i].kind == 'f') {
@@ -221,6 +245,9 @@ static void t_run(struct t_ctx *t, bool probed, struct t_result *res)
 		if (res->outcome[i] < 0)
 			break;
 	}
+	assert_int_equal(dedupe_flush(&t->env), 0);
+	assert_int_equal(batch ? batch->n : 0, 0);
+	t_items(t, res);
 	for (unsigned i = 0; i < DEDUPE_COUNTER_COUNT; i++)
 		res->tally[i] = dedupe_stats_get(&t->tally, i);
 	for (uint64_t p = 1; p < T_STORED; p++) {
@@ -232,27 +259,38 @@ static void t_run(struct t_ctx *t, bool probed, struct t_result *res)
 	res->c = t->c;
 }
 
-/* The request both ways, from the same store; the results are equal. */
+/* The request three ways (block by block, probed, probed with batched
+ * index items), from the same store; the results are equal. */
 static void t_both(bool verify, uint64_t full_at, struct t_result *out)
 {
-	struct t_result *res = calloc(2, sizeof(*res));
+	struct t_result *res = calloc(3, sizeof(*res));
 	assert_non_null(res);
-	for (int probed = 0; probed < 2; probed++) {
+	static uint8_t items[T_MAX][MS_FP_ITEM_LEN];
+	for (int way = 0; way < 3; way++) {
+		struct dedupe_index_batch b = {items[0], 0, T_MAX};
 		struct t_ctx *t = t_open(true); /* the stored twin needs it */
 		t_prefill(t);
 		t->env.verify = verify;
 		memset(&t->tally, 0, sizeof(t->tally));
 		t->full_at = full_at;
-		t_run(t, probed, &res[probed]);
+		t_run(t, way > 0, &res[way], way == 2 ? &b : NULL);
 		t_close(t);
 	}
-	assert_memory_equal(res[0].outcome, res[1].outcome,
-			    sizeof(res[0].outcome));
-	assert_memory_equal(res[0].pblk, res[1].pblk, sizeof(res[0].pblk));
-	assert_memory_equal(res[0].tally, res[1].tally, sizeof(res[0].tally));
-	assert_memory_equal(res[0].refs, res[1].refs, sizeof(res[0].refs));
-	assert_memory_equal(&res[0].c, &res[1].c, sizeof(res[0].c));
-	*out = res[1];
+	for (int way = 1; way < 3; way++) {
+		assert_memory_equal(res[0].outcome, res[way].outcome,
+				    sizeof(res[0].outcome));
+		assert_memory_equal(res[0].pblk, res[way].pblk,
+				    sizeof(res[0].pblk));
+		assert_memory_equal(res[0].tally, res[way].tally,
+				    sizeof(res[0].tally));
+		assert_memory_equal(res[0].refs, res[way].refs,
+				    sizeof(res[0].refs));
+		assert_memory_equal(&res[0].c, &res[way].c, sizeof(res[0].c));
+		assert_int_equal(res[0].nitems, res[way].nitems);
+		assert_memory_equal(res[0].items, res[way].items,
+				    res[0].nitems * MS_FP_ITEM_LEN);
+	}
+	*out = res[2];
 	free(res);
 }
 
