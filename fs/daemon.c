@@ -168,6 +168,8 @@ static void print_status(struct daemon *d, FILE *out)
 	fprintf(out, "faults %u\n", faults_count(d->fs.faults));
 	fprintf(out, "events %s/events.jsonl\n", d->fs.store);
 	fprintf(out, "transport %s\n", channel_transport());
+	fprintf(out, "writeback_cache %s\n",
+		d->fs.cfg.writeback_cache ? "on" : "off");
 	if (d->repl)
 		fprintf(out, "replication %s\n",
 			repl_mode(d->repl) ? "sync" : "async");

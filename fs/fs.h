@@ -27,10 +27,13 @@ struct scenario_runner;
 struct repl;
 
 struct fs_config {
-	const char *store;	   /* store directory (absolute) */
-	uint64_t seed;		   /* --seed: logged, shown in stats */
-	bool verify;		   /* verify-on-match (default on) */
-	bool kernel_cache;	   /* let the kernel cache file data */
+	const char *store; /* store directory (absolute) */
+	uint64_t seed;	   /* --seed: logged, shown in stats */
+	bool verify;	   /* verify-on-match (default on) */
+	bool kernel_cache; /* let the kernel cache file data */
+	/* -o writeback_cache: the kernel's writeback cache, a client's page
+	 * cache in front of the array; false after INIT if not granted. */
+	bool writeback_cache;
 	uint64_t sync_interval_ns; /* background sync period; 0: never */
 	uint64_t meta_map_bytes;   /* metadata size bound; 0: default */
 	uint64_t meta_cache_bytes; /* metadata the daemon keeps mapped */

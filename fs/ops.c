@@ -8,6 +8,14 @@
 
 static void op_init(void *userdata, struct fuse_conn_info *conn)
 {
+	struct fs *fs = userdata;
+	/* A client's page cache (a guest's, an NFS client's): buffered
+	 * writes reach the array coalesced, as pages written back. Every
+	 * kernel since 3.15 offers it; without it the mount says off. */
+	fs->cfg.writeback_cache &=
+	    (conn->capable & FUSE_CAP_WRITEBACK_CACHE) != 0;
+	if (fs->cfg.writeback_cache)
+		conn->want |= FUSE_CAP_WRITEBACK_CACHE;
 	conn->want &= ~(unsigned)FUSE_CAP_READDIRPLUS;
 	if (conn->capable & FUSE_CAP_ASYNC_DIO)
 		conn->want |= FUSE_CAP_ASYNC_DIO;

@@ -72,7 +72,10 @@ int ops_txn_end(struct store_txn *t, int r)
 void ops_set_open_flags(struct fs *fs, struct fuse_file_info *fi)
 {
 	/* Every read and write must reach the array model, as every I/O of
-	 * a host reaches an array: no page cache unless asked for. */
-	fi->direct_io = !fs->cfg.kernel_cache;
-	fi->keep_cache = fs->cfg.kernel_cache;
+	 * a host reaches an array: no page cache unless asked for. With the
+	 * writeback cache the page cache is the client's: what is cached
+	 * stays cached across opens (only this mount changes the data). */
+	bool cached = fs->cfg.kernel_cache || fs->cfg.writeback_cache;
+	fi->direct_io = !cached;
+	fi->keep_cache = cached;
 }

@@ -2,7 +2,6 @@
 #include "fs/uring_opt.h"
 
 #include <errno.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -71,4 +70,29 @@ int uring_opt_take(const char *opts, char *buf, size_t buflen,
 	if (used)
 		*rest = buf + 1; /* past the first item's comma */
 	return 0;
+}
+
+char *uring_opt_take_flag(char *opts, const char *key, bool *set)
+{
+	*set = false;
+	if (!opts)
+		return NULL;
+	size_t klen = strlen(key), used = 0;
+	for (char *p = opts;;) {
+		char *end = strchr(p, ',');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		if (len == klen && !strncmp(p, key, klen)) {
+			*set = true;
+		} else if (len) {
+			if (used)
+				opts[used++] = ',';
+			memmove(opts + used, p, len);
+			used += len;
+		}
+		if (!end)
+			break;
+		p = end + 1;
+	}
+	opts[used] = '\0';
+	return used ? opts : NULL;
 }

@@ -1,8 +1,10 @@
 /* mount -o io_uring=off|auto|on: the FUSE transport a mount asks for
- * (fs/channel.c). Pure parsing, no FUSE: unit-tested and fuzzed. */
+ * (fs/channel.c); and -o writeback_cache, the kernel's writeback cache
+ * (fs/ops.c). Pure parsing, no FUSE: unit-tested and fuzzed. */
 #ifndef ARRAYSIM_FS_URING_OPT_H
 #define ARRAYSIM_FS_URING_OPT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* In this order: the names "off", "auto", "on" parse to it. */
@@ -22,5 +24,10 @@ int uring_opt_parse(const char *s, enum channel_uring *out);
 int uring_opt_take(const char *opts, char *buf, size_t buflen,
 		   const char **rest, enum channel_uring *mode, char *err,
 		   size_t errlen);
+/* Take every item that is exactly @key out of the comma-separated
+ * string @opts (may be NULL), in place: *@set, whether there was one.
+ * Returns @opts, or NULL when no item is left. For -o writeback_cache,
+ * which libfuse's mount would refuse as unknown. */
+char *uring_opt_take_flag(char *opts, const char *key, bool *set);
 
 #endif

@@ -222,11 +222,16 @@ int cmd_mount(int argc, char **argv)
 		tool_error("mount: %s", oerr);
 		return 2;
 	}
+	bool writeback;
+	/* rest points into fuse_opts: taken from it in place. */
+	rest = uring_opt_take_flag(rest ? fuse_opts + (rest - fuse_opts) : NULL,
+				   "writeback_cache", &writeback);
 	struct daemon_opts d = {
 	    .cfg = {.store = store,
 		    .seed = o.seed,
 		    .verify = o.verify,
 		    .kernel_cache = o.kernel_cache,
+		    .writeback_cache = writeback,
 		    .sync_interval_ns = o.sync_interval_ns,
 		    .meta_map_bytes = o.meta_max,
 		    .meta_cache_bytes = o.meta_cache,

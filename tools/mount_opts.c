@@ -64,7 +64,10 @@ const struct opt_def mount_opt_defs[] = {
     {"options", 'o', OPT_STRING, O(fuse_opts), "OPTS",
      "FUSE mount options, e.g. allow_other; and io_uring=off|auto|on: "
      "the FUSE transport (auto: io_uring when the kernel offers it, on: "
-     "no mount without it; default off)"},
+     "no mount without it; default off); and writeback_cache: the "
+     "kernel's writeback cache, a client's page cache (a guest's or an "
+     "NFS client's) in front of the array: buffered writes reach it "
+     "coalesced, cached reads do not reach it (default off)"},
     {0},
 };
 #undef O

@@ -1,8 +1,9 @@
-/* mount -o io_uring=...: what fs/uring_opt.c takes out of the -o string
- * and what it leaves for FUSE. */
+/* mount -o io_uring=... and -o writeback_cache: what fs/uring_opt.c
+ * takes out of the -o string and what it leaves for FUSE. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -83,6 +84,26 @@ static void test_too_long_refused(void **state)
 	assert_non_null(strstr(t.err, "longer than"));
 }
 
+/* writeback_cache: exact items only, every one taken, the rest kept in
+ * order; none left: NULL. */
+static void test_flag_taken(void **state)
+{
+	char a[] = "ro,writeback_cache,allow_other,writeback_cache";
+	bool set = false;
+	assert_string_equal(uring_opt_take_flag(a, "writeback_cache", &set),
+			    "ro,allow_other");
+	assert_true(set);
+	char b[] = "writeback_cache";
+	assert_null(uring_opt_take_flag(b, "writeback_cache", &set));
+	assert_true(set);
+	char c[] = "writeback_cachex,,writeback_cach";
+	assert_string_equal(uring_opt_take_flag(c, "writeback_cache", &set),
+			    "writeback_cachex,writeback_cach");
+	assert_false(set);
+	assert_null(uring_opt_take_flag(NULL, "writeback_cache", &set));
+	assert_false(set);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -90,6 +111,7 @@ int main(void)
 	    cmocka_unit_test(test_taken_out_of_fuse_options),
 	    cmocka_unit_test(test_bad_values_refused),
 	    cmocka_unit_test(test_too_long_refused),
+	    cmocka_unit_test(test_flag_taken),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -15,6 +15,7 @@
 #   ARRAYSIM_SRC  source root (test data lives under tests/integration/data/)
 # and optionally (not set by meson):
 #   ARRAYSIM_IO_URING  off|auto|on: the FUSE transport of every t_mount
+#   ARRAYSIM_WRITEBACK_CACHE  1: every t_mount with -o writeback_cache
 #   ARRAYSIM_MOUNT_PROFILE  a profile (name or .ini) for every t_mount that
 #                      names none: e.g. tests/integration/data/compress-lz4.ini
 #                      runs the integrity suite with compression on
@@ -184,7 +185,8 @@ t_cleanup() {
 # t_mount [ARGS...]: mount $STORE on $MNT; the daemon returns once mounted.
 # ARRAYSIM_IO_URING=off|auto|on (.ci/run's second pass): the FUSE transport
 # every t_mount asks for, merged into the test's own -o if it has one (a
-# second -o would replace the first).
+# second -o would replace the first); ARRAYSIM_WRITEBACK_CACHE=1 likewise
+# adds -o writeback_cache (the kernel's writeback cache).
 t_transport_args() {
 	T_ARGS=("$@")
 	local i
@@ -194,14 +196,18 @@ t_transport_args() {
 		done
 		[ "$i" -lt "${#T_ARGS[@]}" ] || T_ARGS+=(--profile "$ARRAYSIM_MOUNT_PROFILE")
 	fi
-	[ -n "${ARRAYSIM_IO_URING:-}" ] || return 0
+	local extra=${ARRAYSIM_IO_URING:+io_uring=$ARRAYSIM_IO_URING}
+	if [ "${ARRAYSIM_WRITEBACK_CACHE:-0}" = 1 ]; then
+		extra=${extra:+$extra,}writeback_cache
+	fi
+	[ -n "$extra" ] || return 0
 	for ((i = 0; i + 1 < ${#T_ARGS[@]}; i++)); do
 		if [ "${T_ARGS[i]}" = -o ]; then
-			T_ARGS[i + 1]="${T_ARGS[i + 1]},io_uring=$ARRAYSIM_IO_URING"
+			T_ARGS[i + 1]="${T_ARGS[i + 1]},$extra"
 			return 0
 		fi
 	done
-	T_ARGS+=(-o "io_uring=$ARRAYSIM_IO_URING")
+	T_ARGS+=(-o "$extra")
 }
 
 t_mount() {
