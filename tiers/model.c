@@ -28,7 +28,7 @@
  * at hash_rate, and with compression on the bytes of the blocks dedupe did
  * not find at compress_rate, each a rate of one core, cut into 4 KiB
  * chunks that the controller's cores take in parallel, the first with
- * the rest of the request's work (run_chunks; tiers/README.md, "Dedupe's
+ * the rest of the request's work (model_cpu.c; tiers/README.md, "Dedupe's
  * CPU"); with after_ack and a write cache, that part runs after the ack;
  * with reduce_at = destage, none of it: model_destage_reduced books it
  * on the holding node's controller as each block leaves the cache).
@@ -67,6 +67,7 @@
 
 #include "common/block.h"
 #include "tiers/drive.h"
+#include "tiers/model_cpu_i.h"
 #include "tiers/model_faults_i.h"
 #include "tiers/model_i.h"
 #include "tiers/model_nodes_i.h"
@@ -315,23 +316,6 @@ static uint64_t run_work(struct model *m, const struct work *w, uint64_t start,
 	return end;
 }
 
-/* @bytes of work at @rate bytes/s of one core, in ns, rounded (0: free). */
-static uint64_t rate_ns(uint64_t bytes, uint64_t rate)
-{
-	if (!rate)
-		return 0;
-	return (uint64_t)(((unsigned __int128)bytes * 1000000000u + rate / 2) /
-			  rate);
-}
-
-/* Whether the dedupe work runs at destage (model_destage_reduced), not on
- * the write. */
-static bool reduce_at_destage(const struct model *m)
-{
-	return m->p->dedupe.enabled &&
-	       m->p->dedupe.reduce_at == PROFILE_REDUCE_DESTAGE;
-}
-
 /* The drive work a host I/O implies, by layout and cache policy. */
 static void plan_io(struct model *m, const struct model_io *io, struct work *w)
 {
@@ -344,7 +328,7 @@ static void plan_io(struct model *m, const struct model_io *io, struct work *w)
 	/* All references: metadata only (at destage, the cache tier takes
 	 * the whole write and the destager reduces it). */
 	if (io->op == ENGINE_OP_WRITE && p->dedupe.enabled &&
-	    io->blocks_deduped >= blocks && !reduce_at_destage(m))
+	    io->blocks_deduped >= blocks && !model_reduce_at_destage(m))
 		return;
 	if (!hybrid) {
 		work_add(m, w, PROFILE_TIER_FLASH, io->op, io->offset,
@@ -364,22 +348,6 @@ static void plan_io(struct model *m, const struct model_io *io, struct work *w)
 	if (pol != PROFILE_POLICY_WRITE_BACK)
 		work_add(m, w, PROFILE_TIER_BACKING, io->op, io->offset,
 			 io->length);
-}
-
-/* Dedupe's CPU for a write of @io: the lookup per 4 KiB block, the
- * fingerprint of every byte, and (compression on) the compression of the
- * blocks dedupe did not find, each at its rate per core. */
-static uint64_t dedupe_cpu_ns(const struct model *m, const struct model_io *io)
-{
-	uint64_t blocks = (io->length + BLOCK_BYTES - 1) / BLOCK_BYTES;
-	uint64_t unique = 0;
-
-	if (reduce_at_destage(m))
-		return 0;
-	if (io->blocks_deduped < blocks)
-		unique = io->length - io->blocks_deduped * BLOCK_BYTES;
-	return blocks * m->dedupe_ns + rate_ns(io->length, m->dedupe_rate[0]) +
-	       rate_ns(unique, m->dedupe_rate[1]);
 }
 
 /* The CPU work one controller does for a request: on one node, @front
@@ -409,45 +377,6 @@ static unsigned node_ctl(struct model *m, const struct ctl_work *cw,
 	return model_fault_node_ctl(m, cw->node, want, t);
 }
 
-/* The 4 KiB chunks of @io whose dedupe work a controller spreads over
- * its cores: one for a read, or a request of one block. */
-static uint64_t dedupe_chunks(const struct model_io *io)
-{
-	uint64_t blocks = (io->length + BLOCK_BYTES - 1) / BLOCK_BYTES;
-
-	return io->op == ENGINE_OP_WRITE && blocks > 1 ? blocks : 1;
-}
-
-/* Chunk @k's share of @d ns of dedupe work over @n chunks: equal shares,
- * the first d mod n a nanosecond more, so the shares sum to @d. */
-static uint64_t chunk_ns(uint64_t d, uint64_t n, uint64_t k)
-{
-	return d / n + (k < d % n ? 1 : 0);
-}
-
-/* Chunks @from to @n - 1 of @d ns of dedupe work on controller @res from
- * @t, each a stage of its own that takes the core free first, as a
- * multi-threaded stack's workers take a request's chunks (tiers/README.md,
- * "Dedupe's CPU"): when the last is done (@t for none). Parts of the
- * request's operation, not operations of their own. */
-static uint64_t run_chunks(struct model *m, int res, uint64_t t, uint64_t d,
-			   uint64_t n, uint64_t from)
-{
-	struct engine_stage st = {
-	    .res = res, .op = ENGINE_OP_WRITE, .part = from > 0};
-	uint64_t end = t;
-
-	for (uint64_t k = from; k < n; k++) {
-		uint64_t e;
-
-		st.work_ns = chunk_ns(d, n, k);
-		e = engine_submit(m->e, t, &st, 1);
-		end = e > end ? e : end;
-		st.part = true;
-	}
-	return end;
-}
-
 /* CPU, on a controller of @cw->node (and its partner for a mirrored
  * write); returns when the controllers are done. @whole: when a staged
  * write's data is all in (0: not staged), before which only the front-end
@@ -467,16 +396,17 @@ static uint64_t run_controller(struct model *m, const struct model_io *io,
 	unsigned i = cw->node * c->count + local;
 	struct engine_stage st = {.res = m->ctl[i], .op = io->op};
 	uint64_t t = start, back = cw->ops * m->be_op_ns + cw->extra_ns;
-	uint64_t after = 0, d = 0, chunks = dedupe_chunks(io), from = start;
+	uint64_t after = 0, d = 0, chunks = model_dedupe_chunks(io),
+		 from = start;
 
 	if (io->op == ENGINE_OP_WRITE && cw->front) {
-		d = dedupe_cpu_ns(m, io);
+		d = model_dedupe_cpu_ns(m, io);
 		if (m->p->dedupe.after_ack &&
 		    c->write_cache != PROFILE_WCACHE_NONE) {
 			after = d;
 			d = 0;
 		} else {
-			back += chunk_ns(d, chunks, 0);
+			back += model_chunk_ns(d, chunks, 0);
 		}
 	}
 	st.work_ns = (cw->front ? m->fe_op_ns : 0) + (whole ? 0 : back);
@@ -488,7 +418,7 @@ static uint64_t run_controller(struct model *m, const struct model_io *io,
 		t = engine_submit(m->e, from, &st, 1);
 	}
 	if (d) {
-		uint64_t e = run_chunks(m, m->ctl[i], from, d, chunks, 1);
+		uint64_t e = model_run_chunks(m, m->ctl[i], from, d, chunks, 1);
 
 		t = e > t ? e : t;
 	}
@@ -508,7 +438,7 @@ static uint64_t run_controller(struct model *m, const struct model_io *io,
 	/* Dedupe on the way from the write cache to the drives: the owner's
 	 * cores, after the ack. */
 	if (after)
-		run_chunks(m, m->ctl[i], t, after, chunks, 0);
+		model_run_chunks(m, m->ctl[i], t, after, chunks, 0);
 	return t;
 }
 
@@ -722,7 +652,7 @@ struct reduce {
 };
 
 /* The reduction work of @length bytes on one of node @node's controllers
- * from @t, as dedupe_cpu_ns charges it on a write: the lookup, the
+ * from @t, as model_dedupe_cpu_ns charges it on a write: the lookup, the
  * fingerprint, and the compression unless dedupe found the block. It
  * queues with the foreground's work on the same cores. */
 static uint64_t destage_cpu(struct model *m, unsigned node, uint64_t t,
@@ -735,8 +665,8 @@ static uint64_t destage_cpu(struct model *m, unsigned node, uint64_t t,
 				  .op = ENGINE_OP_WRITE};
 
 	st.work_ns = (length + BLOCK_BYTES - 1) / BLOCK_BYTES * m->dedupe_ns +
-		     rate_ns(length, m->dedupe_rate[0]) +
-		     (r->kept ? rate_ns(length, m->dedupe_rate[1]) : 0);
+		     model_rate_ns(length, m->dedupe_rate[0]) +
+		     (r->kept ? model_rate_ns(length, m->dedupe_rate[1]) : 0);
 	m->counts.reduce_cpu_ns += st.work_ns;
 	return engine_submit(m->e, t, &st, 1);
 }
@@ -802,7 +732,7 @@ uint64_t model_destage(struct model *m, uint64_t now_ns, uint64_t offset,
 uint64_t model_destage_reduced(struct model *m, uint64_t now_ns,
 			       uint64_t offset, uint32_t kept)
 {
-	struct reduce r = {.on = reduce_at_destage(m),
+	struct reduce r = {.on = model_reduce_at_destage(m),
 			   .kept = kept < BLOCK_BYTES ? kept : BLOCK_BYTES};
 
 	return destage(m, now_ns, offset, BLOCK_BYTES, &r);
