@@ -96,8 +96,8 @@ int dedupe_resolve_probed(const struct dedupe_env *env, const void *data,
 	struct match m = {env, data, 0};
 	/* The walk sees every earlier new block, as when each was indexed
 	 * at once: same candidates, same order. */
-	int r = known ? dedupe_flush(env) : 0;
-	if (!r && known)
+	int r = 0;
+	if (known && !(r = dedupe_flush(env)))
 		r = dedupe_index_walk(env->ms, env->txn, fp->sha1,
 				      try_candidate, &m);
 	if (r < 0)

@@ -270,7 +270,7 @@ static int write_probe(struct store_txn *t, struct dp_write *p)
 }
 
 /* Store a probed write's blocks with their new index items indexed
- * together at the end (dedupe_flush), in the same transaction. */
+ * together at the end (dedupe_index_flush), in the same transaction. */
 static int write_blocks(struct store_txn *t, struct dp_write *p,
 			struct ms_inode *in)
 {
@@ -285,10 +285,8 @@ static int write_blocks(struct store_txn *t, struct dp_write *p,
 				!p->known || p->known[i], in,
 				p->pblks ? &p->pblks[i] : NULL,
 				p->kept ? &p->kept[i] : NULL);
-	uint32_t unused;
-	const struct dedupe_env env = dp_env(t, &unused);
-	if (!r)
-		r = dedupe_flush(&env);
+	if (!r && b.it)
+		r = dedupe_index_flush(t->st->ms, t->txn, &b);
 	t->fp_batch = NULL;
 	free(b.it);
 	return r;

@@ -45,17 +45,6 @@ A=$ARRAYSIM
 TS=10 # --time-scale
 ctl() { "$A" ctl "$MNT" "$@"; }
 
-# wait_ev EVENT ID SECONDS: wait until the daemon logs EVENT of fault ID,
-# bounded in time (lib.sh's t_wait_event counts its polls, each a python
-# start, a second apiece on a loaded host: 10 s became 200).
-wait_ev() {
-	local end=$((SECONDS + $3))
-	until grep -q '"event":"'"$1"'","id":'"$2"'[,}]' "$STORE/events.jsonl"; do
-		((SECONDS < end)) || t_fail "no $1 event for fault $2 within $3 s"
-		sleep 0.05
-	done
-}
-
 # failover_s PROFILE: its failover_time in seconds (profile show prints
 # it in s).
 failover_s() {
@@ -127,7 +116,7 @@ pull() {
 	t_log "pulled controller $1 (fault $cid)"
 	grep -q '"event":"stall","id":'"$cid"',' "$STORE/events.jsonl" ||
 		t_fail "no stall event for controller $1"
-	wait_ev stall_end "$cid" 10
+	t_wait_event stall_end "$cid" 10
 	python3 - "$STORE/events.jsonl" "$cid" "$2" <<-'PY' || t_fail "the stall (above)"
 		import json, sys
 		ev = {}
@@ -173,7 +162,7 @@ start_load
 pull 5 "$stall"
 window "$T/down.json" 300
 ctl fault clear "$cid"
-wait_ev serving_again "$cid" 10
+t_wait_event serving_again "$cid" 10
 window "$T/back.json" 300
 python3 - "$T/down.json" "$T/back.json" <<-'PY' || t_fail "controllers (above)"
 	import json, sys
@@ -206,8 +195,8 @@ window "$T/base.json" 300
 pull 3 "$stall"
 window "$T/down.json" 300
 ctl fault clear "$cid"
-wait_ev serving_again "$cid" 10
-wait_ev resync_end "$cid" 10
+t_wait_event serving_again "$cid" 10
+t_wait_event resync_end "$cid" 10
 python3 - "$STORE/events.jsonl" "$cid" <<-'PY' || t_fail "host 3's events (above)"
 	import json, sys
 	ev = [json.loads(l) for l in open(sys.argv[1])]
