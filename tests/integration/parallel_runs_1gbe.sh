@@ -15,6 +15,13 @@
 #   2 runs already 80% to 105% of it;
 # - each of 4 runs waits about twice as long as each of 2 (1.6x to 2.5x);
 # - one run does not fill the pipe alone (its total is below 2 runs').
+# Direct I/O, so that each 1 MiB write reaches the array as one request,
+# as from an NFS client: buffered, this mount delivered it as 1 MiB - 16
+# bytes, then 16 (measured 2026-12-04); each tail then waits on the link
+# behind the other runs' transfers and on the SSDs behind their writes,
+# the runs fall into step and the link idles (tests/tiers/
+# test_parallel_runs.c: tegile-ha2200ep moved 17.6 and 20.1 MB/s at 2
+# and 4 runs so, 23.5 and 23.5 direct).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 t_require_cmd fio python3
@@ -28,11 +35,11 @@ PIPE=$("$ARRAYSIM" profile show "$PROFILE" |
 t_setup
 t_mount --profile "$PROFILE" --scale "$SCALE"
 t_fio --name=lay --directory="$MNT" --rw=write --bs=1M --size=96M --numjobs=4 \
-	--filename_format='run.$jobnum' --ioengine=psync
+	--filename_format='run.$jobnum' --ioengine=psync --direct=1
 # runs N: N parallel runs for 4 s; prints "total_MB/s mean_latency_ms".
 runs() {
 	t_fio --name="runs$1" --directory="$MNT" --rw=write --bs=1M --size=96M --numjobs="$1" \
-		--filename_format='run.$jobnum' --ioengine=psync --time_based --runtime=4 \
+		--filename_format='run.$jobnum' --ioengine=psync --direct=1 --time_based --runtime=4 \
 		--ramp_time=1 --group_reporting --output-format=json
 	python3 -c '
 import json, sys
