@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "store/caps.h"
 #include "store/group_commit.h"
 #include "store/store.h"
 #include "dedupe/compress.h"
@@ -43,6 +44,7 @@ struct store {
 	void (*sync_hook)(void *); /* store_set_sync_hook */
 	void *sync_hook_ctx;
 	struct group_commit gc; /* writes' metadata, committed in groups */
+	struct caps_set caps;	/* inodes that may have file capabilities */
 };
 
 #endif
