@@ -8,6 +8,7 @@
 #include <fcntl.h> /* FALLOC_FL_* */
 
 #include "store/datapath.h"
+#include "store/caps.h"
 #include "store/namespace.h"
 #include "store/store_i.h"
 

@@ -12,8 +12,6 @@
 #ifndef ARRAYSIM_STORE_CAPS_H
 #define ARRAYSIM_STORE_CAPS_H
 
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -22,15 +20,8 @@
 
 #define CAPS_XATTR "security.capability"
 
-struct store;
+struct caps_set; /* store/store_i.h */
 struct store_txn;
-
-struct caps_set {
-	pthread_mutex_t lock;
-	_Atomic size_t n; /* members: 0 is the write's whole cost */
-	uint64_t *slot;	  /* open addressing, 0: free */
-	size_t size;	  /* a power of two, or 0 */
-};
 
 void caps_init(struct caps_set *c);
 void caps_destroy(struct caps_set *c);

@@ -20,6 +20,7 @@
 #include "dedupe/fingerprint_pool.h"
 #include "dedupe/index.h"
 #include "store/datapath_i.h"
+#include "store/caps.h"
 #include "store/loss.h"
 #include "store/namespace.h"
 #include "store/store_i.h"

@@ -9,7 +9,6 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "store/caps.h"
 #include "store/group_commit.h"
 #include "store/store.h"
 #include "dedupe/compress.h"
@@ -17,6 +16,14 @@
 #include "tiers/backing.h"
 
 struct loss_set;
+
+/* The inodes that may have file capabilities (store/caps.h). */
+struct caps_set {
+	pthread_mutex_t lock;
+	_Atomic size_t n; /* members: 0 is a write's whole cost */
+	uint64_t *slot;	  /* open addressing, 0: free */
+	size_t size;	  /* a power of two, or 0 */
+};
 
 struct store {
 	struct store_config cfg;

@@ -16,6 +16,7 @@
 #include "common/log.h"
 #include "dedupe/csize.h"
 #include "store/datapath.h"
+#include "store/caps.h"
 #include "store/loss.h"
 #include "store/namespace.h"
 #include "store/store_i.h"
