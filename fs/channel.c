@@ -1,4 +1,4 @@
-/* The /dev/fuse channel, read and written as libfuse would, with two
+/* The /dev/fuse channel, read and written as libfuse would, with three
  * additions to the INIT reply and the choice of transport.
  *
  * FUSE_DIRECT_IO_ALLOW_MMAP: arraysim opens files with direct I/O so that
@@ -18,10 +18,11 @@
  * Taken whenever offered: the daemon does what the VFS would, on every
  * mount, so no mount needs the kernel's per-write question.
  *
- * libfuse 3.14 (Debian 12) can express neither of the first two: its capability
- * mask is 32 bits and both flags live in the second flags word. So the kernel's
- * offer is noted as the INIT request comes in, and a flag is set in the
- * reply on its way out only when the kernel offered it. The INIT is
+ * libfuse 3.14 (Debian 12) can express none of them: its capability mask
+ * is 32 bits, the first two live in the second flags word, and it knows
+ * no KILLPRIV_V2. So the kernel's offer is noted as the INIT request
+ * comes in, and a flag is set in the reply on its way out only when the
+ * kernel offered it. The INIT is
  * answered here, before the mount is reported up (channel_handshake), so
  * that the transport is known and `io_uring=on` can refuse the mount.
  *
