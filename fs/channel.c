@@ -1,4 +1,4 @@
-/* The /dev/fuse channel, read and written as libfuse would, with two
+/* The /dev/fuse channel, read and written as libfuse would, with three
  * additions to the INIT reply and the choice of transport.
  *
  * FUSE_DIRECT_IO_ALLOW_MMAP: arraysim opens files with direct I/O so that
@@ -10,10 +10,19 @@
  * FUSE_OVER_IO_URING (fs/uring.h): requests on io_uring rings, one
  * syscall per request instead of a read and a write.
  *
- * libfuse 3.14 (Debian 12) can express neither: its capability mask is 32
- * bits and both flags live in the second flags word. So the kernel's
- * offer is noted as the INIT request comes in, and a flag is set in the
- * reply on its way out only when the kernel offered it. The INIT is
+ * FUSE_HANDLE_KILLPRIV_V2 (first flags word, protocol 7.33; libfuse 3.14
+ * has v1 only): the daemon clears set-ID bits and file capabilities on
+ * write, truncate and chown, told by a flag in each request whether the
+ * caller lacks CAP_FSETID (fs/open_reply.h), and the kernel stops asking
+ * for security.capability before every write (SB_NOSEC; fs/README.md).
+ * Taken whenever offered: the daemon does what the VFS would, on every
+ * mount, so no mount needs the kernel's per-write question.
+ *
+ * libfuse 3.14 (Debian 12) can express none of them: its capability mask
+ * is 32 bits, the first two live in the second flags word, and it knows
+ * no KILLPRIV_V2. So the kernel's offer is noted as the INIT request
+ * comes in, and a flag is set in the reply on its way out only when the
+ * kernel offered it. The INIT is
  * answered here, before the mount is reported up (channel_handshake), so
  * that the transport is known and `io_uring=on` can refuse the mount.
  *
@@ -43,6 +52,8 @@
 
 static _Atomic uint64_t init_unique;   /* 0: INIT answered or not seen */
 static _Atomic uint32_t kernel_flags2; /* the INIT request's second word */
+static _Atomic uint32_t kernel_flags;  /* and its first */
+static atomic_bool killpriv_v2;	       /* the INIT reply took it */
 static enum channel_uring mode;
 static bool rings_ready;     /* uring_open done: the reply may ask */
 static bool uring_asked;     /* the INIT reply asked for io_uring */
@@ -56,6 +67,9 @@ static void note_init(const void *buf, size_t len)
 		return;
 	const struct fuse_init_in *init = (const void *)(in + 1);
 	atomic_store(&init_unique, in->unique);
+	if (len >= sizeof(*in) + offsetof(struct fuse_init_in, flags) +
+		       sizeof(init->flags))
+		atomic_store(&kernel_flags, init->flags);
 	if (len < sizeof(*in) + offsetof(struct fuse_init_in, flags2) +
 		      sizeof(init->flags2))
 		return; /* an old kernel: no second flags word */
@@ -97,6 +111,13 @@ static void patch_init_reply(struct iovec *iov, int count)
 	uint32_t offered = atomic_load(&kernel_flags2);
 	if (out->error ||
 	    iov[1].iov_len <
+		offsetof(struct fuse_init_out, flags) + sizeof(init->flags))
+		return;
+	if (atomic_load(&kernel_flags) & FUSE_HANDLE_KILLPRIV_V2) {
+		init->flags |= FUSE_HANDLE_KILLPRIV_V2;
+		atomic_store(&killpriv_v2, true);
+	}
+	if (iov[1].iov_len <
 		offsetof(struct fuse_init_out, flags2) + sizeof(init->flags2) ||
 	    !(init->flags & FUSE_INIT_EXT))
 		return;
@@ -204,6 +225,11 @@ int channel_handshake(struct fuse_session *se, char *err, size_t errlen)
 {
 	int r = answer_init(se, mode != CHANNEL_URING_OFF, err, errlen);
 	return r ? r : start_rings(se, err, errlen);
+}
+
+bool channel_killpriv_v2(void)
+{
+	return atomic_load_explicit(&killpriv_v2, memory_order_relaxed);
 }
 
 const char *channel_transport(void)

@@ -5,6 +5,7 @@
 #define ARRAYSIM_FS_CHANNEL_H
 
 #include <fuse_lowlevel.h>
+#include <stdbool.h>
 
 #include "fs/uring_opt.h"
 
@@ -14,6 +15,9 @@ int channel_attach(struct fuse_session *se, enum channel_uring mode);
  * the transport: the rings when asked for and the kernel agrees. 0, or
  * -errno with the one-line reason in @err (io_uring=on without rings). */
 int channel_handshake(struct fuse_session *se, char *err, size_t errlen);
+/* Whether the INIT reply took FUSE_HANDLE_KILLPRIV_V2: the kill flags of
+ * requests (fs/open_reply.h) then say when set-ID bits go. */
+bool channel_killpriv_v2(void);
 /* The transport in use, for status and the log: "classic (...)" or
  * "io_uring (...)". */
 const char *channel_transport(void);

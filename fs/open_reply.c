@@ -3,6 +3,7 @@
 
 #include <linux/fuse.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #ifndef FOPEN_PARALLEL_DIRECT_WRITES
@@ -20,11 +21,51 @@ static _Atomic uint64_t pending[SLOTS];
  * table. */
 static _Atomic unsigned noted;
 
+/* The kill flag of the request this thread is about to process: both
+ * transports note a request then hand it to libfuse on the same thread,
+ * and every request overwrites it. */
+static _Thread_local bool kill_suidgid;
+
+/* FUSE_HANDLE_KILLPRIV_V2's flag in a request (protocol 7.33), which
+ * libfuse 3.14 drops. */
+static bool kill_flag(const struct fuse_in_header *in, size_t len)
+{
+	const void *arg = in + 1;
+	size_t n = len - sizeof(*in);
+	switch (in->opcode) {
+	case FUSE_WRITE:
+		return n >= sizeof(struct fuse_write_in) &&
+		       (((const struct fuse_write_in *)arg)->write_flags &
+			FUSE_WRITE_KILL_SUIDGID);
+	case FUSE_SETATTR:
+		return n >= sizeof(struct fuse_setattr_in) &&
+		       (((const struct fuse_setattr_in *)arg)->valid &
+			FATTR_KILL_SUIDGID);
+	case FUSE_OPEN:
+		return n >= sizeof(struct fuse_open_in) &&
+		       (((const struct fuse_open_in *)arg)->open_flags &
+			FUSE_OPEN_KILL_SUIDGID);
+	case FUSE_CREATE:
+		return n >= sizeof(struct fuse_create_in) &&
+		       (((const struct fuse_create_in *)arg)->open_flags &
+			FUSE_OPEN_KILL_SUIDGID);
+	default:
+		return false;
+	}
+}
+
+bool open_reply_kill_suidgid(void)
+{
+	return kill_suidgid;
+}
+
 void open_reply_note(const void *req, size_t len)
 {
 	const struct fuse_in_header *in = req;
-	if (len < sizeof(*in) ||
-	    (in->opcode != FUSE_OPEN && in->opcode != FUSE_CREATE))
+	if (len < sizeof(*in))
+		return;
+	kill_suidgid = kill_flag(in, len);
+	if (in->opcode != FUSE_OPEN && in->opcode != FUSE_CREATE)
 		return;
 	for (unsigned i = 0; i < SLOTS; i++) {
 		uint64_t free_slot = 0;

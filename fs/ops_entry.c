@@ -115,6 +115,10 @@ void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set,
 {
 	uint64_t t0 = stats_now_ns();
 	struct ms_inode in;
+	bool chown = to_set & (FUSE_SET_ATTR_UID | FUSE_SET_ATTR_GID);
+	if ((to_set & FUSE_SET_ATTR_SIZE || chown) &&
+	    ops_kill_suidgid(req, chown))
+		to_set |= ATTRS_KILL_SUIDGID;
 	int r = fault_gate_meta(fs_of(req), FOP_SETATTR, ino, 0, NULL);
 	if (!r)
 		r = ops_setattr_txn(fs_of(req), ino, attr, to_set, &in);

@@ -5,8 +5,11 @@
 #ifndef ARRAYSIM_FS_OPS_I_H
 #define ARRAYSIM_FS_OPS_I_H
 
+#include <stdbool.h>
 #include <sys/stat.h>
 
+#include "fs/channel.h"
+#include "fs/open_reply.h"
 #include "fs/ops.h"
 
 struct store_txn;
@@ -39,6 +42,17 @@ void ops_set_open_flags(struct fs *fs, struct fuse_file_info *fi);
 /* One setattr transaction (fs/ops_entry.c), also an O_TRUNC open's. */
 int ops_setattr_txn(struct fs *fs, uint64_t ino, const struct stat *attr,
 		    int to_set, struct ms_inode *in);
+
+/* Whether @req's caller must lose set-ID bits it changes (a write, a
+ * truncate; a chown always): the kernel's flag under
+ * FUSE_HANDLE_KILLPRIV_V2, else (an older kernel, libfuse's v1) a guess
+ * from the caller's uid. */
+static inline bool ops_kill_suidgid(fuse_req_t req, bool chown)
+{
+	if (channel_killpriv_v2())
+		return open_reply_kill_suidgid();
+	return chown || fuse_req_ctx(req)->uid != 0;
+}
 
 /* fs/ops_entry.c */
 void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name);

@@ -63,12 +63,21 @@
 #include "tiers/array.h"
 
 /* libfuse asks for atomic O_TRUNC, so the kernel leaves the truncation of
- * an O_TRUNC open to us. */
-static int truncate_on_open(struct fs *fs, uint64_t ino)
+ * an O_TRUNC open to us, set-ID bits and capabilities with it. */
+static int truncate_on_open(fuse_req_t req, uint64_t ino)
 {
 	struct stat a = {.st_size = 0};
 	struct ms_inode in;
-	return ops_setattr_txn(fs, ino, &a, FUSE_SET_ATTR_SIZE, &in);
+	int set = FUSE_SET_ATTR_SIZE;
+	bool kill = ops_kill_suidgid(req, false);
+	if (kill)
+		set |= ATTRS_KILL_SUIDGID;
+	int r = ops_setattr_txn(fs_of(req), ino, &a, set, &in);
+	/* The kernel keeps the mode it had; the open reply carries none. */
+	if (!r && kill && fs_of(req)->session)
+		fuse_lowlevel_notify_inval_inode(fs_of(req)->session, ino, -1,
+						 0);
+	return r;
 }
 
 void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
@@ -76,7 +85,7 @@ void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	uint64_t t0 = stats_now_ns();
 	int r = fault_gate_meta(fs_of(req), FOP_OPEN, ino, 0, NULL);
 	if (!r && (fi->flags & O_TRUNC))
-		r = truncate_on_open(fs_of(req), ino);
+		r = truncate_on_open(req, ino);
 	if (r)
 		return ops_reply_err(req, STATS_OP_OPEN, t0, r);
 	ops_set_open_flags(fs_of(req), fi);
@@ -196,7 +205,7 @@ void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size,
 	struct fs_io *x = new_io(req, ARRAY_IO_WRITE, ino, off, size, t0);
 	if (!x)
 		return ops_reply_err(req, STATS_OP_WRITE, t0, -ENOMEM);
-	bool drop_setid = fuse_req_ctx(req)->uid != 0;
+	bool drop_setid = ops_kill_suidgid(req, false);
 	struct dp_write w;
 	/* hit.keep: a torn write stores a prefix, yet reports all of it. */
 	x->io.result = datapath_write_prep(&w, off, buf, hit.keep);

@@ -3,6 +3,8 @@
 # Debian 12 / Ubuntu. Idempotent; uses sudo only when not already root.
 #   build:  build-essential meson ninja-build pkg-config and the -dev packages
 #   tests:  libcmocka-dev (unit), fuse3 fio attr python3 lmdb-utils curl
+#           libcap2-bin (setcap, getcap: tests/integration/killpriv.sh,
+#           xattr_caps.sh)
 #           prometheus and graphite-carbon (integration; their services
 #           are not needed, the tests run their own servers on loopback),
 #           chromium (renders the page of arraysim report,
@@ -21,7 +23,7 @@ PACKAGES=(
 	libfuse3-dev fuse3 liburing-dev libxxhash-dev libssl-dev libcmocka-dev
 	liblmdb-dev lmdb-utils libinih-dev liblz4-dev libzstd-dev
 	libmicrohttpd-dev
-	fio attr python3 curl prometheus chromium graphite-carbon
+	fio attr libcap2-bin python3 curl prometheus chromium graphite-carbon
 	nbdkit libnbd-bin tgt libiscsi-bin qemu-utils qemu-block-extra e2fsprogs
 	bonnie++ postmark
 	clang

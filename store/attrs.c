@@ -8,12 +8,28 @@
 #include <fcntl.h> /* FALLOC_FL_* */
 
 #include "store/datapath.h"
+#include "store/caps.h"
 #include "store/namespace.h"
 #include "store/store_i.h"
 
 static int64_t attr_time(const struct timespec *ts, bool now, int64_t t_now)
 {
 	return now ? t_now : (int64_t)ts->tv_sec * 1000000000 + ts->tv_nsec;
+}
+
+/* What the VFS does to a file on truncate and chown (do_truncate,
+ * chown_common): set-ID bits for the callers the kernel names, file
+ * capabilities for any. */
+static int kill_priv(struct store_txn *t, uint64_t ino, struct ms_inode *in,
+		     int set)
+{
+	if (S_ISDIR(in->mode) ||
+	    !(set & (ATTRS_SET_SIZE | ATTRS_SET_UID | ATTRS_SET_GID)))
+		return 0;
+	if (set & ATTRS_KILL_SUIDGID)
+		caps_drop_setid(&in->mode);
+	bool removed;
+	return caps_kill(t, ino, &removed);
 }
 
 static int apply(struct store_txn *t, uint64_t ino, struct ms_inode *in,
@@ -42,6 +58,9 @@ static int apply(struct store_txn *t, uint64_t ino, struct ms_inode *in,
 	if (set & (ATTRS_SET_MTIME | ATTRS_SET_MTIME_NOW))
 		in->mtime_ns =
 		    attr_time(&a->st_mtim, set & ATTRS_SET_MTIME_NOW, now);
+	int r = kill_priv(t, ino, in, set);
+	if (r)
+		return r;
 	if (set & ATTRS_SET_CTIME)
 		in->ctime_ns = attr_time(&a->st_ctim, false, now);
 	else
@@ -96,6 +115,8 @@ int attrs_xattr_set(struct store_txn *t, uint64_t ino, const char *name,
 {
 	struct ms_inode in;
 	int r = ns_inode_get(t->st->ms, t->txn, ino, &in);
+	if (!r)
+		r = caps_note(&t->st->caps, ino, name);
 	if (!r)
 		r = ns_xattr_set(t->st->ms, t->txn, ino, name, value, size,
 				 flags);

@@ -26,10 +26,15 @@ enum attrs_set_mask {
 	ATTRS_SET_ATIME_NOW = 1 << 7,
 	ATTRS_SET_MTIME_NOW = 1 << 8,
 	ATTRS_SET_CTIME = 1 << 10,
+	/* Not FUSE's: with a size, uid or gid, the caller lacks CAP_FSETID
+	 * (a truncate) or changes the owner (a chown), so set-ID bits go as
+	 * the VFS would clear them (store/caps.h). */
+	ATTRS_KILL_SUIDGID = 1 << 20,
 };
 
 /* Apply the fields of @a that @set names to @ino; *out: the inode after.
- * A size on a directory is -EISDIR, on anything but a file -EINVAL. */
+ * A size on a directory is -EISDIR, on anything but a file -EINVAL. A
+ * size, uid or gid on a file also removes its security.capability. */
 int attrs_set(struct store_txn *t, uint64_t ino, const struct stat *a, int set,
 	      struct ms_inode *out);
 /* One transaction of a fallocate: mode 0 or FALLOC_FL_KEEP_SIZE (nothing

@@ -20,6 +20,7 @@
 #include "dedupe/fingerprint_pool.h"
 #include "dedupe/index.h"
 #include "store/datapath_i.h"
+#include "store/caps.h"
 #include "store/loss.h"
 #include "store/namespace.h"
 #include "store/store_i.h"
@@ -246,16 +247,6 @@ static int complete_edges(struct store *st, uint64_t ino, struct dp_write *w)
 	return r;
 }
 
-/* Returns whether a bit was cleared. */
-static bool drop_setid_bits(struct ms_inode *in)
-{
-	uint32_t before = in->mode;
-	in->mode &= ~(uint32_t)S_ISUID;
-	if ((in->mode & (S_ISGID | S_IXGRP)) == (S_ISGID | S_IXGRP))
-		in->mode &= ~(uint32_t)S_ISGID;
-	return in->mode != before;
-}
-
 /* Look a write's blocks up in one sorted pass before storing any
  * (dedupe_probe): one index walk forward instead of a descent per block.
  * A single block has nothing to sort (no @known: datapath_write_prep):
@@ -314,8 +305,12 @@ static int write_apply(struct store_txn *t, void *arg)
 		in.size = p->off + p->len;
 	}
 	in.mtime_ns = in.ctime_ns = clock_wall_ns();
-	*p->drop_setid = p->drop_in && drop_setid_bits(&in);
-	r = ns_inode_put(st->ms, t->txn, p->ino, &in);
+	*p->drop_setid = p->drop_in && caps_drop_setid(&in.mode);
+	/* Any writer, CAP_FSETID or not: as the VFS's file_remove_privs. */
+	bool uncapped;
+	r = caps_kill(t, p->ino, &uncapped);
+	if (!r)
+		r = ns_inode_put(st->ms, t->txn, p->ino, &in);
 	if (r)
 		return r;
 	t->delta.logical_bytes_written += p->len;

@@ -17,6 +17,14 @@
 
 struct loss_set;
 
+/* The inodes that may have file capabilities (store/caps.h). */
+struct caps_set {
+	pthread_mutex_t lock;
+	_Atomic size_t n; /* members: 0 is a write's whole cost */
+	uint64_t *slot;	  /* open addressing, 0: free */
+	size_t size;	  /* a power of two, or 0 */
+};
+
 struct store {
 	struct store_config cfg;
 	char dir[4096];
@@ -43,6 +51,7 @@ struct store {
 	void (*sync_hook)(void *); /* store_set_sync_hook */
 	void *sync_hook_ctx;
 	struct group_commit gc; /* writes' metadata, committed in groups */
+	struct caps_set caps;	/* inodes that may have file capabilities */
 };
 
 #endif

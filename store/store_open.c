@@ -16,6 +16,7 @@
 #include "common/log.h"
 #include "dedupe/csize.h"
 #include "store/datapath.h"
+#include "store/caps.h"
 #include "store/loss.h"
 #include "store/namespace.h"
 #include "store/store_i.h"
@@ -46,6 +47,18 @@ static int init_root(struct store *st)
 	return store_txn_commit(&t);
 }
 
+/* The inodes a write must strip of capabilities (store/caps.h). */
+static int load_caps(struct store *st)
+{
+	MDB_txn *txn;
+	int r = metastore_txn_begin(st->ms, false, &txn);
+	if (r)
+		return r;
+	r = caps_load(&st->caps, st->ms, txn);
+	metastore_txn_abort(txn);
+	return r;
+}
+
 static struct store *store_new(const struct store_config *cfg)
 {
 	struct store *st = calloc(1, sizeof(*st));
@@ -58,12 +71,14 @@ static struct store *store_new(const struct store_config *cfg)
 	st->owner = getuid();
 	pthread_mutex_init(&st->sync_lock, NULL);
 	group_commit_init(&st->gc);
+	caps_init(&st->caps);
 	return st;
 }
 
 static void store_free(struct store *st)
 {
 	group_commit_destroy(&st->gc);
+	caps_destroy(&st->caps);
 	pthread_mutex_destroy(&st->sync_lock);
 	free(st);
 }
@@ -142,6 +157,8 @@ int store_open(const struct store_config *cfg, struct store **out, char *err,
 		goto out_close;
 	}
 	r = init_root(st);
+	if (!r)
+		r = load_caps(st);
 	if (!r)
 		r = store_reap_orphans(st);
 	if (!r)
