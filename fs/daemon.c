@@ -34,6 +34,7 @@
 #include "fs/graphite_push.h"
 #include "fs/metrics_http.h"
 #include "fs/scenario_run.h"
+#include "fs/uring.h"
 #include "fs/ops.h"
 #include "faults/events.h"
 #include "replication/repl.h"
@@ -174,6 +175,7 @@ static void print_status(struct daemon *d, FILE *out)
 		fprintf(out, "replication %s\n",
 			repl_mode(d->repl) ? "sync" : "async");
 	fprintf(out, "ring requests %llu\n", channel_ring_requests());
+	fprintf(out, "ring pool requests %llu\n", uring_pool_requests());
 }
 
 static int ctl_sync(struct daemon *d, char *err, size_t errlen)

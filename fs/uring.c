@@ -40,6 +40,7 @@
 #include "common/log.h"
 #include "fs/fuse_uring_abi.h"
 #include "fs/open_reply.h"
+#include "fs/uring_pool.h"
 
 /* Entries per ring: requests one CPU's processes may have in the daemon
  * at once before the kernel queues them. A timed array holds requests
@@ -48,6 +49,9 @@
 /* Room before the payload for the request's two headers. */
 #define URING_PREFIX 4096
 #define TAG_WAKE 1u
+/* Pool workers when ARRAYSIM_URING_WORKERS is unset: two per ring, so
+ * that a burst on one ring finds idle workers while the other's run. */
+#define URING_WORKERS_PER_RING 2
 
 struct queue;
 
@@ -93,7 +97,8 @@ static struct {
 	pthread_mutex_t map_lock;
 	struct ent **buckets;
 	unsigned mask;
-	unsigned replying; /* under map_lock: replies past the table */
+	unsigned replying;  /* under map_lock: replies past the table */
+	size_t handoff_min; /* a lone READ/WRITE this large goes to a worker */
 	bool closed;
 	pthread_mutex_t reg_lock;
 	pthread_cond_t reg_cond;
@@ -228,7 +233,7 @@ static void push_ready(struct queue *q, struct ent *e)
 }
 
 /* Answer a request that cannot be handed to libfuse. */
-static void refuse(struct queue *q, struct ent *e, int err)
+static bool refuse(struct queue *q, struct ent *e, int err)
 {
 	struct fuse_out_header out = {
 	    .len = sizeof(out), .error = err, .unique = e->unique};
@@ -237,10 +242,12 @@ static void refuse(struct queue *q, struct ent *e, int err)
 	pthread_mutex_lock(&q->lock);
 	push_ready(q, e);
 	pthread_mutex_unlock(&q->lock);
+	return true;
 }
 
-/* A request arrived in @e: rebuild it contiguously and hand it over. */
-static void serve(struct queue *q, struct ent *e)
+/* A request arrived in @e: rebuild it contiguously and hand it over.
+ * True when its reply is queued for the ring thread to commit. */
+static bool serve(struct queue *q, struct ent *e)
 {
 	struct fuse_in_header in;
 	memcpy(&in, e->hdr.in_out, sizeof(in));
@@ -271,9 +278,49 @@ static void serve(struct queue *q, struct ent *e)
 	fuse_session_process_buf(U.se, &buf);
 	pthread_mutex_lock(&q->lock);
 	e->busy = false;
-	if (e->replied)
+	bool queued = e->replied;
+	if (queued)
 		push_ready(q, e);
 	pthread_mutex_unlock(&q->lock);
+	return queued;
+}
+
+/* A pool worker's job: the ring thread may be waiting, so wake it. */
+static void serve_job(void *arg)
+{
+	struct ent *e = arg;
+	if (serve(e->q, e))
+		wake(e->q);
+}
+
+/* The bytes a READ or WRITE moves; 0 for any other request. */
+static size_t io_size(const struct ent *e)
+{
+	struct fuse_in_header in;
+	memcpy(&in, e->hdr.in_out, sizeof(in));
+	if (in.opcode == FUSE_WRITE)
+		return e->hdr.ring_ent_in_out.payload_sz;
+	if (in.opcode != FUSE_READ)
+		return 0;
+	struct fuse_read_in r;
+	memcpy(&r, e->hdr.op_in, sizeof(r));
+	return r.size;
+}
+
+/* The requests of one batch of CQEs: when there are several, idle workers
+ * take all but one, and the ring thread serves the rest, so that a burst
+ * runs in parallel while a lone request (QD1) has no hand-off. */
+static void dispatch(struct queue *q, struct ent **got, unsigned n)
+{
+	unsigned kept = 1;
+	for (unsigned i = 1; i < n; i++)
+		if (!uring_pool_offer(serve_job, got[i]))
+			got[kept++] = got[i];
+	if (n == 1 && U.handoff_min && io_size(got[0]) >= U.handoff_min &&
+	    uring_pool_offer(serve_job, got[0]))
+		return;
+	for (unsigned i = 0; i < kept && n; i++)
+		serve(q, got[i]);
 }
 
 /* Copy a reply's bytes into @e: its fuse_out_header to in_out, the rest
@@ -338,15 +385,16 @@ bool uring_reply(const struct iovec *iov, int count, ssize_t *ret)
 
 /* ---- the ring threads -------------------------------------------------- */
 
-static void complete(struct queue *q, struct io_uring_cqe *cqe)
+/* The entry whose request arrived in @cqe, or NULL. */
+static struct ent *complete(struct queue *q, struct io_uring_cqe *cqe)
 {
 	if (!cqe->user_data)
-		return; /* tell_kernel_classic's */
+		return NULL; /* tell_kernel_classic's */
 	if (cqe->user_data == TAG_WAKE) {
 		atomic_store(&q->wake_sent, false);
 		if (!atomic_load(&q->stop))
 			arm_wake(q);
-		return;
+		return NULL;
 	}
 	struct ent *e = (struct ent *)(uintptr_t)cqe->user_data;
 	if (cqe->res < 0) {
@@ -355,21 +403,25 @@ static void complete(struct queue *q, struct io_uring_cqe *cqe)
 			log_error("fuse", "io_uring queue %u: %s", q->qid,
 				  strerror(-cqe->res));
 		q->live--;
-		return;
+		return NULL;
 	}
-	serve(q, e);
+	return e;
 }
 
 static void drain(struct queue *q)
 {
 	struct io_uring_cqe *cqe;
-	unsigned head, n = 0;
+	struct ent *got[URING_DEPTH]; /* each entry has one fetch pending */
+	unsigned head, n = 0, k = 0;
 	io_uring_for_each_cqe(&q->ring, head, cqe)
 	{
-		complete(q, cqe);
+		struct ent *e = complete(q, cqe);
+		if (e && k < URING_DEPTH)
+			got[k++] = e;
 		n++;
 	}
 	io_uring_cq_advance(&q->ring, n);
+	dispatch(q, got, k);
 }
 
 /* Register every entry from this thread, so that the commands are this
@@ -560,6 +612,23 @@ static void stop_threads(void)
 	}
 }
 
+/* ARRAYSIM_URING_WORKERS: pool workers (0: every burst is served on its
+ * ring thread, as before the pool). ARRAYSIM_URING_HANDOFF_MIN: bytes from
+ * which a READ or WRITE alone in its batch also goes to an idle worker
+ * (0, the default: only bursts are handed off). */
+static void pool_start(void)
+{
+	const char *w = getenv("ARRAYSIM_URING_WORKERS");
+	const char *h = getenv("ARRAYSIM_URING_HANDOFF_MIN");
+	unsigned n = U.nq * URING_WORKERS_PER_RING;
+	if (w && *w)
+		n = (unsigned)strtoul(w, NULL, 10);
+	U.handoff_min = h && *h ? (size_t)strtoull(h, NULL, 10) : 0;
+	if (uring_pool_start(n))
+		log_error("fuse",
+			  "io_uring pool: no memory; rings serve alone");
+}
+
 int uring_start(struct fuse_session *se, int fd, size_t payload, char *err,
 		size_t errlen)
 {
@@ -582,6 +651,7 @@ int uring_start(struct fuse_session *se, int fd, size_t payload, char *err,
 	 * read 1M QD8: 37 MB/s as is, 416 MB/s with these. */
 	mallopt(M_MMAP_THRESHOLD, 4 << 20);
 	mallopt(M_TRIM_THRESHOLD, 64 << 20);
+	pool_start();
 	U.serving = true;
 	unsigned started = 0;
 	for (; started < U.nq; started++) {
@@ -633,6 +703,7 @@ void uring_stop(void)
 	if (!U.qs)
 		return;
 	stop_threads();
+	uring_pool_stop(); /* after the ring threads: none offers a job now */
 	map_close();
 	uring_close();
 }
@@ -645,6 +716,11 @@ unsigned uring_queues(void)
 unsigned uring_depth(void)
 {
 	return U.serving ? URING_DEPTH : 0;
+}
+
+unsigned long long uring_pool_requests(void)
+{
+	return uring_pool_served();
 }
 
 unsigned long long uring_served(void)

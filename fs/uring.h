@@ -39,5 +39,7 @@ unsigned uring_queues(void);
 unsigned uring_depth(void);
 /* Requests served on the rings so far. */
 unsigned long long uring_served(void);
+/* Of those, requests a pool worker served (a burst's, fs/uring_pool.h). */
+unsigned long long uring_pool_requests(void);
 
 #endif
