@@ -97,8 +97,7 @@ static struct {
 	pthread_mutex_t map_lock;
 	struct ent **buckets;
 	unsigned mask;
-	unsigned replying;  /* under map_lock: replies past the table */
-	size_t handoff_min; /* a lone READ/WRITE this large goes to a worker */
+	unsigned replying; /* under map_lock: replies past the table */
 	bool closed;
 	pthread_mutex_t reg_lock;
 	pthread_cond_t reg_cond;
@@ -293,20 +292,6 @@ static void serve_job(void *arg)
 		wake(e->q);
 }
 
-/* The bytes a READ or WRITE moves; 0 for any other request. */
-static size_t io_size(const struct ent *e)
-{
-	struct fuse_in_header in;
-	memcpy(&in, e->hdr.in_out, sizeof(in));
-	if (in.opcode == FUSE_WRITE)
-		return e->hdr.ring_ent_in_out.payload_sz;
-	if (in.opcode != FUSE_READ)
-		return 0;
-	struct fuse_read_in r;
-	memcpy(&r, e->hdr.op_in, sizeof(r));
-	return r.size;
-}
-
 /* The requests of one batch of CQEs: when there are several, idle workers
  * take all but one, and the ring thread serves the rest, so that a burst
  * runs in parallel while a lone request (QD1) has no hand-off. */
@@ -316,9 +301,6 @@ static void dispatch(struct queue *q, struct ent **got, unsigned n)
 	for (unsigned i = 1; i < n; i++)
 		if (!uring_pool_offer(serve_job, got[i]))
 			got[kept++] = got[i];
-	if (n == 1 && U.handoff_min && io_size(got[0]) >= U.handoff_min &&
-	    uring_pool_offer(serve_job, got[0]))
-		return;
 	for (unsigned i = 0; i < kept && n; i++)
 		serve(q, got[i]);
 }
@@ -613,17 +595,16 @@ static void stop_threads(void)
 }
 
 /* ARRAYSIM_URING_WORKERS: pool workers (0: every burst is served on its
- * ring thread, as before the pool). ARRAYSIM_URING_HANDOFF_MIN: bytes from
- * which a READ or WRITE alone in its batch also goes to an idle worker
- * (0, the default: only bursts are handed off). */
+ * ring thread, as before the pool). A request alone in its batch is never
+ * handed off: handing off lone requests too did not help the timed
+ * figures on rings (degraded_latency, bench/RESULTS.md) and costs QD1 a
+ * hand-off. */
 static void pool_start(void)
 {
 	const char *w = getenv("ARRAYSIM_URING_WORKERS");
-	const char *h = getenv("ARRAYSIM_URING_HANDOFF_MIN");
 	unsigned n = U.nq * URING_WORKERS_PER_RING;
 	if (w && *w)
 		n = (unsigned)strtoul(w, NULL, 10);
-	U.handoff_min = h && *h ? (size_t)strtoull(h, NULL, 10) : 0;
 	if (uring_pool_start(n))
 		log_error("fuse",
 			  "io_uring pool: no memory; rings serve alone");
