@@ -225,15 +225,26 @@ def mounted(mnt):
         return any(line.split()[1] == mnt for line in f)
 
 
+def gone(pid):
+    """Exited: no such process, or a zombie none of whose threads runs
+    (PID 1 here reaps an orphaned daemon 1.4 to 2 s after it exits; the
+    store is closed by then). tests/integration/lib.sh's t_pid_gone."""
+    try:
+        st = open("/proc/%s/status" % pid).read()
+    except OSError:
+        return True
+    return "\nState:\tZ" in st and "\nThreads:\t1\n" in st
+
+
 def umount(arraysim, store, mnt):
     pid = open(os.path.join(store, "lock")).read().strip()
     run([arraysim, "umount", mnt], 60)
     if mounted(mnt):
         run(["fusermount3", "-uz", mnt], 20)
-    for _ in range(600):  # the daemon releases the store after unmount
-        if not pid or not os.path.exists("/proc/" + pid):
+    for _ in range(1500):  # the daemon releases the store after unmount
+        if not pid or gone(pid):
             return
-        time.sleep(0.05)
+        time.sleep(0.02)
     raise SystemExit("daemon %s still running after umount" % pid)
 
 

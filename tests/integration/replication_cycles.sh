@@ -31,9 +31,6 @@ PY=$(python3 -c 'import sys; print(sys.executable)')
 status() { "$A" ctl "$MNT" replication status; }
 fig() { status | sed -n "s/^$1 //p" | cut -d' ' -f1; }
 
-# gone PID: PID has exited (a zombie that its reaper has not reaped yet
-# has: its store lock went with its files).
-gone() { [ ! -e "/proc/$1" ] || grep -q '^State:.*Z' "/proc/$1/status" 2>/dev/null; }
 
 # until SECONDS WHAT CMD...: poll CMD (every 50 ms) until it succeeds.
 until_ok() {
@@ -87,7 +84,7 @@ check_replica() {
 	p=$("$PY" "$GENS" point "$MNT2" "$T/log") || rc=$?
 	# umount returns once the store is closed: the copy may go
 	"$A" umount "$MNT2" || t_fail "umount of the replica's copy"
-	until_ok 30 "the copy's daemon $cpid to exit" gone "$cpid"
+	until_ok 30 "the copy's daemon $cpid to exit" t_pid_gone "$cpid"
 	[ "$rc" -eq 0 ] || t_fail "cycle $i: the replica is not one state of the source"
 	[ "$p" -ge "$LAST" ] || t_fail "cycle $i: the replica went back from write $LAST to $p"
 	[ -z "${1:-}" ] || [ "$p" -le "$1" ] \
@@ -103,7 +100,7 @@ cycle_source() {
 	pid=$(t_daemon_pid)
 	n=$(sessions_ended)
 	kill -KILL "$pid"
-	until_ok 10 "daemon $pid to die of SIGKILL" gone "$pid"
+	until_ok 10 "daemon $pid to die of SIGKILL" t_pid_gone "$pid"
 	fusermount3 -uz "$MNT" 2>/dev/null || umount -l "$MNT"
 	wait "$W_PID" 2>/dev/null || true
 	# the replica done with the dead source's session: nothing applying
