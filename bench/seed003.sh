@@ -3,10 +3,10 @@
 # full parameters, on a mount of each of its four systems' profiles with
 # -o writeback_cache (the guest's page cache the evaluation ran on: the
 # guest's buffered writes reached the datastore coalesced), each store
-# checked by fsck afterwards. Too long for CI (19 GB written a run, 342 s
-# at scale 10 on opensolaris-b132 here: bench/RESULTS.md);
-# tests/integration/seed003.sh runs files of 1 KB to 100 KB by default,
-# and these parameters with SEED003_PM_SIZE="10000 10000000".
+# checked by fsck afterwards, with each run's wall and CPU time and the
+# write size that reached the array (bench/RESULTS.md).
+# tests/integration/seed003.sh runs the same parameters in CI (since
+# the daemon took FUSE_HANDLE_KILLPRIV_V2: 94 to 250 s a profile).
 #
 #   bench/seed003.sh                  (root, /dev/fuse, postmark)
 #
