@@ -23,10 +23,6 @@ if [ "${1:-}" = "--sanitize" ]; then
 	SETUP+=(-Db_sanitize=address,undefined -Db_lundef=false)
 	export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 	export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
-	# The damaged-metadata sweep is a mount per position (about 1.5 s
-	# plain, several times that sanitized): the plain build runs the 200
-	# the property needs; here 50 look for memory errors on the same paths.
-	export META_SWEEP_N=${META_SWEEP_N:-50}
 	# bonnie++ and Postmark with the bonnie++/Postmark report's parameters
 	# (tests/integration/seed003.sh, one test a profile) are too slow here:
 	# 437 s for one profile sanitized (bonnie++ 372 s) against 2-3 min
