@@ -31,7 +31,6 @@ PY=$(python3 -c 'import sys; print(sys.executable)')
 status() { "$A" ctl "$MNT" replication status; }
 fig() { status | sed -n "s/^$1 //p" | cut -d' ' -f1; }
 
-
 # until SECONDS WHAT CMD...: poll CMD (every 50 ms) until it succeeds.
 until_ok() {
 	local secs=$1 what=$2 i
