@@ -176,6 +176,9 @@ static void print_status(struct daemon *d, FILE *out)
 			repl_mode(d->repl) ? "sync" : "async");
 	fprintf(out, "ring requests %llu\n", channel_ring_requests());
 	fprintf(out, "ring pool requests %llu\n", uring_pool_requests());
+	struct uring_use u = uring_use();
+	fprintf(out, "ring entries peak %u of %u\n", u.peak, uring_depth());
+	fprintf(out, "ring full %llu\n", u.full);
 }
 
 static int ctl_sync(struct daemon *d, char *err, size_t errlen)

@@ -27,13 +27,9 @@ static void op_init(void *userdata, struct fuse_conn_info *conn)
 	conn->max_readahead = 1u << 20;
 	/* Asynchronous direct I/O counts as background requests, which the
 	 * kernel holds to 12 in flight by default: a timed array would never
-	 * see fio's iodepth=32. Allow what a real array's queues take from
-	 * many hosts (the Infinidat report's load kept about 1200
-	 * outstanding: tiers/profiles/infinidat-6303.ini). A request waits
-	 * in the array model, not in a thread, so the count costs memory
-	 * only. */
-	conn->max_background = 2048;
-	conn->congestion_threshold = 1536;
+	 * see fio's iodepth=32 (fs/ops.h says why this many). */
+	conn->max_background = FS_MAX_BACKGROUND;
+	conn->congestion_threshold = FS_MAX_BACKGROUND * 3 / 4;
 }
 
 const struct fuse_lowlevel_ops fs_ops = {

@@ -7,6 +7,14 @@
 
 #include "fs/fs.h"
 
+/* Background requests (readahead, writeback, asynchronous direct I/O)
+ * the kernel may have in the daemon at once: what a real array's queues
+ * take from many hosts (the Infinidat report's load kept about 1200
+ * outstanding: tiers/profiles/infinidat-6303.ini). A request waits in the
+ * array model, not in a thread, so the count costs memory only. The FUSE
+ * rings take as many a ring (fs/uring.c). */
+#define FS_MAX_BACKGROUND 2048
+
 extern const struct fuse_lowlevel_ops fs_ops;
 
 #endif

@@ -40,12 +40,22 @@
 #include "common/log.h"
 #include "fs/fuse_uring_abi.h"
 #include "fs/open_reply.h"
+#include "fs/ops.h"
 #include "fs/uring_pool.h"
+#include "fs/uring_size.h"
 
 /* Entries per ring: requests one CPU's processes may have in the daemon
- * at once before the kernel queues them. A timed array holds requests
- * until their emulated completion, so more than fio's QD32. */
-#define URING_DEPTH 64
+ * at once before the kernel queues them for that ring, where the model
+ * cannot see them wait. A timed array holds each request (and its entry)
+ * until its emulated completion, so a ring takes every background request
+ * the connection allows (fs/ops.h), as /dev/fuse does. With 64, a
+ * degraded RAID read waited 3.0 ms against the model's 1.37
+ * (degraded_latency). ARRAYSIM_URING_DEPTH sets another (tests). */
+/* Payload bytes an entry keeps resident between requests; the rest of a
+ * large request's buffer is returned to the kernel lazily (MADV_FREE),
+ * so that a burst of 1 MiB requests does not pin 1 MiB an entry for the
+ * life of the mount. Small and medium requests never refault. */
+#define URING_KEEP (128u << 10)
 /* Room before the payload for the request's two headers. */
 #define URING_PREFIX 4096
 #define TAG_WAKE 1u
@@ -58,8 +68,9 @@ struct queue;
 struct ent {
 	struct abi_uring_req_header hdr;
 	struct queue *q;
-	char *map;     /* URING_PREFIX + payload bytes */
-	char *payload; /* map + URING_PREFIX */
+	char *map;	 /* URING_PREFIX + payload bytes */
+	char *payload;	 /* map + URING_PREFIX */
+	size_t resident; /* payload bytes touched since the last trim */
 	struct iovec iov[2];
 	uint64_t unique;
 	uint64_t commit_id;
@@ -82,7 +93,12 @@ struct queue {
 	pthread_mutex_t lock; /* busy, replied, ready */
 	struct ent *ready;
 	struct ent *ents;
+	struct ent **got;     /* drain's batch, one slot an entry */
+	char *maps;	      /* every entry's buffers, one mapping */
 	unsigned live;	      /* entries the kernel still holds */
+	atomic_uint in_use;   /* entries the daemon holds (ring thread) */
+	atomic_uint peak;     /* the most in_use has been */
+	atomic_ullong full;   /* times every entry was in the daemon */
 	atomic_ullong served; /* requests that came on this ring */
 	int reg_err;	      /* registration's outcome, for uring_start */
 };
@@ -91,6 +107,8 @@ static struct {
 	struct fuse_session *se;
 	int fd;
 	size_t payload;
+	size_t stride; /* bytes of one entry's mapping, whole pages */
+	unsigned depth;
 	unsigned nq;
 	struct queue *qs;
 	atomic_bool serving;
@@ -219,8 +237,10 @@ static void commit_ready(struct queue *q)
 	struct ent *e = q->ready;
 	q->ready = NULL;
 	pthread_mutex_unlock(&q->lock);
-	for (; e; e = e->ready_next)
+	for (; e; e = e->ready_next) {
 		prep_cmd(q, e, ABI_URING_CMD_COMMIT_AND_FETCH);
+		atomic_fetch_sub_explicit(&q->in_use, 1, memory_order_relaxed);
+	}
 }
 
 /* ---- requests and replies ---------------------------------------------- */
@@ -229,6 +249,22 @@ static void push_ready(struct queue *q, struct ent *e)
 {
 	e->ready_next = q->ready;
 	q->ready = e;
+}
+
+/* Return @e's payload pages past max(URING_KEEP, @need) bytes to the
+ * kernel. Only while the daemon holds @e: once committed, the kernel may
+ * be copying the next request in, and MADV_FREE would drop it. */
+static void trim(struct ent *e, size_t need)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t from = need > URING_KEEP ? need : URING_KEEP;
+	from = (from + page - 1) / page * page;
+	if (e->resident <= from)
+		return;
+	size_t end = (e->resident + page - 1) / page * page;
+	/* Advice only: on failure the pages stay, which costs memory. */
+	(void)madvise(e->payload + from, end - from, MADV_FREE);
+	e->resident = from;
 }
 
 /* Answer a request that cannot be handed to libfuse. */
@@ -253,6 +289,8 @@ static bool serve(struct queue *q, struct ent *e)
 	uint32_t psz = e->hdr.ring_ent_in_out.payload_sz;
 	e->unique = in.unique;
 	e->commit_id = e->hdr.ring_ent_in_out.commit_id;
+	if (psz <= U.payload && psz > e->resident)
+		e->resident = psz;
 	/* in.len counts the op's header, which the kernel does not size. */
 	if (psz > U.payload || in.len < sizeof(in) + psz ||
 	    in.len - sizeof(in) - psz > ABI_URING_OP_IN_OUT_SZ) {
@@ -333,7 +371,10 @@ static ssize_t fill_reply(struct ent *e, const struct iovec *iov, int count)
 	}
 	out.len = fits ? (uint32_t)total : (uint32_t)hl;
 	memcpy(e->hdr.in_out, &out, hl);
-	e->hdr.ring_ent_in_out.payload_sz = fits ? (uint32_t)(total - hl) : 0;
+	size_t psz = fits ? total - hl : 0;
+	e->hdr.ring_ent_in_out.payload_sz = (uint32_t)psz;
+	e->resident = psz > e->resident ? psz : e->resident;
+	trim(e, psz);
 	return fits ? (ssize_t)total : -EIO;
 }
 
@@ -390,19 +431,33 @@ static struct ent *complete(struct queue *q, struct io_uring_cqe *cqe)
 	return e;
 }
 
+/* @k more entries came to the daemon. Every entry held means the kernel
+ * queues this CPU's next requests where the model cannot see them wait:
+ * counted, for ctl status. */
+static void note_in_use(struct queue *q, unsigned k)
+{
+	unsigned n =
+	    atomic_fetch_add_explicit(&q->in_use, k, memory_order_relaxed) + k;
+	if (n > atomic_load_explicit(&q->peak, memory_order_relaxed))
+		atomic_store_explicit(&q->peak, n, memory_order_relaxed);
+	if (k && n >= U.depth)
+		atomic_fetch_add_explicit(&q->full, 1, memory_order_relaxed);
+}
+
 static void drain(struct queue *q)
 {
 	struct io_uring_cqe *cqe;
-	struct ent *got[URING_DEPTH]; /* each entry has one fetch pending */
+	struct ent **got = q->got; /* each entry has one fetch pending */
 	unsigned head, n = 0, k = 0;
 	io_uring_for_each_cqe(&q->ring, head, cqe)
 	{
 		struct ent *e = complete(q, cqe);
-		if (e && k < URING_DEPTH)
+		if (e && k < U.depth)
 			got[k++] = e;
 		n++;
 	}
 	io_uring_cq_advance(&q->ring, n);
+	note_in_use(q, k);
 	dispatch(q, got, k);
 }
 
@@ -410,7 +465,7 @@ static void drain(struct queue *q)
  * thread's; REGISTER fails at once (a CQE) or not at all. */
 static int register_all(struct queue *q)
 {
-	for (unsigned i = 0; i < URING_DEPTH; i++)
+	for (unsigned i = 0; i < U.depth; i++)
 		prep_cmd(q, &q->ents[i], ABI_URING_CMD_REGISTER);
 	arm_wake(q);
 	int r = io_uring_submit(&q->ring);
@@ -423,7 +478,7 @@ static int register_all(struct queue *q)
 		if (cqe->user_data != TAG_WAKE && cqe->res < 0)
 			return cqe->res;
 	}
-	q->live = URING_DEPTH;
+	q->live = U.depth;
 	return 0;
 }
 
@@ -460,29 +515,6 @@ static void *queue_main(void *arg)
 
 /* ---- setup and teardown ------------------------------------------------ */
 
-/* The kernel's num_possible_cpus(): /sys/devices/system/cpu/possible is a
- * list of ranges ("0-1", "0,2-5"). */
-static int possible_cpus(void)
-{
-	FILE *f = fopen("/sys/devices/system/cpu/possible", "re");
-	if (!f)
-		return -errno;
-	int n = 0;
-	unsigned a, b;
-	char sep;
-	while (fscanf(f, "%u", &a) == 1) {
-		b = a;
-		if (fscanf(f, "%c", &sep) == 1 && sep == '-' &&
-		    fscanf(f, "%u%c", &b, &sep) < 1)
-			break;
-		n += (int)(b - a + 1);
-		if (sep != ',')
-			break;
-	}
-	fclose(f);
-	return n > 0 ? n : -EINVAL;
-}
-
 static int queue_open(struct queue *q, unsigned qid)
 {
 	q->qid = qid;
@@ -490,17 +522,17 @@ static int queue_open(struct queue *q, unsigned qid)
 	pthread_mutex_init(&q->lock, NULL);
 	if (q->efd < 0)
 		return -errno;
-	int r =
-	    io_uring_queue_init(2 * URING_DEPTH, &q->ring, IORING_SETUP_SQE128);
+	int r = io_uring_queue_init(2 * U.depth, &q->ring, IORING_SETUP_SQE128);
 	q->ring_ok = !r;
 	return r;
 }
 
 int uring_open(void)
 {
-	int n = possible_cpus();
+	int n = uring_possible_cpus();
 	if (n < 0)
 		return n;
+	U.depth = uring_depth_wanted(FS_MAX_BACKGROUND);
 	U.qs = calloc((size_t)n, sizeof(*U.qs));
 	if (!U.qs)
 		return -ENOMEM;
@@ -517,21 +549,24 @@ int uring_open(void)
 	return 0;
 }
 
+/* One mapping a ring, not one an entry: 2048 entries on each of many
+ * CPUs would pass vm.max_map_count (65530 by default). Reserved, not
+ * committed: a page is resident once a request touches it. */
 static int queue_alloc(struct queue *q)
 {
-	q->ents = calloc(URING_DEPTH, sizeof(*q->ents));
-	if (!q->ents)
+	q->ents = calloc(U.depth, sizeof(*q->ents));
+	q->got = calloc(U.depth, sizeof(*q->got));
+	if (!q->ents || !q->got)
 		return -ENOMEM;
-	for (unsigned i = 0; i < URING_DEPTH; i++) {
+	void *m = mmap(NULL, (size_t)U.depth * U.stride, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (m == MAP_FAILED)
+		return -ENOMEM;
+	q->maps = m;
+	for (unsigned i = 0; i < U.depth; i++) {
 		struct ent *e = &q->ents[i];
 		e->q = q;
-		e->map =
-		    mmap(NULL, URING_PREFIX + U.payload, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-		if (e->map == MAP_FAILED) {
-			e->map = NULL;
-			return -ENOMEM;
-		}
+		e->map = q->maps + (size_t)i * U.stride;
 		e->payload = e->map + URING_PREFIX;
 		e->iov[0] = (struct iovec){&e->hdr, sizeof(e->hdr)};
 		e->iov[1] = (struct iovec){e->payload, U.payload};
@@ -542,7 +577,7 @@ static int queue_alloc(struct queue *q)
 static int table_alloc(void)
 {
 	unsigned n = 1;
-	while (n < 2 * U.nq * URING_DEPTH)
+	while (n < 2 * U.nq * U.depth)
 		n <<= 1;
 	U.buckets = calloc(n, sizeof(*U.buckets));
 	U.mask = n - 1;
@@ -616,6 +651,8 @@ int uring_start(struct fuse_session *se, int fd, size_t payload, char *err,
 	U.se = se;
 	U.fd = fd;
 	U.payload = payload;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	U.stride = (URING_PREFIX + payload + page - 1) / page * page;
 	int r = table_alloc();
 	for (unsigned i = 0; !r && i < U.nq; i++)
 		r = queue_alloc(&U.qs[i]);
@@ -661,10 +698,13 @@ static void queue_free(struct queue *q)
 	if (q->efd >= 0)
 		close(q->efd);
 	pthread_mutex_destroy(&q->lock);
-	for (unsigned i = 0; q->ents && i < URING_DEPTH; i++)
-		if (q->ents[i].map)
-			munmap(q->ents[i].map, URING_PREFIX + U.payload);
+	if (q->maps)
+		munmap(q->maps, (size_t)U.depth * U.stride);
+	q->maps = NULL;
 	free(q->ents);
+	free(q->got);
+	q->ents = NULL;
+	q->got = NULL;
 }
 
 void uring_close(void)
@@ -696,7 +736,18 @@ unsigned uring_queues(void)
 
 unsigned uring_depth(void)
 {
-	return U.serving ? URING_DEPTH : 0;
+	return U.serving ? U.depth : 0;
+}
+
+struct uring_use uring_use(void)
+{
+	struct uring_use u = {0};
+	for (unsigned i = 0; atomic_load(&U.serving) && i < U.nq; i++) {
+		unsigned p = atomic_load(&U.qs[i].peak);
+		u.peak = p > u.peak ? p : u.peak;
+		u.full += atomic_load(&U.qs[i].full);
+	}
+	return u;
 }
 
 unsigned long long uring_pool_requests(void)

@@ -37,6 +37,15 @@ void uring_stop(void);
 /* Rings and entries per ring; 0 when not serving. */
 unsigned uring_queues(void);
 unsigned uring_depth(void);
+/* How full the rings have been: the most entries one ring's requests
+ * held at once, and how many times a ring had every entry in the daemon
+ * (its CPU's next requests then waited in the kernel, unseen by the
+ * model's clock). */
+struct uring_use {
+	unsigned peak;
+	unsigned long long full;
+};
+struct uring_use uring_use(void);
 /* Requests served on the rings so far. */
 unsigned long long uring_served(void);
 /* Of those, requests a pool worker served (a burst's, fs/uring_pool.h). */

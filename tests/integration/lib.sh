@@ -230,6 +230,19 @@ t_mount() {
 	T_MOUNT_ARGS=("$@")
 }
 
+# t_status KEY: the value of KEY's line in `ctl status` of $MNT.
+t_status() { "$ARRAYSIM" ctl "$MNT" status | sed -n "s/^$1 //p"; }
+
+# t_require_rings: for a test that asks for the rings itself (-o
+# io_uring=on): skip unless the kernel offers them (root sets
+# /sys/module/fuse/parameters/enable_uring), and drop the transport CI's
+# ring pass would add.
+t_require_rings() {
+	local param=/sys/module/fuse/parameters/enable_uring
+	[ "$(cat "$param" 2>/dev/null)" = Y ] || t_skip "$param is not Y: no rings"
+	unset ARRAYSIM_IO_URING
+}
+
 # t_umount: unmount $MNT and wait for the daemon to exit and release the store
 # (so that fsck or a remount can take the lock).
 t_umount() {

@@ -13,14 +13,13 @@ t_setup
 unset ARRAYSIM_IO_URING # this test picks each transport itself
 PARAM=/sys/module/fuse/parameters/enable_uring
 
-status_of() { "$ARRAYSIM" ctl "$MNT" status | sed -n "s/^$1 //p"; }
 
 t_mount -o io_uring=off
-case "$(status_of transport)" in
+case "$(t_status transport)" in
 classic*) ;;
-*) t_fail "io_uring=off: transport is '$(status_of transport)'" ;;
+*) t_fail "io_uring=off: transport is '$(t_status transport)'" ;;
 esac
-t_assert_eq "$(status_of 'ring requests')" 0 "io_uring=off: ring requests"
+t_assert_eq "$(t_status 'ring requests')" 0 "io_uring=off: ring requests"
 t_umount
 
 # refused OPTS PATTERN: mount -o OPTS exits 2 with one line matching
@@ -39,9 +38,9 @@ refused io_uring=sometimes '^arraysim: mount: -o io_uring=sometimes: '
 if [ "$(cat "$PARAM" 2>/dev/null)" != Y ]; then
 	refused io_uring=on 'io_uring=on, but FUSE over io_uring is not available'
 	t_mount -o io_uring=auto
-	case "$(status_of transport)" in
+	case "$(t_status transport)" in
 	classic*) ;;
-	*) t_fail "io_uring=auto, no offer: '$(status_of transport)'" ;;
+	*) t_fail "io_uring=auto, no offer: '$(t_status transport)'" ;;
 	esac
 	t_umount
 	t_skip "$PARAM is not Y: the rings themselves are not tested"
@@ -51,16 +50,16 @@ fi
 # rings carried the requests.
 fio_run() {
 	t_mount -o io_uring=auto --profile "$1"
-	case "$(status_of transport)" in
+	case "$(t_status transport)" in
 	io_uring*) ;;
-	*) t_fail "io_uring=auto with the kernel's offer: '$(status_of transport)'" ;;
+	*) t_fail "io_uring=auto with the kernel's offer: '$(t_status transport)'" ;;
 	esac
 	fio --name="$1" --filename="$MNT/$1.dat" --size=16M --bs=4k \
 		--rw=randrw --ioengine=io_uring --iodepth=16 --direct=1 \
 		--verify=crc32c --do_verify=1 --output="$T/fio.$1" ||
 		t_fail "fio with verify through the rings ($1): $(tail -5 "$T/fio.$1")"
 	local n
-	n=$(status_of 'ring requests')
+	n=$(t_status 'ring requests')
 	[ "$n" -ge 4096 ] || t_fail "$1: only $n requests came on the rings"
 	sha1sum "$MNT/$1.dat" | cut -d' ' -f1 >"$T/sum.$1"
 	t_umount

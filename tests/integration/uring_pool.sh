@@ -7,11 +7,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 t_require_cmd fio
 t_setup
-unset ARRAYSIM_IO_URING # this test asks for the rings itself
-PARAM=/sys/module/fuse/parameters/enable_uring
-[ "$(cat "$PARAM" 2>/dev/null)" = Y ] || t_skip "$PARAM is not Y: no rings"
-
-status_of() { "$ARRAYSIM" ctl "$MNT" status | sed -n "s/^$1 //p"; }
+t_require_rings
 
 # readf BS QD: read the file once through the rings with direct I/O.
 readf() {
@@ -23,14 +19,14 @@ readf() {
 t_mount -o io_uring=on
 head -c 64M /dev/urandom >"$MNT/f.dat"
 readf 1M 8
-n=$(status_of 'ring pool requests')
+n=$(t_status 'ring pool requests')
 [ -n "$n" ] && [ "$n" -gt 0 ] ||
 	t_fail "1 MiB reads at QD8: ring pool requests '$n' (want > 0)"
-t_log "QD8: $n of $(status_of 'ring requests') ring requests on the pool"
+t_log "QD8: $n of $(t_status 'ring requests') ring requests on the pool"
 t_umount
 
 t_mount -o io_uring=on
 readf 4k 1
-t_assert_eq "$(status_of 'ring pool requests')" 0 "4k reads at QD1: ring pool requests"
+t_assert_eq "$(t_status 'ring pool requests')" 0 "4k reads at QD1: ring pool requests"
 t_umount
 t_log "ok: a QD8 burst is spread over the pool, QD1 is not"

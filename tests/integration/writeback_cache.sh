@@ -26,15 +26,14 @@ set -euo pipefail
 t_setup
 unset ARRAYSIM_WRITEBACK_CACHE # this test sets the option itself
 
-status_of() { "$ARRAYSIM" ctl "$MNT" status | sed -n "s/^$1 //p"; }
 ops() { t_stat_json "ops.$1.count"; }
 
 t_mount
-t_assert_eq "$(status_of writeback_cache)" off "status without the option"
+t_assert_eq "$(t_status writeback_cache)" off "status without the option"
 t_umount
 
 t_mount -o writeback_cache
-t_assert_eq "$(status_of writeback_cache)" on "status with -o writeback_cache"
+t_assert_eq "$(t_status writeback_cache)" on "status with -o writeback_cache"
 
 # Coalesced: 1 MiB in 512-byte writes, then fsync.
 w0=$(ops write)
@@ -119,12 +118,12 @@ t_fsck
 # The rings: writeback WRITEs arrive there as well.
 if [ "$(cat /sys/module/fuse/parameters/enable_uring 2>/dev/null)" = Y ]; then
 	t_mount -o writeback_cache,io_uring=on
-	t_assert_eq "$(status_of writeback_cache)" on "status on the rings"
+	t_assert_eq "$(t_status writeback_cache)" on "status on the rings"
 	w0=$(ops write)
 	dd if="$T/small" of="$MNT/small2" bs=512 conv=fsync status=none
 	n=$(($(ops write) - w0))
 	[ "$n" -ge 1 ] && [ "$n" -le 16 ] || t_fail "on the rings: $n WRITEs for 1 MiB in 512-byte writes"
-	[ "$(status_of 'ring requests')" -gt 0 ] || t_fail "no request came on the rings"
+	[ "$(t_status 'ring requests')" -gt 0 ] || t_fail "no request came on the rings"
 	t_remount -o io_uring=off
 	cmp -s "$T/small" "$MNT/small2" || t_fail "written on the rings, read back different"
 	t_umount
