@@ -19,6 +19,8 @@
 #include <cmocka.h>
 
 #include "tests/tiers/t_model.h"
+#include "tiers/engine.h"
+#include "tiers/profile_calc.h"
 
 #define GIB (1024ull * MIB)
 
@@ -324,7 +326,8 @@ static void test_xtremio_cluster(void **state)
  * by the same rule (tiers/array_stats.c, busy_pct). */
 struct t_group {
 	char name[32];
-	double busy_ns, gate_ns, wire_ns, slots, pct;
+	struct engine_resource_stats sum; /* busy_ns and core_busy_ns */
+	double gate_ns, wire_ns, slots, pct;
 	unsigned members;
 };
 
@@ -352,8 +355,10 @@ static struct t_group *t_group_of(struct t_vsan_run *v, const char *res)
 	return &v->g[v->n++];
 }
 
-/* Every group of @m's resources over @v->r's run, and the busiest. */
-static void t_vsan_groups(const struct model *m, struct t_vsan_run *v)
+/* Every group of @m's resources over @v->r's run, and the busiest; the
+ * controllers' by @p's cpu_counter, as stats --array prints them. */
+static void t_vsan_groups(const struct model *m, const struct profile *p,
+			  struct t_vsan_run *v)
 {
 	const struct engine *e = model_engine(m);
 	double el = (v->r.reads + v->r.writes) / v->r.iops * 1e9;
@@ -364,7 +369,8 @@ static void t_vsan_groups(const struct model *m, struct t_vsan_run *v)
 		struct engine_resource_stats st;
 
 		engine_resource_stats(e, (int)id, &st);
-		g->busy_ns += (double)st.busy_ns;
+		g->sum.busy_ns += st.busy_ns;
+		g->sum.core_busy_ns += st.core_busy_ns;
 		g->gate_ns += (double)st.gate_ns;
 		g->wire_ns += (double)st.wire_ns;
 		g->slots += engine_resource_slots(e, (int)id);
@@ -372,7 +378,11 @@ static void t_vsan_groups(const struct model *m, struct t_vsan_run *v)
 	}
 	for (unsigned i = 0; i < v->n; i++) {
 		struct t_group *g = &v->g[i];
-		double pct = g->slots ? g->busy_ns / el / g->slots : 0;
+		double pct = !strcmp(g->name, "ctl")
+				 ? profile_cpu_share(&p->ctl, &g->sum,
+						     (unsigned)g->slots, el)
+			     : g->slots ? (double)g->sum.busy_ns / el / g->slots
+					: 0;
 		double gate = g->gate_ns / el / g->members;
 		double wire = g->wire_ns / el / g->members;
 
@@ -409,7 +419,7 @@ static struct t_vsan_run t_vsan_run(const char *name, const char *what,
 
 	v.r = rate > 0 ? t_run_rate(m, &wl, rate, 100000)
 		       : t_run(m, &wl, qd, 100000);
-	t_vsan_groups(m, &v);
+	t_vsan_groups(m, p, &v);
 	print_message("# %-17s %-22s %9.0f IOPS %7.0f MB/s; busy: CPU "
 		      "%5.1f%%, write buffers %5.1f%%, capacity %5.1f%%, "
 		      "network %5.1f%%; bottleneck %s %.1f%%\n",
