@@ -200,6 +200,17 @@ double profile_cpu_share(const struct profile_controllers *c,
 	       ((double)slots / c->threads_per_core);
 }
 
+uint64_t profile_cpu_busy_ns(const struct profile_controllers *c,
+			     const struct engine_resource_stats *s,
+			     unsigned slots)
+{
+	unsigned cores = slots / c->threads_per_core;
+
+	if (c->cpu_counter == PROFILE_CPU_UTILIZATION)
+		return slots ? s->busy_ns / slots : 0;
+	return cores ? s->core_busy_ns / cores : 0;
+}
+
 const char *profile_cpu_counter_name(const struct profile_controllers *c)
 {
 	static const char *const names[] = {

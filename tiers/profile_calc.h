@@ -44,6 +44,11 @@ double profile_repl_overhead_pct(const struct profile_frontend *link);
 double profile_cpu_share(const struct profile_controllers *c,
 			 const struct engine_resource_stats *s, unsigned slots,
 			 double el_ns);
+/* The same as busy time a core (usage, core) or a thread (utilization),
+ * ns: what the snapshot, the samples and Prometheus count. */
+uint64_t profile_cpu_busy_ns(const struct profile_controllers *c,
+			     const struct engine_resource_stats *s,
+			     unsigned slots);
 /* The name of @c's cpu_counter: "usage", "core", "utilization". */
 const char *profile_cpu_counter_name(const struct profile_controllers *c);
 
