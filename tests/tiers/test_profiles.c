@@ -653,9 +653,11 @@ static void test_vsan_cpu_bands(void **state)
 	assert_string_not_equal(st[0].top->name, "ctl");
 	if (!strcmp(h[0][0].top->name, "ctl"))
 		print_message("# vsan-vxrail-p570f hero 4K random read: the "
-			      "CPUs saturate first in the model (capacity "
-			      "%.1f%% busy): the evaluation's finding NOT "
-			      "reproduced for this run\n",
+			      "CPUs are the busiest resource in the model "
+			      "(%.1f%%, capacity %.1f%% busy): the "
+			      "evaluation's finding NOT reproduced for this "
+			      "run\n",
+			      t_busy(&h[0][0], "ctl"),
 			      t_busy(&h[0][0], "backing"));
 	(void)state;
 }
