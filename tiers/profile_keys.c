@@ -59,7 +59,9 @@ const struct pkey pkeys[] = {
     KEY(PSEC_CONTROLLERS, "mode", PK_ENUM, P(ctl.ha), "single",
 	.names = ha_names, .what = "controller mode"),
     KEY(PSEC_CONTROLLERS, "cores", PK_UINT, P(ctl.cores), "1", .min = 1,
-	.max = 1024, .help = "operations each controller processes at once"),
+	.max = 1024,
+	.help = "physical cores: operations each controller processes at "
+		"once (times threads_per_core)"),
     KEY(PSEC_CONTROLLERS, "threads_per_core", PK_UINT, P(ctl.threads_per_core),
 	"1", .min = 1, .max = 8,
 	.help = "hardware threads a core (SMT, hyper-threading)"),
