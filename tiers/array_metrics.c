@@ -167,8 +167,9 @@ static void busy(FILE *out, const struct array_snapshot *s)
 {
 	metrics_header(out, "arraysim_resource_busy_seconds_total", "counter",
 		       "Busy time of each resource's parts: slots (service "
-		       "time over the slots: a controller's busy cores / "
-		       "cores), gate (its ops/s limit), wire (its "
+		       "time over the slots: a controller's CPU by the "
+		       "profile's cpu_counter, without hyper-threading busy "
+		       "cores / cores), gate (its ops/s limit), wire (its "
 		       "bandwidth); the rate of each is its utilisation.");
 	for (unsigned i = 0; i < s->nres; i++) {
 		const struct array_snap_res *r = &s->res[i];

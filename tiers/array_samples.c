@@ -32,9 +32,10 @@ static void tier_members(FILE *out, const struct array_snapshot *s, unsigned t,
 		(double)q / 1e9 / iv);
 }
 
-/* The controllers' busy cores / cores over the interval: their CPU
- * utilisation, what the vSAN and XtremIO evaluations report; on average
- * and for the busiest, where a hot node shows. */
+/* The controllers' CPU over the interval by the profile's cpu_counter
+ * (busy cores / cores without hyper-threading), what the vSAN and
+ * XtremIO evaluations report; on average and for the busiest, where a
+ * hot node shows; and the counter's name. */
 static void ctl_members(FILE *out, const struct array_snapshot *s,
 			struct array_sample_prev *prev, double iv)
 {
@@ -53,9 +54,11 @@ static void ctl_members(FILE *out, const struct array_snapshot *s,
 	}
 	uint64_t d = delta(busy, &prev->ctl_busy_ns);
 	if (n)
-		fprintf(out, ",\"ctl_busy_pct\":%.1f,\"ctl_busy_max_pct\":%.1f",
+		fprintf(out,
+			",\"ctl_busy_pct\":%.1f,\"ctl_busy_max_pct\":%.1f,"
+			"\"ctl_cpu_counter\":\"%s\"",
 			100.0 * (double)d / 1e9 / iv / n,
-			100.0 * (double)most / 1e9 / iv);
+			100.0 * (double)most / 1e9 / iv, s->cpu_counter);
 }
 
 static void fault_members(FILE *out, const struct array_snapshot *s)

@@ -7,10 +7,12 @@
  *   "tier_<tier>_p50_us", "tier_<tier>_p99_us"  their times (arrival at
  *                                            the drive to end)
  *   "tier_<tier>_qd"                         mean queue depth (Little)
- *   "ctl_busy_pct"      the controllers' CPU utilisation in the interval:
- *                       busy cores / cores, averaged over them
+ *   "ctl_busy_pct"      the controllers' CPU in the interval by the
+ *                       profile's cpu_counter (without hyper-threading
+ *                       busy cores / cores), averaged over them
  *   "ctl_busy_max_pct"  the busiest controller's (on a cluster, of any
  *                       node): an average hides one saturated node
+ *   "ctl_cpu_counter"   which counter: "usage", "core", "utilization"
  *   "cache_hit_ratio"   the interval's read lookups that hit the flash
  *                       cache (hybrids; absent when there were none)
  *   "rebuild_ratio"     share of running rebuilds done, 1 when none

@@ -8,6 +8,7 @@
 #include "common/clock.h"
 #include "tiers/completer.h"
 #include "tiers/engine.h"
+#include "tiers/profile_calc.h"
 
 const char *array_tier_name(unsigned tier)
 {
@@ -43,8 +44,8 @@ static void hist_add(struct latency_hist *sum, const struct latency_hist *h)
 
 /* Resource @id of @e into @r: queueing, and which link, controller or
  * drive it is (the kind from its name, as the model gives them). */
-static void res_fill(const struct engine *e, int id, uint64_t now,
-		     struct array_snap_res *r)
+static void res_fill(const struct engine *e, const struct profile *p, int id,
+		     uint64_t now, struct array_snap_res *r)
 {
 	struct engine_resource_stats st;
 	const char *name = engine_resource_name(e, id);
@@ -59,7 +60,10 @@ static void res_fill(const struct engine *e, int id, uint64_t now,
 	r->slots = engine_resource_slots(e, id);
 	r->busy_slots = engine_resource_busy_slots(e, id, now);
 	r->queue_ns = st.busy_ns + st.wait_ns;
-	r->busy_ns = r->slots ? st.busy_ns / r->slots : 0;
+	r->busy_ns = r->kind == ARRAY_RES_CTL
+			 ? profile_cpu_busy_ns(&p->ctl, &st, r->slots)
+		     : r->slots ? st.busy_ns / r->slots
+				: 0;
 	r->gate_ns = st.gate_ns;
 	r->wire_ns = st.wire_ns;
 }
@@ -112,7 +116,9 @@ static void fill(void *ctx, const struct model *m, const struct cache *c)
 	for (unsigned i = 0; i < s->npath; i++)
 		s->path_up[i] = model_path_up(m, i);
 	for (unsigned id = 0; id < s->nres; id++)
-		res_fill(e, (int)id, s->now_ns, &s->res[id]);
+		res_fill(e, p, (int)id, s->now_ns, &s->res[id]);
+	snprintf(s->cpu_counter, sizeof(s->cpu_counter), "%s",
+		 profile_cpu_counter_name(&p->ctl));
 	for (unsigned t = 0; t < PROFILE_TIER_COUNT; t++) {
 		s->tier[t].present = p->tier[t].present;
 		/* Every node's (model_drive_view's ids). */

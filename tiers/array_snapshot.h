@@ -65,6 +65,8 @@ struct array_snapshot {
 	struct cache_stats cache;
 	unsigned nctl, npath;
 	bool ctl_up[64], path_up[64];
+	/* What a controller's busy_ns is ([controllers] cpu_counter). */
+	char cpu_counter[16];
 	unsigned nres;
 	struct array_snap_res *res; /* nres of them, in engine order */
 };

@@ -29,6 +29,7 @@
 #include "tiers/cache.h"
 #include "tiers/completer.h"
 #include "tiers/engine.h"
+#include "tiers/profile_calc.h"
 
 #define MAX_GROUPS 16
 
@@ -99,6 +100,7 @@ static void add(struct engine_resource_stats *sum,
 		sum->bytes[op] += s->bytes[op];
 	}
 	sum->busy_ns += s->busy_ns;
+	sum->core_busy_ns += s->core_busy_ns;
 	sum->wait_ns += s->wait_ns;
 	sum->gate_ns += s->gate_ns;
 	sum->wire_ns += s->wire_ns;
@@ -112,6 +114,7 @@ static void sub(struct engine_resource_stats *s,
 		s->bytes[op] -= b->bytes[op];
 	}
 	s->busy_ns -= b->busy_ns;
+	s->core_busy_ns -= b->core_busy_ns;
 	s->wait_ns -= b->wait_ns;
 	s->gate_ns -= b->gate_ns;
 	s->wire_ns -= b->wire_ns;
@@ -143,16 +146,27 @@ static uint64_t res_latency(const struct printer *pr, const struct engine *e,
 	return latency_hist_percentile(&d, pct);
 }
 
-/* How full @members resources of @slots service units were over @el
- * seconds, in %: the fullest of their slots (busy slots / slots: a
- * controller's CPU utilisation, busy cores / cores), their ops/s gates
- * (a drive's IOPS limit) and their wires (a link's bandwidth), each of
- * which saturates on its own. */
-static double busy_pct(const struct engine_resource_stats *s, unsigned slots,
+/* Whether resource (or group) @name is controllers: "ctl3", "ctl",
+ * "node2.ctl". */
+static bool is_ctl(const char *name)
+{
+	return !strncmp(name, "ctl", 3) || strstr(name, ".ctl");
+}
+
+/* How full @members resources @name of @slots service units were over
+ * @el seconds, in %: the fullest of their slots (busy slots / slots; a
+ * controller's CPU by the profile's cpu_counter, profile_calc.h), their
+ * ops/s gates (a drive's IOPS limit) and their wires (a link's
+ * bandwidth), each of which saturates on its own. */
+static double busy_pct(const struct printer *pr, const char *name,
+		       const struct engine_resource_stats *s, unsigned slots,
 		       unsigned members, double el)
 {
 	double ns = el * 1e9;
-	double pct = slots ? (double)s->busy_ns / ns / slots : 0;
+	double pct = pr->p && is_ctl(name)
+			 ? profile_cpu_share(&pr->p->ctl, s, slots, ns)
+		     : slots ? (double)s->busy_ns / ns / slots
+			     : 0;
 	if (members) {
 		double gate = (double)s->gate_ns / ns / members;
 		double wire = (double)s->wire_ns / ns / members;
@@ -167,7 +181,7 @@ static void figures(struct printer *pr, const char *label, const char *name,
 		    unsigned slots, const struct engine *e, int id, bool last)
 {
 	double el = pr->elapsed_s > 0 ? pr->elapsed_s : 1e-9;
-	double busy = busy_pct(s, slots, members, el);
+	double busy = busy_pct(pr, name, s, slots, members, el);
 	uint64_t ops = s->ops[0] + s->ops[1], bytes = s->bytes[0] + s->bytes[1];
 	double iops = (double)ops / el, mbps = (double)bytes / el / 1e6;
 	double qd = (double)(s->busy_ns + s->wait_ns) / 1e9 / el;
@@ -199,8 +213,8 @@ static void print_bottleneck(struct printer *pr)
 	double el = pr->elapsed_s > 0 ? pr->elapsed_s : 1e-9, top = -1;
 	const struct group *b = NULL;
 	for (unsigned i = 0; i < pr->ngroups; i++) {
-		double busy = busy_pct(&pr->g[i].sum, pr->g[i].slots,
-				       pr->g[i].members, el);
+		double busy = busy_pct(pr, pr->g[i].name, &pr->g[i].sum,
+				       pr->g[i].slots, pr->g[i].members, el);
 		if (busy > top) {
 			top = busy;
 			b = &pr->g[i];
@@ -387,6 +401,12 @@ static void print_from(struct array *a, FILE *out, bool json,
 			     .p = a->profile};
 	fputs(json ? "{\"timed\":true,\"elapsed_s\":" : "array: ", out);
 	fprintf(out, json ? "%.3f" : "figures over %.3f s\n", pr.elapsed_s);
+	/* Which CPU figure a controller's busy% is (profile_calc.h). */
+	if (a->profile)
+		fprintf(out,
+			json ? ",\"cpu_counter\":\"%s\""
+			     : "  controllers' busy%%: cpu (%s)\n",
+			profile_cpu_counter_name(&a->profile->ctl));
 	array_with_engine(a, print_resources, &pr);
 	print_cache(&pr, a);
 	print_host_bound(&pr, a);

@@ -166,6 +166,10 @@ static int conf_check(const struct engine_resource_conf *c)
 {
 	if (c->slots == 0)
 		return -EINVAL;
+	if (c->threads > 1 &&
+	    (c->threads > ENGINE_MAX_THREADS || c->slots % c->threads ||
+	     !(c->smt_yield >= 1.0 && c->smt_yield <= c->threads)))
+		return -EINVAL;
 	for (int op = 0; op < ENGINE_OP_COUNT; op++)
 		if (engine_dist_check(&c->service[op]) < 0)
 			return -EINVAL;
@@ -220,6 +224,10 @@ int engine_add_resource(struct engine *e,
 	r = &e->res[e->n_res];
 	memset(r, 0, sizeof(*r));
 	r->conf = *conf;
+	if (r->conf.threads < 2) {
+		r->conf.threads = 1;
+		r->conf.smt_yield = 1.0;
+	}
 	r->name = strdup(conf->name ? conf->name : "");
 	if (!r->name || calendars_new(r))
 		goto out_free_res;
@@ -340,6 +348,139 @@ static unsigned slot_pick(struct resource *r, uint64_t arrive_ns,
 	return best;
 }
 
+/* ---- SMT (conf.threads > 1) ---------------------------------------------
+ *
+ * A core's threads are slots s, s + cores, s + 2 cores, ...; each busy
+ * thread of a core with k busy does 1/k of what the core does, which
+ * grows linearly from one thread's work (k = 1) to smt_yield times it
+ * (k = threads). The engine books a stage's whole hold when it is
+ * submitted, so the rule is applied then: a stage whose core has k - 1
+ * other threads with work booked over its hold is stretched by k / (1 +
+ * (smt_yield - 1)(k - 1)/(threads - 1)); the work already booked on
+ * those threads keeps its length (no preemption: the engine's closed
+ * form cannot change a booking). Under a steady load every booking is
+ * made beside the others, so a saturated core does smt_yield times one
+ * thread's work; below it, a stage takes an idle core's thread first
+ * when one can start as early (spread first, as ESXi's scheduler does).
+ */
+
+static unsigned res_cores(const struct resource *r)
+{
+	return r->conf.slots / r->conf.threads;
+}
+
+/* Whether calendar @c has work booked in [@a, @b). */
+static bool cal_busy(const struct calendar *c, uint64_t a, uint64_t b)
+{
+	for (unsigned i = 0; i < c->n; i++)
+		if (c->start[i] < b && c->end[i] > a)
+			return true;
+	return false;
+}
+
+/* How many of slot @s's core's other threads have work in [@a, @b). */
+static unsigned siblings_busy(const struct resource *r, unsigned s, uint64_t a,
+			      uint64_t b)
+{
+	unsigned n = 0;
+
+	for (unsigned k = 1; k < r->conf.threads; k++)
+		n += cal_busy(&r->slot[(s + k * res_cores(r)) % r->conf.slots],
+			      a, b);
+	return n;
+}
+
+/* @ns of one thread's work with @others of its core's threads busy. */
+static uint64_t smt_stretch(const struct engine_resource_conf *c,
+			    unsigned others, uint64_t ns)
+{
+	double core;
+
+	if (!others)
+		return ns;
+	core = 1.0 + (c->smt_yield - 1.0) * others / (c->threads - 1.0);
+	return (uint64_t)((double)ns * (others + 1.0) / core + 0.5);
+}
+
+/* The time in [@a, @b) at least one of slot @s's core's other threads
+ * is busy: the overlap with the union of their bookings. */
+static uint64_t siblings_overlap(const struct resource *r, unsigned s,
+				 uint64_t a, uint64_t b)
+{
+	uint64_t st[ENGINE_MAX_THREADS * SLOT_CAL_MAX];
+	uint64_t en[ENGINE_MAX_THREADS * SLOT_CAL_MAX], sum = 0, top = a;
+	unsigned n = 0;
+
+	for (unsigned k = 1; k < r->conf.threads; k++) {
+		const struct calendar *c =
+		    &r->slot[(s + k * res_cores(r)) % r->conf.slots];
+
+		for (unsigned i = 0; i < c->n; i++) {
+			uint64_t x = c->start[i] > a ? c->start[i] : a;
+			uint64_t y = c->end[i] < b ? c->end[i] : b;
+			unsigned j = n;
+
+			if (x >= y)
+				continue;
+			for (n++; j > 0 && st[j - 1] > x; j--) {
+				st[j] = st[j - 1];
+				en[j] = en[j - 1];
+			}
+			st[j] = x;
+			en[j] = y;
+		}
+	}
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t x = st[i] > top ? st[i] : top;
+
+		if (en[i] > x) {
+			sum += en[i] - x;
+			top = en[i];
+		}
+	}
+	return sum;
+}
+
+/* slot_pick on a resource with SMT: each slot's start for the stage's
+ * hold, stretched when its core's other threads are busy then (@svc of
+ * the hold @dur is service, the rest a transfer); the earliest start,
+ * then the fewest busy siblings, then best fit. The hold in @*held. */
+static unsigned slot_pick_smt(struct resource *r, uint64_t arrive_ns,
+			      uint64_t dur, uint64_t svc, uint64_t *start_ns,
+			      unsigned *index, uint64_t *held)
+{
+	unsigned best = 0, best_o = UINT_MAX;
+	uint64_t best_prev = 0;
+
+	*start_ns = UINT64_MAX;
+	*index = 0;
+	for (unsigned s = 0; s < r->conf.slots; s++) {
+		struct calendar *c = &r->slot[s];
+		uint64_t t, prev, d = dur;
+		unsigned i, o;
+
+		if (c->n == c->cap)
+			cal_merge_first(c);
+		t = cal_fit(c, arrive_ns, d, &i);
+		o = siblings_busy(r, s, t, t + d);
+		if (o) {
+			d = dur - svc + smt_stretch(&r->conf, o, svc);
+			t = cal_fit(c, arrive_ns, d, &i);
+		}
+		prev = i ? c->end[i - 1] : 0;
+		if (t < *start_ns || (t == *start_ns && o < best_o) ||
+		    (t == *start_ns && o == best_o && prev > best_prev)) {
+			best = s;
+			best_o = o;
+			best_prev = prev;
+			*start_ns = t;
+			*index = i;
+			*held = d;
+		}
+	}
+	return best;
+}
+
 /* What stage @s books on its resource's ops/s gate: 1/cap, plus its
  * bytes at the gate's byte rate; 0: no gate. */
 static uint64_t gate_cost_ns(const struct engine_resource_conf *c,
@@ -377,7 +518,16 @@ static uint64_t stage_run(struct resource *r, const struct engine_stage *s,
 		xfer_ns = (uint64_t)(((unsigned __int128)s->bytes * NS_PER_SEC +
 				      bw - 1) /
 				     bw);
-	slot = slot_pick(r, arrive_ns, service_ns + xfer_ns, &slot_ns, &index);
+	if (c->threads > 1) {
+		uint64_t held = service_ns + xfer_ns;
+
+		slot = slot_pick_smt(r, arrive_ns, service_ns + xfer_ns,
+				     service_ns, &slot_ns, &index, &held);
+		service_ns = held - xfer_ns;
+	} else {
+		slot = slot_pick(r, arrive_ns, service_ns + xfer_ns, &slot_ns,
+				 &index);
+	}
 	start_ns = slot_ns;
 	gate_ns = gate_cost_ns(c, s);
 	if (gate_ns) /* starts 1/cap apart: each books 1/cap of the gate */
@@ -385,6 +535,9 @@ static uint64_t stage_run(struct resource *r, const struct engine_stage *s,
 	end_ns = start_ns + service_ns;
 	if (xfer_ns)
 		end_ns = cal_book(&r->wire, end_ns, xfer_ns) + xfer_ns;
+	r->stats.core_busy_ns +=
+	    end_ns - start_ns -
+	    (c->threads > 1 ? siblings_overlap(r, slot, start_ns, end_ns) : 0);
 	cal_insert(&r->slot[slot], index, slot_ns, end_ns);
 
 	if (!s->part)
@@ -461,6 +614,13 @@ unsigned engine_resource_slots(const struct engine *e, int res)
 	if (res < 0 || (unsigned)res >= e->n_res)
 		return 0;
 	return e->res[res].conf.slots;
+}
+
+unsigned engine_resource_cores(const struct engine *e, int res)
+{
+	if (res < 0 || (unsigned)res >= e->n_res)
+		return 0;
+	return res_cores(&e->res[res]);
 }
 
 unsigned engine_resources(const struct engine *e)

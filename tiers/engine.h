@@ -23,6 +23,7 @@ enum engine_op { ENGINE_OP_READ, ENGINE_OP_WRITE, ENGINE_OP_COUNT };
 /* ---- service-time distributions --------------------------------------- */
 
 #define ENGINE_DIST_MAX_POINTS 8
+#define ENGINE_MAX_THREADS 8 /* hardware threads per core (SMT) */
 
 /* A service time: fixed (n_points == 0: always fixed_ns), or given by
  * percentile points and sampled by inverse-CDF linear interpolation.
@@ -66,6 +67,15 @@ struct engine_hdd {
 struct engine_resource_conf {
 	const char *name; /* for stats and logs; copied */
 	unsigned slots;	  /* parallel service units, >= 1 */
+	/* Hardware threads per core (SMT; 0 or 1: none): the slots are
+	 * slots / threads cores of threads each, slot s on core s %
+	 * (slots / threads). With k threads of a core busy, the core does
+	 * 1 + (smt_yield - 1)(k - 1)/(threads - 1) of one thread's work,
+	 * shared evenly: a stage whose core has k - 1 other threads busy
+	 * when it is booked takes k / that times its service time. smt_yield
+	 * is in [1, threads], threads at most ENGINE_MAX_THREADS. */
+	unsigned threads;
+	double smt_yield;
 	struct engine_dist service[ENGINE_OP_COUNT];
 	/* Transfer rate of the one wire all slots share; 0 = unlimited. */
 	uint64_t bandwidth_bytes_per_s[ENGINE_OP_COUNT];
@@ -90,6 +100,9 @@ struct engine_resource_stats {
 	uint64_t ops[ENGINE_OP_COUNT];
 	uint64_t bytes[ENGINE_OP_COUNT];
 	uint64_t busy_ns; /* sum over operations of slot holding time */
+	/* Sum over cores of the time any of the core's threads was busy
+	 * (busy_ns without SMT). */
+	uint64_t core_busy_ns;
 	uint64_t
 	    wait_ns; /* sum of time queued (for a slot or the ops/s gate) */
 	/* Time booked on the two serial parts all slots share: the ops/s
@@ -154,6 +167,8 @@ const struct latency_hist *engine_resource_hist(const struct engine *e,
 unsigned engine_resource_busy_slots(const struct engine *e, int res,
 				    uint64_t now_ns);
 unsigned engine_resource_slots(const struct engine *e, int res);
+/* Resource @res's cores: its slots over its threads per core. */
+unsigned engine_resource_cores(const struct engine *e, int res);
 /* How many resources there are (ids 0 .. n-1). */
 unsigned engine_resources(const struct engine *e);
 /* Resource @res's name, or NULL (no such id). */

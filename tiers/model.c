@@ -116,9 +116,16 @@ static int add_links(struct model *m)
 	return 0;
 }
 
+/* A controller: cores x threads_per_core slots, the threads of a core
+ * sharing it by smt_yield (engine.h, struct engine_resource_conf;
+ * tiers/README.md, "CPU figures"). */
 static int add_controllers(struct model *m)
 {
-	struct engine_resource_conf c = {.slots = m->p->ctl.cores};
+	const struct profile_controllers *p = &m->p->ctl;
+	struct engine_resource_conf c = {.slots =
+					     p->cores * p->threads_per_core,
+					 .threads = p->threads_per_core,
+					 .smt_yield = p->smt_yield};
 	char name[32];
 
 	c.name = name;

@@ -178,3 +178,46 @@ double profile_repl_overhead_pct(const struct profile_frontend *link)
 		    : TCP_ETH_OVERHEAD_BP) /
 	       100.0;
 }
+
+/* The counters (Broadcom KB 431027; VMware's esxtop documentation):
+ * vCenter's default cpu.usage is each core's busy time at its clock over
+ * the base clock, summed over cores (a core with both threads busy
+ * counts once); core utilisation is the same by time; cpu.utilization
+ * (PCPU UTIL) is busy hardware threads over all threads. The model has
+ * no turbo, every core runs at its base clock, so usage and core read
+ * the same here; they would differ by the all-core turbo ratio, which
+ * no profile has a figure for. Without SMT the three are one figure,
+ * busy cores over cores. */
+double profile_cpu_share(const struct profile_controllers *c,
+			 const struct engine_resource_stats *s, unsigned slots,
+			 double el_ns)
+{
+	if (!slots || !(el_ns > 0))
+		return 0;
+	if (c->cpu_counter == PROFILE_CPU_UTILIZATION)
+		return (double)s->busy_ns / el_ns / slots;
+	return (double)s->core_busy_ns / el_ns /
+	       ((double)slots / c->threads_per_core);
+}
+
+uint64_t profile_cpu_busy_ns(const struct profile_controllers *c,
+			     const struct engine_resource_stats *s,
+			     unsigned slots)
+{
+	unsigned cores = slots / c->threads_per_core;
+
+	if (c->cpu_counter == PROFILE_CPU_UTILIZATION)
+		return slots ? s->busy_ns / slots : 0;
+	return cores ? s->core_busy_ns / cores : 0;
+}
+
+const char *profile_cpu_counter_name(const struct profile_controllers *c)
+{
+	static const char *const names[] = {
+	    [PROFILE_CPU_USAGE] = "usage",
+	    [PROFILE_CPU_CORE] = "core",
+	    [PROFILE_CPU_UTILIZATION] = "utilization",
+	};
+
+	return names[c->cpu_counter];
+}

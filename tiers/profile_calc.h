@@ -37,4 +37,19 @@ uint64_t profile_repl_rtt_ns(const struct profile_replication *r);
  * Ethernet, FCP on FC. */
 double profile_repl_overhead_pct(const struct profile_frontend *link);
 
+/* Controllers' CPU figure by @c's cpu_counter, a share of their cores
+ * (0..1) over @el_ns, from their engine counters @s summed over @slots
+ * (tiers/README.md, "CPU figures"): usage and core, core busy time over
+ * cores; utilization, busy threads over threads. */
+double profile_cpu_share(const struct profile_controllers *c,
+			 const struct engine_resource_stats *s, unsigned slots,
+			 double el_ns);
+/* The same as busy time a core (usage, core) or a thread (utilization),
+ * ns: what the snapshot, the samples and Prometheus count. */
+uint64_t profile_cpu_busy_ns(const struct profile_controllers *c,
+			     const struct engine_resource_stats *s,
+			     unsigned slots);
+/* The name of @c's cpu_counter: "usage", "core", "utilization". */
+const char *profile_cpu_counter_name(const struct profile_controllers *c);
+
 #endif

@@ -78,6 +78,10 @@ static int check_controllers(struct pstate *st)
 	if (c->write_cache != PROFILE_WCACHE_MIRRORED && c->mirror_ns)
 		FAIL(st, s, 0, "mirror_latency",
 		     "only with write_cache = mirrored");
+	if (!(c->smt_yield >= 1.0 && c->smt_yield <= c->threads_per_core))
+		FAIL(st, s, 0, "smt_yield",
+		     "%g is not from 1 to threads_per_core (%u)", c->smt_yield,
+		     c->threads_per_core);
 	return 0;
 }
 

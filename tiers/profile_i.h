@@ -15,6 +15,7 @@ enum pkey_type {
 	PK_DURATION, /* uint64_t ns: 100us */
 	PK_RATE,     /* uint64_t bytes/s: 550MiB/s, or 0 */
 	PK_PERCENT,  /* double: 8%, 0..100 */
+	PK_DECIMAL,  /* double: 1.25, a plain decimal >= 0 */
 	PK_ENUM,     /* int: one of names[] */
 	PK_LINK,     /* struct profile_frontend speed: 10GbE */
 	PK_DIST,     /* struct engine_dist: 100us, or p50:90us p99:1ms */

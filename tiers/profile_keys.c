@@ -15,6 +15,8 @@ const char *const ptier_names[PROFILE_TIER_COUNT] = {"flash", "cache",
 						     "backing"};
 
 static const char *const model_names[] = {"null", "timed", NULL};
+static const char *const counter_names[] = {"usage", "core", "utilization",
+					    NULL};
 static const char *const ha_names[] = {"single", "active-standby",
 				       "active-active", NULL};
 static const char *const wcache_names[] = {"none", "unmirrored", "mirrored",
@@ -57,7 +59,18 @@ const struct pkey pkeys[] = {
     KEY(PSEC_CONTROLLERS, "mode", PK_ENUM, P(ctl.ha), "single",
 	.names = ha_names, .what = "controller mode"),
     KEY(PSEC_CONTROLLERS, "cores", PK_UINT, P(ctl.cores), "1", .min = 1,
-	.max = 1024, .help = "operations each controller processes at once"),
+	.max = 1024,
+	.help = "physical cores: operations each controller processes at "
+		"once (times threads_per_core)"),
+    KEY(PSEC_CONTROLLERS, "threads_per_core", PK_UINT, P(ctl.threads_per_core),
+	"1", .min = 1, .max = 8,
+	.help = "hardware threads a core (SMT, hyper-threading)"),
+    KEY(PSEC_CONTROLLERS, "smt_yield", PK_DECIMAL, P(ctl.smt_yield), "1",
+	.help = "a core's work with all its threads busy, over one "
+		"thread's: 1 to threads_per_core"),
+    KEY(PSEC_CONTROLLERS, "cpu_counter", PK_ENUM, P(ctl.cpu_counter), "usage",
+	.names = counter_names, .what = "CPU counter",
+	.help = "the CPU figure printed: usage, core or utilization"),
     KEY(PSEC_CONTROLLERS, "frontend_op_cost", PK_DURATION,
 	P(ctl.frontend_op_ns), "0", .help = "CPU per host operation"),
     KEY(PSEC_CONTROLLERS, "backend_op_cost", PK_DURATION, P(ctl.backend_op_ns),

@@ -115,6 +115,9 @@ static void pkey_format(const struct pkey *k, const void *field, char *buf,
 		format_pct(*(const double *)field, buf, len);
 		strncat(buf, "%", len - strlen(buf) - 1);
 		break;
+	case PK_DECIMAL:
+		format_pct(*(const double *)field, buf, len);
+		break;
 	case PK_ENUM:
 		snprintf(buf, len, "%s", k->names[*(const int *)field]);
 		break;

@@ -68,10 +68,24 @@ enum profile_tier_id {
 	PROFILE_TIER_COUNT,
 };
 
+/* Which CPU figure a controller's busy % is (tiers/README.md, "CPU
+ * figures"): vCenter's default cpu.usage, core busy time, or busy
+ * hardware threads (ESXi's cpu.utilization). */
+enum profile_cpu_counter {
+	PROFILE_CPU_USAGE,
+	PROFILE_CPU_CORE,
+	PROFILE_CPU_UTILIZATION,
+};
+
 struct profile_controllers {
 	unsigned count;
 	enum profile_ha ha;
-	unsigned cores;		 /* operations processed in parallel, each */
+	unsigned cores;		   /* operations processed in parallel, each */
+	unsigned threads_per_core; /* SMT: hardware threads a core, 1..8 */
+	/* A core's work with all its threads busy, over one thread's:
+	 * 1..threads_per_core (engine.h, struct engine_resource_conf). */
+	double smt_yield;
+	enum profile_cpu_counter cpu_counter;
 	uint64_t frontend_op_ns; /* CPU per front-end (host) operation */
 	uint64_t backend_op_ns;	 /* CPU per back-end (drive) operation */
 	enum profile_write_cache write_cache;

@@ -125,6 +125,22 @@ static int parse_percent(const char *s, double *out)
 	return 0;
 }
 
+/* "1.25": a plain decimal (units.c's number grammar), read exactly as
+ * parse_percent reads one. */
+static int parse_decimal(const char *s, double *out)
+{
+	char num[32];
+	uint64_t nano;
+
+	if (!*s || strlen(s) >= sizeof(num) - 1 || !strchr("0123456789", *s))
+		return -EINVAL;
+	snprintf(num, sizeof(num), "%ss", s);
+	if (units_parse_duration_ns(num, &nano) != 0)
+		return -EINVAL;
+	*out = (double)nano / (double)NS_PER_SEC;
+	return 0;
+}
+
 /* "550MiB/s" (or "0": no cap). */
 static int parse_rate(const char *s, uint64_t *out)
 {
@@ -224,6 +240,8 @@ static const char *type_word(enum pkey_type t)
 		return "a rate (550MiB/s, or 0 for none)";
 	case PK_PERCENT:
 		return "a percentage (8%)";
+	case PK_DECIMAL:
+		return "a decimal number (1.25)";
 	default:
 		return "a value";
 	}
@@ -262,6 +280,8 @@ static int set_scalar(const struct pkey *k, void *field, const char *val)
 		return parse_rate(val, field);
 	case PK_PERCENT:
 		return parse_percent(val, field);
+	case PK_DECIMAL:
+		return parse_decimal(val, field);
 	default:
 		return -EINVAL;
 	}

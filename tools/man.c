@@ -118,6 +118,7 @@ static const char *const pk_type_words[] = {
     [PK_DURATION] = "a duration (100us)",
     [PK_RATE] = "a rate (550MiB/s)",
     [PK_PERCENT] = "a percentage (8%)",
+    [PK_DECIMAL] = "a decimal number (1.25)",
     [PK_ENUM] = "one of",
     [PK_LINK] = "a link speed (10GbE)",
     [PK_DIST] = "a latency, or p50:90us p99:1ms",

@@ -54,8 +54,12 @@ static void show_array(FILE *out, const struct rj_obj *line)
 	fprintf(out, "controllers down %.0f  paths down %.0f  array %s",
 		num(line, "ctls_down"), num(line, "paths_down"),
 		num(line, "array_up") ? "up" : "DOWN");
-	if (rj_num(line, "ctl_busy_pct", &v))
-		fprintf(out, "  controller CPU %.1f%%", v);
+	if (rj_num(line, "ctl_busy_pct", &v)) {
+		char counter[16] = "usage";
+
+		rj_str(line, "ctl_cpu_counter", counter, sizeof(counter));
+		fprintf(out, "  controller CPU (%s) %.1f%%", counter, v);
+	}
 	if (rj_num(line, "ctl_busy_max_pct", &v))
 		fprintf(out, " (busiest %.1f%%)", v);
 	fputc('\n', out);

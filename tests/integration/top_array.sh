@@ -54,8 +54,8 @@ t_assert_eq "$rebuilding" "1" "drives rebuilding"
 # 60 us a read, 500 times faster), so it is the figure's presence and
 # source that are checked, not its size.
 # The busiest controller's figure beside it is the same sample's.
-cpu=$(field "$T/top1.out" 'controller CPU ([0-9.]+)%')
-most=$(field "$T/top1.out" 'controller CPU [0-9.]+% \(busiest ([0-9.]+)%\)')
+cpu=$(field "$T/top1.out" 'controller CPU \(usage\) ([0-9.]+)%')
+most=$(field "$T/top1.out" 'controller CPU \(usage\) [0-9.]+% \(busiest ([0-9.]+)%\)')
 python3 - "$STORE/samples.jsonl" "$cpu" "$most" <<-'PY' || t_fail "controller CPU in top: $cpu, busiest $most"
 	import json, sys
 	seen = {("%.1f" % s["ctl_busy_pct"], "%.1f" % s["ctl_busy_max_pct"])

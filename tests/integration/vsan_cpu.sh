@@ -53,12 +53,13 @@ band = {"vsan-vxrail-p570f": "15-20", "vsan-dell-r740xd": "50-60", "vsan-hpe-dl3
 cpu = {}
 for p, st in runs.items():
     cpu[p] = st["tiers"]["ctl"]["busy_pct"]
-    print(f"{p}: CPU {cpu[p]:.1f}% (published {band[p]}% at steady state), "
+    print(f"{p}: CPU ({st['cpu_counter']}) {cpu[p]:.1f}% (published {band[p]}% at steady state), "
           f"bottleneck {st['bottleneck']['resource']} {st['bottleneck']['busy_pct']:.1f}%")
 for p in ("vsan-dell-r740xd", "vsan-hpe-dl380"):
     assert runs[p]["bottleneck"]["resource"] == "ctl", f"{p}: CPUs not first"
     assert cpu["vsan-vxrail-p570f"] < 0.75 * cpu[p], f"VxRail CPU against {p}'s"
 assert runs["vsan-vxrail-p570f"]["bottleneck"]["resource"] != "ctl", "VxRail: CPUs first"
+assert all(st["cpu_counter"] == "usage" for st in runs.values()), "cpu_counter"
 assert abs(cpu["vsan-hpe-dl380"] / cpu["vsan-dell-r740xd"] - 1) < 0.1, "HPE is the Dell's hardware"
 PY
 echo "PASS"

@@ -416,7 +416,7 @@ static void test_stats_print(void **state)
 	fclose(f);
 	assert_non_null(text);
 	assert_non_null(strstr(text, "{\"timed\":true,\"elapsed_s\":1.000,"
-				     "\"tiers\":{"));
+				     "\"cpu_counter\":\"usage\",\"tiers\":{"));
 	assert_non_null(
 	    strstr(text, "\"flash\":{\"members\":1,\"iops\":10.0,"));
 	assert_non_null(

@@ -48,6 +48,25 @@ struct t_case {
 };
 
 static const struct t_case cases[] = {
+    {"[frontend]", "[controllers]\nthreads_per_core = 9\n[frontend]",
+     "test.ini:2: [controllers] threads_per_core: '9' is not a whole number "
+     "from 1 to 8"},
+    {"[frontend]", "[controllers]\nthreads_per_core = 0\n[frontend]",
+     "test.ini:2: [controllers] threads_per_core: '0' is not a whole number "
+     "from 1 to 8"},
+    {"[frontend]",
+     "[controllers]\nthreads_per_core = 2\nsmt_yield = 2.5\n[frontend]",
+     "test.ini:3: [controllers] smt_yield: 2.5 is not from 1 to "
+     "threads_per_core (2)"},
+    {"[frontend]", "[controllers]\nsmt_yield = 0.9\n[frontend]",
+     "test.ini:2: [controllers] smt_yield: 0.9 is not from 1 to "
+     "threads_per_core (1)"},
+    {"[frontend]", "[controllers]\nsmt_yield = 1.2x\n[frontend]",
+     "test.ini:2: [controllers] smt_yield: '1.2x' is not a decimal number "
+     "(1.25)"},
+    {"[frontend]", "[controllers]\ncpu_counter = ready\n[frontend]",
+     "test.ini:2: [controllers] cpu_counter: unknown CPU counter 'ready' "
+     "(known: usage, core, utilization)"},
     {"speed = 10GbE", "speed = 10GbE\nprotocol = smb",
      "test.ini:3: [frontend] protocol: unknown protocol 'smb' (known: nfs, "
      "iscsi, fc, local)"},
