@@ -2,6 +2,9 @@
  * backing tier, in emulated time, inside submissions.
  *
  *   dirty %   >= destage_start: on     <= destage_stop: off
+ *   time      destage_interval since the last one began, and any block
+ *             dirty: on until none is (ZFS's transaction group, synced
+ *             on its timeout when the dirty share has not already)
  *   on:       the oldest dirty blocks (cache_destage_next), one 4 KiB
  *             read from flash and write to backing each (model_destage),
  *             as far as the budget goes
@@ -21,6 +24,7 @@
 #include "tiers/cache_destager.h"
 
 #include "common/block.h"
+#include "tiers/scale.h"
 
 #define DESTAGE_BURST_NS 100000000ull /* budget saved over idle time */
 
@@ -32,23 +36,31 @@ void cache_destager_init(struct cache_destager *d, const struct profile *p,
 	*d = (struct cache_destager){
 	    .pc = pc,
 	    .bytes_per_ns = (double)pc->destage_bytes_per_s * scale / 1e9,
+	    .interval_ns = scale_ns(scale, pc->destage_interval_ns),
 	};
 }
 
-/* Whether the destager is on at @c's fill (hysteresis between the two
- * thresholds). */
-static bool destager_on(struct cache_destager *d, const struct cache *c)
+/* Whether the destager is on at @c's fill at @now_ns (hysteresis between
+ * the two thresholds; a timed one goes on until no block is dirty). */
+static bool destager_on(struct cache_destager *d, const struct cache *c,
+			uint64_t now_ns)
 {
 	struct cache_stats st;
 	double dirty_pct;
+	bool was = d->on;
 
 	cache_stats(c, &st);
 	dirty_pct = (double)st.dirty * 100.0 /
 		    (double)(d->pc->size_bytes / BLOCK_BYTES);
+	if (!d->on && d->interval_ns && st.dirty &&
+	    now_ns - d->started_ns >= d->interval_ns)
+		d->on = d->sync = true;
 	if (dirty_pct >= d->pc->destage_start_pct)
 		d->on = true;
-	if (dirty_pct <= d->pc->destage_stop_pct)
-		d->on = false;
+	if (d->sync ? !st.dirty : dirty_pct <= d->pc->destage_stop_pct)
+		d->on = d->sync = false;
+	if (d->on && !was)
+		d->started_ns = now_ns;
 	return d->on;
 }
 
@@ -66,7 +78,7 @@ void cache_destager_run(struct cache_destager *d, struct cache *c,
 		idle = DESTAGE_BURST_NS;
 	d->budget += (double)idle * d->bytes_per_ns;
 	d->last_ns = now_ns;
-	while (destager_on(d, c) && d->budget >= BLOCK_BYTES &&
+	while (destager_on(d, c, now_ns) && d->budget >= BLOCK_BYTES &&
 	       cache_destage_next_kept(c, &k, &kept)) {
 		model_destage_reduced(m, now_ns, k.block * BLOCK_BYTES, kept);
 		d->budget -= BLOCK_BYTES;

@@ -15,6 +15,9 @@ struct cache_destager {
 	double budget;			/* bytes it may move now */
 	uint64_t last_ns;		/* when the budget was last topped up */
 	bool on;			/* between start and stop thresholds */
+	uint64_t interval_ns;		/* scaled destage_interval; 0: none */
+	uint64_t started_ns;		/* when the last destage began */
+	bool sync;			/* this one runs until none is dirty */
 	/* Writes the throttle delayed, and their delays in all (ns). */
 	uint64_t throttled, throttle_ns;
 };

@@ -158,6 +158,10 @@ const struct pkey pkeys[] = {
 	"40%", .help = "dirty share at which destaging pauses"),
     KEY(PSEC_CACHE, "destage_rate", PK_RATE, P(cache.destage_bytes_per_s),
 	NULL),
+    KEY(PSEC_CACHE, "destage_interval", PK_DURATION,
+	P(cache.destage_interval_ns), "0",
+	.help = "every dirty block destaged at least this often, whatever "
+		"the dirty share (ZFS's txg timeout); 0: never by time"),
     KEY(PSEC_CACHE, "throttle_start", PK_PERCENT, P(cache.throttle_start_pct),
 	"0%",
 	.help = "dirty share above which writes wait for the destager "

@@ -158,6 +158,9 @@ struct profile_cache {
 	double destage_start_pct; /* dirty share that starts destaging */
 	double destage_stop_pct;  /* ... and that stops it */
 	uint64_t destage_bytes_per_s;
+	/* A destage of every dirty block at least this often (ZFS's txg
+	 * timeout); 0: the dirty share alone starts one. */
+	uint64_t destage_interval_ns;
 	/* Dirty share above which each write waits for the destager's lag
 	 * (cache_throttle.c); 0: never (no throttle). */
 	double throttle_start_pct;

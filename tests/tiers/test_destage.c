@@ -415,6 +415,58 @@ static void test_cpu_bound_destages_slower(void **state)
 	(void)state;
 }
 
+/* Blocks dirty in the cache, far below destage_start: @n written 1 ms
+ * apart from t = 0, then the destager run once at @at; the bytes it
+ * has written to the backing tier by then. */
+static uint64_t destaged_by(const char *cache_keys, unsigned n, uint64_t at)
+{
+	struct rig r;
+	uint64_t b;
+
+	rig_new(&r, hybrid_profile("1G", cache_keys, "inline"));
+	for (unsigned i = 0; i < n; i++)
+		rig_write(&r, i * MS, (uint64_t)i * BLOCK_BYTES, BLOCK_BYTES);
+	cache_destager_run(&r.d, r.c, r.m, at);
+	b = backing_bytes_written(r.m);
+	rig_free(&r);
+	return b;
+}
+
+/* [cache] destage_interval (ZFS's transaction group timeout): a little
+ * dirty data, far under the dirty share that starts a destage, waits
+ * for the interval, then all of it goes (down to no dirty block, not to
+ * destage_stop); without the key it stays in the cache. */
+static void test_destage_interval(void **state)
+{
+	const char *every5 = "destage_interval = 5s\n";
+
+	assert_int_equal(destaged_by(every5, 100, 4900 * MS), 0);
+	assert_int_equal(destaged_by(every5, 100, 5100 * MS),
+			 100 * BLOCK_BYTES);
+	assert_int_equal(destaged_by("", 100, 5100 * MS), 0);
+	assert_int_equal(destaged_by("", 100, 3600000 * MS), 0);
+	(void)state;
+}
+
+/* The interval counts from when the last destage began: a second one
+ * comes 5 s after the first, not sooner. */
+static void test_destage_interval_repeats(void **state)
+{
+	struct rig r;
+
+	rig_new(&r, hybrid_profile("1G", "destage_interval = 5s\n", "inline"));
+	rig_write(&r, 0, 0, BLOCK_BYTES);
+	cache_destager_run(&r.d, r.c, r.m, 5000 * MS);
+	assert_int_equal(backing_bytes_written(r.m), BLOCK_BYTES);
+	rig_write(&r, 6000 * MS, BLOCK_BYTES, BLOCK_BYTES);
+	cache_destager_run(&r.d, r.c, r.m, 9900 * MS);
+	assert_int_equal(backing_bytes_written(r.m), BLOCK_BYTES);
+	cache_destager_run(&r.d, r.c, r.m, 10000 * MS);
+	assert_int_equal(backing_bytes_written(r.m), 2 * BLOCK_BYTES);
+	rig_free(&r);
+	(void)state;
+}
+
 /* The keys print back (profile show) and bad values fail on one line. */
 static void test_keys(void **state)
 {
@@ -474,6 +526,8 @@ int main(void)
 	    cmocka_unit_test(test_throttle_settles),
 	    cmocka_unit_test(test_throttle_off_unchanged),
 	    cmocka_unit_test(test_cpu_bound_destages_slower),
+	    cmocka_unit_test(test_destage_interval),
+	    cmocka_unit_test(test_destage_interval_repeats),
 	    cmocka_unit_test(test_keys),
 	};
 
