@@ -686,10 +686,13 @@ static uint64_t destage_on(struct model *m, unsigned node, uint64_t now_ns,
 			   const struct reduce *r)
 {
 	struct work w = {.node = node};
-	uint64_t t, out = length;
+	uint64_t t = now_ns, out = length;
 
-	work_add(m, &w, PROFILE_TIER_CACHE, ENGINE_OP_READ, offset, length);
-	t = run_work(m, &w, now_ns, m->counts.background_ops);
+	if (m->p->cache.destage_from == PROFILE_DESTAGE_CACHE) {
+		work_add(m, &w, PROFILE_TIER_CACHE, ENGINE_OP_READ, offset,
+			 length);
+		t = run_work(m, &w, now_ns, m->counts.background_ops);
+	}
 	if (r->on) {
 		t = destage_cpu(m, node, t, length, r);
 		out = (length * r->kept / BLOCK_BYTES + 511) / 512 * 512;

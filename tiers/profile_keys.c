@@ -32,6 +32,7 @@ static const char *const evict_names[] = {"lru", "arc", NULL};
 static const char *const compress_names[] = {"none", "lz4", "zstd", NULL};
 static const char *const keep_names[] = {"any", "half", NULL};
 static const char *const reduce_names[] = {"inline", "destage", NULL};
+static const char *const from_names[] = {"cache", "memory", NULL};
 static const char *const placement_names[] = {"fingerprint", "object", NULL};
 static const char *const nraid_names[] = {"none", "raid1", "raid5", "raid6",
 					  NULL};
@@ -162,6 +163,11 @@ const struct pkey pkeys[] = {
 	P(cache.destage_interval_ns), "0",
 	.help = "every dirty block destaged at least this often, whatever "
 		"the dirty share (ZFS's txg timeout); 0: never by time"),
+    KEY(PSEC_CACHE, "destage_from", PK_ENUM, P(cache.destage_from), "cache",
+	.names = from_names, .what = "destage_from",
+	.help = "cache: a destage reads the block from the cache tier; "
+		"memory: from RAM (ZFS's transaction group; the log on the "
+		"cache tier is only written)"),
     KEY(PSEC_CACHE, "throttle_start", PK_PERCENT, P(cache.throttle_start_pct),
 	"0%",
 	.help = "dirty share above which writes wait for the destager "

@@ -149,6 +149,8 @@ struct profile_tier {
 	uint64_t detection_ns;
 };
 
+enum profile_destage_from { PROFILE_DESTAGE_CACHE, PROFILE_DESTAGE_MEMORY };
+
 struct profile_cache {
 	enum profile_policy policy;
 	uint64_t size_bytes;
@@ -161,6 +163,10 @@ struct profile_cache {
 	/* A destage of every dirty block at least this often (ZFS's txg
 	 * timeout); 0: the dirty share alone starts one. */
 	uint64_t destage_interval_ns;
+	/* Where a destage reads its block: the cache tier, or RAM (ZFS: a
+	 * transaction group is written from memory; the intent log on the
+	 * SSDs is written, read only to recover). */
+	enum profile_destage_from destage_from;
 	/* Dirty share above which each write waits for the destager's lag
 	 * (cache_throttle.c); 0: never (no throttle). */
 	double throttle_start_pct;

@@ -448,6 +448,33 @@ static void test_destage_interval(void **state)
 	(void)state;
 }
 
+/* [cache] destage_from = memory (ZFS): a destage writes the backing tier
+ * as before and reads nothing from the cache tier; by default it reads
+ * each block there first. */
+static void test_destage_from_memory(void **state)
+{
+	static const char *const keys[] = {"", "destage_from = memory\n"};
+	static const uint64_t cache_reads[] = {100 * BLOCK_BYTES, 0};
+
+	for (unsigned k = 0; k < 2; k++) {
+		struct rig r;
+		char with[64];
+
+		snprintf(with, sizeof(with), "%sdestage_interval = 5s\n",
+			 keys[k]);
+		rig_new(&r, hybrid_profile("1G", with, "inline"));
+		for (unsigned i = 0; i < 100; i++)
+			rig_write(&r, i * MS, (uint64_t)i * BLOCK_BYTES,
+				  BLOCK_BYTES);
+		cache_destager_run(&r.d, r.c, r.m, 5100 * MS);
+		assert_int_equal(backing_bytes_written(r.m), 100 * BLOCK_BYTES);
+		assert_int_equal(res_stats(r.m, "cache0").bytes[ENGINE_OP_READ],
+				 cache_reads[k]);
+		rig_free(&r);
+	}
+	(void)state;
+}
+
 /* The interval counts from when the last destage began: a second one
  * comes 5 s after the first, not sooner. */
 static void test_destage_interval_repeats(void **state)
@@ -528,6 +555,7 @@ int main(void)
 	    cmocka_unit_test(test_cpu_bound_destages_slower),
 	    cmocka_unit_test(test_destage_interval),
 	    cmocka_unit_test(test_destage_interval_repeats),
+	    cmocka_unit_test(test_destage_from_memory),
 	    cmocka_unit_test(test_keys),
 	};
 
