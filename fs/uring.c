@@ -107,6 +107,7 @@ static struct {
 	struct fuse_session *se;
 	int fd;
 	size_t payload;
+	size_t page;   /* sysconf(_SC_PAGESIZE), read once */
 	size_t stride; /* bytes of one entry's mapping, whole pages */
 	unsigned depth;
 	unsigned nq;
@@ -251,17 +252,20 @@ static void push_ready(struct queue *q, struct ent *e)
 	q->ready = e;
 }
 
+static size_t page_up(size_t n)
+{
+	return (n + U.page - 1) / U.page * U.page;
+}
+
 /* Return @e's payload pages past max(URING_KEEP, @need) bytes to the
  * kernel. Only while the daemon holds @e: once committed, the kernel may
  * be copying the next request in, and MADV_FREE would drop it. */
 static void trim(struct ent *e, size_t need)
 {
-	size_t page = (size_t)sysconf(_SC_PAGESIZE);
-	size_t from = need > URING_KEEP ? need : URING_KEEP;
-	from = (from + page - 1) / page * page;
+	size_t from = page_up(need > URING_KEEP ? need : URING_KEEP);
 	if (e->resident <= from)
 		return;
-	size_t end = (e->resident + page - 1) / page * page;
+	size_t end = page_up(e->resident);
 	/* Advice only: on failure the pages stay, which costs memory. */
 	(void)madvise(e->payload + from, end - from, MADV_FREE);
 	e->resident = from;
@@ -436,11 +440,13 @@ static struct ent *complete(struct queue *q, struct io_uring_cqe *cqe)
  * counted, for ctl status. */
 static void note_in_use(struct queue *q, unsigned k)
 {
+	if (!k)
+		return; /* a batch of wake-ups only */
 	unsigned n =
 	    atomic_fetch_add_explicit(&q->in_use, k, memory_order_relaxed) + k;
 	if (n > atomic_load_explicit(&q->peak, memory_order_relaxed))
 		atomic_store_explicit(&q->peak, n, memory_order_relaxed);
-	if (k && n >= U.depth)
+	if (n >= U.depth)
 		atomic_fetch_add_explicit(&q->full, 1, memory_order_relaxed);
 }
 
@@ -651,8 +657,8 @@ int uring_start(struct fuse_session *se, int fd, size_t payload, char *err,
 	U.se = se;
 	U.fd = fd;
 	U.payload = payload;
-	size_t page = (size_t)sysconf(_SC_PAGESIZE);
-	U.stride = (URING_PREFIX + payload + page - 1) / page * page;
+	U.page = (size_t)sysconf(_SC_PAGESIZE);
+	U.stride = page_up(URING_PREFIX + payload);
 	int r = table_alloc();
 	for (unsigned i = 0; !r && i < U.nq; i++)
 		r = queue_alloc(&U.qs[i]);
