@@ -151,8 +151,10 @@ static void take(void *arg)
 	struct sample_state st = {0};
 
 	sp->fn(sp->ctx, &st);
-	sample_write(sp->f, sp->s, &st, &sp->prev, sp->start_ns,
-		     clock_mono_ns());
+	/* Stamped once @fn has read its state, which may wait for a lock:
+	 * the line's time is when its figures were true. */
+	uint64_t now_ns = clock_mono_ns();
+	sample_write(sp->f, sp->s, &st, &sp->prev, sp->start_ns, now_ns);
 	fflush(sp->f);
 }
 

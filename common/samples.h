@@ -35,6 +35,8 @@ struct sample_state {
 	void *extra_ctx;
 };
 
+/* Fills @out; the sample's time is read when it returns, so whatever
+ * state it gathers (a snapshot behind a lock) belongs here, not in extra. */
 typedef void (*sample_state_fn)(void *ctx, struct sample_state *out);
 
 struct sampler;

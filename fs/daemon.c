@@ -59,12 +59,10 @@ struct daemon {
 
 /* ---- per-second samples ------------------------------------------------ */
 
-/* The array model's members, on the sampler's thread: the snapshot takes
- * the model's lock for one pass, never a FUSE worker's time. */
+/* The array model's members, from the snapshot sample_state took. */
 static void array_members(void *ctx, FILE *out, double interval_s)
 {
 	struct daemon *d = ctx;
-	array_snapshot(d->fs.array, &d->snap);
 	array_sample_write(out, &d->snap, &d->array_prev, interval_s);
 	array_snapshot_free(&d->snap);
 	if (d->repl)
@@ -77,6 +75,12 @@ static void sample_state(void *ctx, struct sample_state *out)
 	store_gauges(d->fs.st, &out->g);
 	out->faults_active = faults_count(d->fs.faults);
 	out->power_lost = store_powered_off(d->fs.st);
+	/* Last, on the sampler's thread (the model's lock for one pass, never
+	 * a FUSE worker's time), and before the sampler stamps the line: a
+	 * host-bound model can hold its lock for a second, and a snapshot
+	 * taken after the stamp showed a rebuild that far ahead of its line's
+	 * time (top_array, sanitized). */
+	array_snapshot(d->fs.array, &d->snap);
 	out->extra = array_members;
 	out->extra_ctx = d;
 }

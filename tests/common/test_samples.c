@@ -8,9 +8,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
+#include "common/clock.h"
 #include "common/samples.h"
 
 static char *line(const struct stats *s, const struct sample_state *st,
@@ -91,11 +94,54 @@ static void test_extra_members(void **state)
 	free(a);
 }
 
+/* A state read that waits 200 ms (as the array's snapshot waits for a
+ * busy model's lock): when it returns is recorded. */
+static void slow_state(void *ctx, struct sample_state *out)
+{
+	struct timespec ts = {.tv_nsec = 200000000};
+
+	(void)out;
+	nanosleep(&ts, NULL);
+	*(uint64_t *)ctx = clock_mono_ns();
+}
+
+/* A line's time is when its state was read, not when reading began. */
+static void test_stamped_after_state(void **state)
+{
+	char path[] = "/tmp/test_samples.XXXXXX";
+	int fd = mkstemp(path);
+	static struct stats s;
+	struct sampler *sp;
+	uint64_t read_ns = 0, started_ns;
+	double t = -1;
+	(void)state;
+
+	assert_true(fd >= 0);
+	close(fd);
+	/* One line, the one taken at stop: the period is never reached. */
+	assert_int_equal(sampler_start(path, 60 * 1000000000ull, &s, slow_state,
+				       &read_ns, &sp),
+			 0);
+	started_ns = clock_mono_ns(); /* no earlier than the sampler's start */
+	sampler_stop(sp);
+	FILE *f = fopen(path, "r");
+	assert_non_null(f);
+	char buf[4096];
+	assert_non_null(fgets(buf, sizeof(buf), f));
+	fclose(f);
+	unlink(path);
+	char *p = strstr(buf, "\"t\":");
+	assert_non_null(p);
+	t = strtod(p + 4, NULL);
+	assert_true(t >= (double)(read_ns - started_ns) / 1e9 - 0.001);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_intervals),
 	    cmocka_unit_test(test_extra_members),
+	    cmocka_unit_test(test_stamped_after_state),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
