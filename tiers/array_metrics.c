@@ -162,25 +162,32 @@ static void queues(FILE *out, const struct array_snapshot *s)
 
 /* How full each resource was: a counter per part, whose rate is that
  * part's utilisation (0 to 1); the fullest part is the one that
- * saturates (stats --array's busy%). */
+ * saturates (stats --array's busy%). A controller's slots are its CPU by
+ * the profile's cpu_counter, a different figure for each with
+ * hyper-threading: the series names it in a counter label, so that a
+ * query or a dashboard sees which it plots. */
 static void busy(FILE *out, const struct array_snapshot *s)
 {
 	metrics_header(out, "arraysim_resource_busy_seconds_total", "counter",
 		       "Busy time of each resource's parts: slots (service "
-		       "time over the slots: a controller's CPU by the "
-		       "profile's cpu_counter, without hyper-threading busy "
-		       "cores / cores), gate (its ops/s limit), wire (its "
-		       "bandwidth); the rate of each is its utilisation.");
+		       "time over the slots; a controller's is its CPU by "
+		       "the profile's cpu_counter, named in its counter "
+		       "label: usage, core or utilization), gate (its ops/s "
+		       "limit), wire (its bandwidth); the rate of each is its "
+		       "utilisation.");
 	for (unsigned i = 0; i < s->nres; i++) {
 		const struct array_snap_res *r = &s->res[i];
 		const uint64_t part_ns[] = {r->busy_ns, r->gate_ns, r->wire_ns};
 		static const char *const part[] = {"slots", "gate", "wire"};
-		for (unsigned p = 0; p < 3; p++)
+		for (unsigned p = 0; p < 3; p++) {
 			fprintf(out,
 				"arraysim_resource_busy_seconds_total{kind=\"%s"
-				"\",resource=\"%s\",part=\"%s\"} %.9f\n",
-				kind_name(r->kind), r->name, part[p],
-				(double)part_ns[p] / 1e9);
+				"\",resource=\"%s\",part=\"%s\"",
+				kind_name(r->kind), r->name, part[p]);
+			if (r->kind == ARRAY_RES_CTL && p == 0)
+				fprintf(out, ",counter=\"%s\"", s->cpu_counter);
+			fprintf(out, "} %.9f\n", (double)part_ns[p] / 1e9);
+		}
 	}
 }
 

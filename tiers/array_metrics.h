@@ -14,7 +14,8 @@
  *   arraysim_resource_queue_seconds_total{kind,resource}  counter
  *   arraysim_resource_busy_slots{kind,resource}           gauge
  *   arraysim_resource_busy_seconds_total{kind,resource,part} counter
- *                                     rate = utilisation of slots/gate/wire
+ *                                     rate = utilisation of slots/gate/wire;
+ *                                     a controller's slots add counter
  *   arraysim_replies_total                     counter  timed replies
  *   arraysim_late_replies_total                counter  ... the host sent
  *                                                       late (host-bound)
@@ -26,7 +27,9 @@
  *   arraysim_info{profile,scale,time_scale,seed,version}  gauge  1
  *
  * tier: flash, cache, backing; op: read, write; state: ok, slow,
- * rebuilding, failed; kind: link, controller, drive.
+ * rebuilding, failed; kind: link, controller, drive; counter: usage,
+ * core, utilization (the profile's [controllers] cpu_counter: what a
+ * controller's slots time is, tiers/README.md "CPU figures").
  */
 #ifndef ARRAYSIM_TIERS_ARRAY_METRICS_H
 #define ARRAYSIM_TIERS_ARRAY_METRICS_H

@@ -105,6 +105,9 @@ int rsample_parse(const char *line, size_t len, struct rsample *s,
 	char power[16];
 	s->power_lost =
 	    rj_str(&o, "power", power, sizeof(power)) && !strcmp(power, "lost");
+	if (!rj_str(&o, "ctl_cpu_counter", s->cpu_counter,
+		    sizeof(s->cpu_counter)))
+		s->cpu_counter[0] = '\0';
 	if (tier_fields && rj_has_prefix(&o, "tier"))
 		*tier_fields = true;
 	return 0;

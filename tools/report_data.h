@@ -55,8 +55,9 @@ enum rs_field {
 	RS_CACHE_HIT_RATIO,
 	RS_REBUILD_RATIO,
 	RS_DRIVES_REBUILDING,
-	/* The controllers' CPU utilisation, busy cores / cores (%): on
-	 * average, and the busiest controller's (or node's). */
+	/* The controllers' CPU (%) by the counter the sample names
+	 * (rsample.cpu_counter): on average, and the busiest controller's
+	 * (or node's). */
 	RS_CTL_BUSY_PCT,
 	RS_CTL_BUSY_MAX_PCT,
 	/* Host-bound (tiers/completer.h): the interval's replies sent
@@ -81,6 +82,10 @@ struct rsample {
 	double interval_s; /* the span the rates are of, ending at t */
 	double v[RS_NFIELDS];
 	bool power_lost;
+	/* What ctl_busy_pct counts ([controllers] cpu_counter: "usage",
+	 * "core", "utilization"); "" in samples that do not say (the null
+	 * profile, samples from before the counters). */
+	char cpu_counter[16];
 };
 
 #define REV_TEXT 256
@@ -208,6 +213,9 @@ int rrun_rebuilds(struct rrun *r);
 void rrun_host(const struct rrun *r, struct rhost *out);
 /* Whether sample @s is host-bound: late share past REPORT_LATE_WARN. */
 bool rsample_host_bound(const struct rsample *s);
+/* The CPU counter @r's samples name (the first that names one), NULL if
+ * none does. */
+const char *rrun_cpu_counter(const struct rrun *r);
 /* The run's mount event, NULL if it has none. */
 const struct revent *rrun_mount(const struct rrun *r);
 /* How many hits of its id event @e stands for (0: it is not a fault

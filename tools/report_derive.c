@@ -380,6 +380,14 @@ void rrun_host(const struct rrun *r, struct rhost *out)
 	}
 }
 
+const char *rrun_cpu_counter(const struct rrun *r)
+{
+	for (size_t i = 0; i < r->ns; i++)
+		if (r->s[i].cpu_counter[0])
+			return r->s[i].cpu_counter;
+	return NULL;
+}
+
 const struct revent *rrun_mount(const struct rrun *r)
 {
 	return r->ne && !strcmp(r->e[0].event, "mount") ? &r->e[0] : NULL;

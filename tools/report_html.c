@@ -93,8 +93,21 @@ static const struct chart_spec tier_charts[] = {
     {"Tier MB/s", "MB/s", false, s_tier_mbps, N(s_tier_mbps), 0},
     {"Tier latency (log)", "ms", true, s_tier_lat, N(s_tier_lat), 0},
     {"Hit ratio, rebuild", "ratio", false, s_ratios, N(s_ratios), 1},
-    {"Controller CPU (busy cores / cores)", "%", false, s_ctl_cpu, N(s_ctl_cpu),
-     100},
+};
+/* What each [controllers] cpu_counter counts (tiers/README.md, "CPU
+ * figures"), by the name the samples give it (ctl_cpu_counter). */
+static const struct {
+	const char *name, *what;
+} cpu_counters[] = {
+    {"usage", "vCenter's default cpu.usage: each core's busy time at its "
+	      "clock over its base clock, over the physical cores (a core "
+	      "with both threads busy counts once); the model has no turbo, "
+	      "so busy cores / cores"},
+    {"core", "core utilisation by time (esxtop's CORE UTIL): busy cores / "
+	     "cores, a core busy while any of its threads is"},
+    {"utilization", "ESXi's cpu.utilization (PCPU UTIL): busy hardware "
+		    "threads / all threads, 50% with one thread busy on "
+		    "every core"},
 };
 static const struct chart_spec charts[] = {
     {"IOPS", "ops/s", false, s_iops, N(s_iops), 0},
@@ -344,6 +357,44 @@ static void repl_section(FILE *out, const struct rrun *r)
 		report_svg_chart(out, r, &repl_charts[i]);
 }
 
+/* The controllers' CPU chart, titled by the counter the run's samples
+ * name, and a note of what that counter counts: the figure is a
+ * different one for each on a controller with hyper-threading. 1 if it
+ * was drawn (the run has the figures), else 0. */
+static unsigned ctl_cpu_chart(FILE *out, const struct rrun *r)
+{
+	const char *counter = rrun_cpu_counter(r), *what = NULL;
+	char title[64];
+	struct chart_spec c = {title, "%", false, s_ctl_cpu, N(s_ctl_cpu), 100};
+
+	if (!report_chart_has_data(r, &c))
+		return 0;
+	for (size_t i = 0; counter && i < N(cpu_counters); i++)
+		if (!strcmp(counter, cpu_counters[i].name))
+			what = cpu_counters[i].what;
+	/* Samples without a counter are older than the counters, from when
+	 * no profile had hyper-threading: busy cores / cores. */
+	snprintf(title, sizeof(title), "Controller CPU (%s)",
+		 counter ? counter : "busy cores / cores");
+	report_svg_chart(out, r, &c);
+	fprintf(out, "<p class=\"note ctl-cpu\">Controller CPU: ");
+	if (!counter) {
+		fprintf(out, "the samples do not name the counter (written "
+			     "before arraysim had ctl_cpu_counter, when a "
+			     "controller had no hyper-threading): busy cores / "
+			     "cores");
+	} else {
+		report_html_text(out, counter);
+		fprintf(out, ", %s",
+			what ? what
+			     : "a counter this arraysim does not know (the "
+			       "samples' ctl_cpu_counter): drawn as given");
+	}
+	fprintf(out, ". Dashed: the busiest controller's (on a cluster, "
+		     "node's).</p>\n");
+	return 1;
+}
+
 /* The charts of the array model, those with data; one note when the run
  * has none (the null profile). */
 static void tier_section(FILE *out, const struct rrun *r)
@@ -354,12 +405,14 @@ static void tier_section(FILE *out, const struct rrun *r)
 		     "destage and rebuild), their times at the drives "
 		     "(queueing included), the flash cache's read hit ratio "
 		     "and the share of running rebuilds done; the "
-		     "controllers' CPU utilisation.</p>\n");
+		     "controllers' CPU by the counter the profile names "
+		     "(said under its chart).</p>\n");
 	for (size_t i = 0; i < N(tier_charts); i++)
 		if (report_chart_has_data(r, &tier_charts[i])) {
 			report_svg_chart(out, r, &tier_charts[i]);
 			n++;
 		}
+	n += ctl_cpu_chart(out, r);
 	if (!n)
 		fprintf(out,
 			"<p class=\"note tiers\">Not available: the samples "

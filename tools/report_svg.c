@@ -24,6 +24,8 @@
 #define LANE_H 14.0
 #define CHAR_W 7.0
 #define LABEL_GAP 6.0
+/* Wider than an average glyph of the 14px bold title (.title). */
+#define TITLE_CHAR_W 9.0
 
 struct axes {
 	double t1;     /* x: 0..t1 s */
@@ -439,7 +441,9 @@ static void markers(FILE *out, const struct rrun *r, const struct axes *a)
 
 static void legend(FILE *out, const struct chart_spec *c)
 {
-	double x = LEFT + 200;
+	/* Right of the title, whose length varies (the CPU counter's). */
+	double x =
+	    LEFT + fmax(200, TITLE_CHAR_W * (double)strlen(c->title) + 20);
 	for (unsigned k = 0; k < c->nseries; k++) {
 		fprintf(out,
 			"<line x1=\"%.0f\" y1=\"12\" x2=\"%.0f\" y2=\"12\" "
@@ -461,10 +465,15 @@ void report_svg_chart(FILE *out, const struct rrun *r,
 		"<svg class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" "
 		"width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
 		"data-t1=\"%.3f\" data-left=\"%.0f\" data-width=\"%.0f\">\n"
-		"<text class=\"title\" x=\"%.0f\" y=\"16\">%s</text>\n"
+		"<text class=\"title\" x=\"%.0f\" y=\"16\">",
+		W, H, W, H, a.t1, LEFT, PW, LEFT);
+	/* A title can carry what the samples say (a CPU counter's name). */
+	report_html_text(out, c->title);
+	fprintf(out,
+		"</text>\n"
 		"<rect x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\" "
 		"fill=\"#ffffff\" stroke=\"#cccccc\"/>\n",
-		W, H, W, H, a.t1, LEFT, PW, LEFT, c->title, LEFT, TOP, PW, PH);
+		LEFT, TOP, PW, PH);
 	shading(out, r, &a);
 	host_bands(out, r, &a);
 	rebuild_bands(out, r, &a);

@@ -8,7 +8,8 @@
 # loaded CI host scrapes were missed and the 6.5 s rebuild showed only
 # two values between 0 and 1.
 # Through Prometheus's HTTP API: after fio, the per-tier operation
-# counters exist for both tiers and the cache tier's writes are counted;
+# counters exist for both tiers and the cache tier's writes are counted,
+# the controllers' CPU series name their counter (the hybrid's: usage);
 # a failed standby controller shows as arraysim_controller_up 0, a lost
 # path as arraysim_path_up 0; a pulled backing drive shows as rebuilding
 # in arraysim_drive_state, and arraysim_rebuild_progress_ratio rises
@@ -49,6 +50,8 @@ python3 -c 'import sys; sys.exit(not float(sys.argv[1]) > 0)' "$w" ||
 	t_fail "cache tier writes: $w, expected > 0 after fio wrote"
 wait_value 'count(arraysim_tier_drive_latency_seconds_count)' 2
 wait_value 'arraysim_array_up' 1
+wait_value 'count(arraysim_resource_busy_seconds_total{kind="controller",part="slots",counter="usage"})' 2
+wait_value 'count(arraysim_resource_busy_seconds_total{counter!=""})' 2
 
 t_log "a failed standby controller"
 wait_value 'arraysim_controller_up{controller="1"}' 1

@@ -85,7 +85,7 @@ grep -q '<th>host-bound</th><td class="host-bound">' "$PAGE" ||
 	t_fail "the report's summary does not say whether the run was host-bound"
 grep -q '<th>emulated</th>' "$PAGE" || t_fail "the report's summary does not say what was emulated"
 for title in "Tier IOPS" "Tier MB/s" "Tier latency (log)" "Hit ratio, rebuild" \
-	"Controller CPU (busy cores / cores)"; do
+	"Controller CPU (usage)"; do
 	grep -q ">$title</text>" "$PAGE" || t_fail "no chart '$title' in the page"
 done
 grep -q 'class="rebuild"' "$PAGE" || t_fail "no rebuild band in the charts"

@@ -1,6 +1,7 @@
 /* tools/report_html.c and report_svg.c: the page is self-contained (no
- * script, nothing fetched), escapes what the logs hold, and draws every
- * marker, period and stall where the run says. */
+ * script, nothing fetched), escapes what the logs hold, draws every
+ * marker, period and stall where the run says, and names the CPU counter
+ * its controllers' chart shows. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -191,6 +192,61 @@ static void test_hang_and_used_up_rule(void **state)
 	free(t);
 }
 
+/* A timed run's samples with ctl_cpu_counter @member ("" for none). */
+static char *cpu_page(const char *member)
+{
+	char st[512];
+	snprintf(st, sizeof(st),
+		 "{\"t\":1,\"interval_s\":1,\"ctl_busy_pct\":20,"
+		 "\"ctl_busy_max_pct\":30%s}\n"
+		 "{\"t\":2,\"interval_s\":1,\"ctl_busy_pct\":25,"
+		 "\"ctl_busy_max_pct\":40%s}\n",
+		 member, member);
+	return page_of(st, "{\"t\":0,\"event\":\"mount\"}\n");
+}
+
+/* The controllers' CPU chart names the counter the samples carry, and
+ * its note says what that one counts: busy cores / cores is only true
+ * of some (tiers/README.md, "CPU figures"). */
+static void test_ctl_cpu_names_counter(void **state)
+{
+	static const struct {
+		const char *member, *title, *what;
+	} c[] = {
+	    {",\"ctl_cpu_counter\":\"usage\"", "Controller CPU (usage)",
+	     "usage, vCenter's default cpu.usage"},
+	    {",\"ctl_cpu_counter\":\"core\"", "Controller CPU (core)",
+	     "core, core utilisation by time (esxtop's CORE UTIL): busy "
+	     "cores / cores"},
+	    {",\"ctl_cpu_counter\":\"utilization\"",
+	     "Controller CPU (utilization)",
+	     "utilization, ESXi's cpu.utilization (PCPU UTIL): busy "
+	     "hardware threads / all threads"},
+	    /* Older samples: from before the counters, no hyper-threading. */
+	    {"", "Controller CPU (busy cores / cores)",
+	     "the samples do not name the counter"},
+	    /* What the file says is escaped, and not passed for known. */
+	    {",\"ctl_cpu_counter\":\"<b>&\"", "Controller CPU (&lt;b&gt;&amp;)",
+	     "&lt;b&gt;&amp;, a counter this arraysim does not know"},
+	};
+	char key[128];
+	(void)state;
+
+	for (size_t i = 0; i < sizeof(c) / sizeof(*c); i++) {
+		char *t = cpu_page(c[i].member);
+		snprintf(key, sizeof(key), ">%s</text>", c[i].title);
+		assert_int_equal(count(t, key), 1);
+		assert_int_equal(count(t, ">Controller CPU ("), 1);
+		assert_int_equal(count(t, c[i].what), 1);
+		assert_int_equal(count(t, "<b>&"), 0);
+		free(t);
+	}
+	/* No controllers' figures (the null profile): no chart, no note. */
+	char *t = page();
+	assert_int_equal(count(t, "Controller CPU"), 0);
+	free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -198,6 +254,7 @@ int main(void)
 	    cmocka_unit_test(test_marks),
 	    cmocka_unit_test(test_hang_and_used_up_rule),
 	    cmocka_unit_test(test_replication_lag_chart),
+	    cmocka_unit_test(test_ctl_cpu_names_counter),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -357,9 +357,11 @@ static void test_busy_exposed(void **state)
 		const struct array_snap_res *r = &s.res[i];
 		if (r->kind != ARRAY_RES_CTL)
 			continue;
+		/* The hybrid's counter is the default, usage. */
 		snprintf(key, sizeof(key),
 			 "arraysim_resource_busy_seconds_total{kind="
-			 "\"controller\",resource=\"%s\",part=\"slots\"} ",
+			 "\"controller\",resource=\"%s\",part=\"slots\","
+			 "counter=\"usage\"} ",
 			 r->name);
 		t_assert_within(t_after(text, key), (double)r->busy_ns / 1e9,
 				1e-6);
@@ -378,6 +380,81 @@ static void test_busy_exposed(void **state)
 	fclose(f);
 	t_assert_within(t_after(text, ",\"ctl_busy_pct\":"),
 			100.0 * (20 * 60e-6 / 8) / 0.001 / 2, 0.01);
+	array_snapshot_free(&s);
+	free(text);
+	array_free(a);
+}
+
+/* The controllers' busy series name the counter their slots time is by
+ * ([controllers] cpu_counter) in a label, each counter its own; their
+ * gate and wire, and the other kinds, keep their labels. A hand-made
+ * snapshot: one controller, one link. */
+static void test_busy_names_counter(void **state)
+{
+	static const char *const names[] = {"usage", "core", "utilization"};
+	struct array_snap_res res[] = {
+	    {.name = "ctl0", .kind = ARRAY_RES_CTL, .busy_ns = 1500000000},
+	    {.name = "link0.in", .kind = ARRAY_RES_LINK, .busy_ns = 2 * S},
+	};
+	struct array_snapshot s = {.timed = true, .nres = 2, .res = res};
+	char key[200];
+	(void)state;
+
+	for (unsigned i = 0; i < 3; i++) {
+		char *text = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&text, &len);
+
+		snprintf(s.cpu_counter, sizeof(s.cpu_counter), "%s", names[i]);
+		array_metrics_write(f, &s);
+		fclose(f);
+		snprintf(key, sizeof(key),
+			 "\narraysim_resource_busy_seconds_total{kind="
+			 "\"controller\",resource=\"ctl0\",part=\"slots\","
+			 "counter=\"%s\"} 1.500000000\n",
+			 names[i]);
+		assert_non_null(strstr(text, key));
+		/* That series only: one counter label in the exposition. */
+		assert_null(strstr(strstr(text, "counter=\"") + 1, "counter="));
+		assert_non_null(
+		    strstr(text, "\narraysim_resource_busy_seconds_total{kind="
+				 "\"controller\",resource=\"ctl0\",part="
+				 "\"gate\"} 0.000000000\n"));
+		assert_non_null(
+		    strstr(text, "\narraysim_resource_busy_seconds_total{kind="
+				 "\"link\",resource=\"link0.in\",part="
+				 "\"slots\"} 2.000000000\n"));
+		free(text);
+	}
+}
+
+/* The counter label is the profile's, through the snapshot: a profile
+ * file with hyper-threading and cpu_counter = utilization. */
+static void test_busy_counter_from_profile(void **state)
+{
+	char path[] = "/tmp/arraysim-observe-XXXXXX.ini";
+	int fd = mkstemps(path, 4);
+	struct array_snapshot s;
+	struct array *a;
+	char *text;
+	(void)state;
+
+	assert_true(fd >= 0);
+	FILE *f = fdopen(fd, "w");
+	assert_non_null(f);
+	/* t_text's [controllers] first, with the two keys added. */
+	fprintf(f,
+		"[controllers]\nthreads_per_core = 2\n"
+		"cpu_counter = utilization\n%s",
+		strchr(t_text, '\n') + 1);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(array_new(path, 1.0, 1, &a), 0);
+	unlink(path);
+	text = t_exposition(a, &s);
+	assert_non_null(strstr(text,
+			       "{kind=\"controller\",resource=\"ctl0\","
+			       "part=\"slots\",counter=\"utilization\"} "));
+	assert_null(strstr(text, "counter=\"usage\""));
 	array_snapshot_free(&s);
 	free(text);
 	array_free(a);
@@ -473,6 +550,8 @@ int main(void)
 	    cmocka_unit_test(test_snapshot_hybrid),
 	    cmocka_unit_test(test_late_replies_exposed),
 	    cmocka_unit_test(test_busy_exposed),
+	    cmocka_unit_test(test_busy_names_counter),
+	    cmocka_unit_test(test_busy_counter_from_profile),
 	    cmocka_unit_test(test_nodes_observed),
 	};
 
