@@ -28,6 +28,7 @@ void group_commit_submit(struct group_commit *g, struct gc_entry *e)
 	e->result = 0;
 	pthread_mutex_lock(&g->mu);
 	e->seq = ++g->next_seq;
+	g->waiters += !e->done_fn;
 	if (g->tail)
 		g->tail->next = e;
 	else
@@ -70,42 +71,93 @@ static struct gc_entry *take(struct group_commit *g, unsigned *n)
 	return first;
 }
 
+/* Mark the group from @first (n long) done, waking its waiters; its
+ * entries with done_fn, linked by next, into *calls (g->mu held). */
+static void group_done(struct group_commit *g, struct gc_entry *first,
+		       unsigned n, struct gc_entry **calls)
+{
+	struct gc_entry *x = first, **tail = calls;
+
+	for (unsigned i = 0; i < n; i++) {
+		/* Read before the entry is done: its waiter may then return
+		 * and free it. */
+		struct gc_entry *next = x->next;
+		if (x->seq > g->done_seq)
+			g->done_seq = x->seq;
+		if (x->done_fn) {
+			*tail = x;
+			tail = &x->next;
+		} else {
+			g->waiters--;
+		}
+		x->done = true;
+		x = next;
+	}
+	*tail = NULL;
+	g->leading = false;
+	g->run = NULL;
+	g->run_n = 0;
+	pthread_cond_broadcast(&g->cv);
+}
+
+/* Take a group off the queue and run it (g->mu held, no leader, the
+ * queue not empty; held again on return), then its callbacks. */
+static void lead_group(struct group_commit *g, gc_together_fn together,
+		       void *ctx)
+{
+	unsigned n;
+	struct gc_entry *first = take(g, &n), *calls;
+
+	g->leading = true;
+	g->run = first;
+	g->run_n = n;
+	pthread_mutex_unlock(&g->mu);
+	run_group(g, together, ctx, first, n);
+	pthread_mutex_lock(&g->mu);
+	group_done(g, first, n, &calls);
+	if (!calls)
+		return;
+	/* Outside the lock: another thread may lead the next group. */
+	pthread_mutex_unlock(&g->mu);
+	while (calls) {
+		struct gc_entry *next = calls->next;
+		calls->done_fn(calls);
+		calls = next;
+	}
+	pthread_mutex_lock(&g->mu);
+}
+
+/* Entries queued that no waiter will lead: every one of them completes
+ * by callback (g->mu held). */
+static bool left_to_us(const struct group_commit *g)
+{
+	return g->head && !g->leading && g->waiters == 0;
+}
+
 int group_commit_wait(struct group_commit *g, gc_together_fn together,
 		      void *ctx, struct gc_entry *e)
 {
 	pthread_mutex_lock(&g->mu);
 	while (!e->done) {
-		if (g->leading) {
+		if (g->leading)
 			pthread_cond_wait(&g->cv, &g->mu);
-			continue;
-		}
-		/* Not done and no leader: @e is still queued. */
-		unsigned n;
-		struct gc_entry *first = take(g, &n);
-		g->leading = true;
-		g->run = first;
-		g->run_n = n;
-		pthread_mutex_unlock(&g->mu);
-		run_group(g, together, ctx, first, n);
-		pthread_mutex_lock(&g->mu);
-		/* The group's next pointers are read before any owner may
-		 * return and free its entry. */
-		struct gc_entry *x = first;
-		for (unsigned i = 0; i < n; i++) {
-			struct gc_entry *next = x->next;
-			if (x->seq > g->done_seq)
-				g->done_seq = x->seq;
-			x->done = true;
-			x = next;
-		}
-		g->leading = false;
-		g->run = NULL;
-		g->run_n = 0;
-		pthread_cond_broadcast(&g->cv);
+		else /* not done and no leader: @e is still queued */
+			lead_group(g, together, ctx);
 	}
+	while (left_to_us(g))
+		lead_group(g, together, ctx);
 	int r = e->result;
 	pthread_mutex_unlock(&g->mu);
 	return r;
+}
+
+void group_commit_lead(struct group_commit *g, gc_together_fn together,
+		       void *ctx)
+{
+	pthread_mutex_lock(&g->mu);
+	while (left_to_us(g))
+		lead_group(g, together, ctx);
+	pthread_mutex_unlock(&g->mu);
 }
 
 /* The later of @seq and @e's, when @e changes a block of @key in lo..hi. */

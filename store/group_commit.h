@@ -23,6 +23,14 @@
  * If an apply fails, the group's transaction is aborted and every entry
  * of it runs again alone (its own transaction, through solo), so one
  * writer's error never fails another's write.
+ *
+ * An entry may instead complete by callback (done_fn: group_commit_lead
+ * after submit, no wait): its writer's thread goes back to serving
+ * requests while the commit runs, and whichever thread led the group
+ * calls done_fn after the commit. A reply sent from done_fn still means
+ * "committed". So that no such entry is left queued with no one to lead,
+ * a leader leads again while entries are queued and no waiting writer
+ * (who would lead) has its own among them.
  */
 #ifndef ARRAYSIM_STORE_GROUP_COMMIT_H
 #define ARRAYSIM_STORE_GROUP_COMMIT_H
@@ -46,6 +54,10 @@ struct gc_entry {
 	/* What the entry changes: blocks lo..hi (inclusive) of object @key
 	 * (a write: its file's logical blocks). */
 	uint64_t key, lo, hi;
+	/* NULL: a waiter's (group_commit_wait). Else called once the commit
+	 * covering the entry is done (e->result set), on the leader's
+	 * thread, outside the queue's lock; it may free the entry. */
+	void (*done_fn)(struct gc_entry *e);
 	/* the queue's, not the caller's */
 	uint64_t seq;
 	bool done;
@@ -61,6 +73,7 @@ struct group_commit {
 	bool leading;	    /* a leader is running a group */
 	uint64_t next_seq;  /* seq of the last entry submitted */
 	uint64_t done_seq;  /* every entry up to it is done */
+	unsigned waiters;   /* entries without done_fn, not done yet */
 	unsigned max_group; /* entries a leader takes at most */
 	/* counters: groups committed, entries in them, groups retried alone */
 	_Atomic uint64_t groups, entries, retried;
@@ -68,8 +81,14 @@ struct group_commit {
 
 void group_commit_init(struct group_commit *g);
 void group_commit_destroy(struct group_commit *g);
-/* Queue @e (solo and arg set). */
+/* Queue @e (solo and arg set; done_fn too if it completes by callback:
+ * then group_commit_lead, not group_commit_wait). */
 void group_commit_submit(struct group_commit *g, struct gc_entry *e);
+/* After submitting entries with done_fn: lead the queued groups if no one
+ * leads (returning once none is left to this thread), else return at
+ * once. */
+void group_commit_lead(struct group_commit *g, gc_together_fn together,
+		       void *ctx);
 /* Until @e is done, leading groups (through @together, or e->solo for a
  * group of one, with @ctx) when no one else is; e->result. The queue
  * knows no store: the caller says what a group's transaction is. */

@@ -7,7 +7,11 @@
  *   - a drain over a queued entry's blocks returns only after that entry
  *     is done, whoever runs it;
  *   - a group runs its entries in submission order, each writer's result
- *     its own. */
+ *     its own;
+ *   - entries that complete by callback: each done_fn once, after its
+ *     group ran; none left queued when their submitter returned because a
+ *     waiter was leading (the waiter leads them after its own), nor led
+ *     by their submitter while a waiter's entry is queued (it will). */
 #include <pthread.h>
 #include <sched.h>
 #include <setjmp.h>
@@ -122,6 +126,85 @@ static void test_drain_over_waits(void **state)
 	assert_true(atomic_load(&ta.drained));
 }
 
+/* done_fn: what had run when it was called, and how often. */
+static unsigned t_called[8], t_ran_at[8];
+static struct group_commit *t_g;
+
+static void t_done(struct gc_entry *e)
+{
+	int id = (int)(intptr_t)e->arg;
+	t_called[id]++;
+	t_ran_at[id] = ta.ran;
+}
+
+static void t_reset_calls(void)
+{
+	for (int i = 0; i < 8; i++)
+		t_called[i] = t_ran_at[i] = 0;
+}
+
+static void test_callbacks_led_by_submitter(void **state)
+{
+	struct group_commit *g = *state;
+	struct gc_entry a = t_entry(1, 7, 0, 0), b = t_entry(2, 7, 1, 1);
+	t_reset_calls();
+	atomic_store(&ta.started, true);
+	a.done_fn = b.done_fn = t_done;
+	group_commit_submit(g, &a);
+	group_commit_submit(g, &b);
+	assert_int_equal(t_called[1] + t_called[2], 0);
+	group_commit_lead(g, t_together, NULL);
+	assert_int_equal(ta.ran, 2);
+	assert_int_equal(t_called[1], 1);
+	assert_int_equal(t_called[2], 1);
+	assert_int_equal(t_ran_at[1], 2); /* after the group, not before */
+	assert_int_equal(a.result, 0);
+	assert_int_equal(b.result, 0);
+}
+
+/* Entry 3's apply, run by a waiter leading: a callback entry arrives,
+ * and its submitter finds a leader and returns. */
+static struct gc_entry t_late;
+
+static int t_solo_submits(void *ctx, void *arg)
+{
+	t_late = t_entry(4, 9, 0, 0);
+	t_late.done_fn = t_done;
+	group_commit_submit(t_g, &t_late);
+	group_commit_lead(t_g, t_together, ctx);
+	assert_false(t_late.done);
+	return t_solo(ctx, arg);
+}
+
+static void test_waiter_leads_what_is_left(void **state)
+{
+	struct group_commit *g = t_g = *state;
+	struct gc_entry w = t_entry(3, 7, 0, 0);
+	t_reset_calls();
+	w.solo = t_solo_submits;
+	group_commit_submit(g, &w);
+	assert_int_equal(group_commit_wait(g, t_together, NULL, &w), -3);
+	assert_true(t_late.done);
+	assert_int_equal(t_called[4], 1);
+	assert_int_equal(ta.ran, 2);
+}
+
+static void test_callback_left_to_waiter(void **state)
+{
+	struct group_commit *g = *state;
+	struct gc_entry w = t_entry(5, 7, 0, 0), c = t_entry(6, 8, 0, 0);
+	t_reset_calls();
+	c.done_fn = t_done;
+	group_commit_submit(g, &w); /* its waiter has not waited yet */
+	group_commit_submit(g, &c);
+	group_commit_lead(g, t_together, NULL);
+	assert_int_equal(ta.ran, 0);
+	assert_false(c.done);
+	assert_int_equal(group_commit_wait(g, t_together, NULL, &w), 0);
+	assert_int_equal(t_called[6], 1);
+	assert_int_equal(ta.ran, 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -129,6 +212,12 @@ int main(void)
 					    t_setup, t_teardown),
 	    cmocka_unit_test_setup_teardown(test_drain_over_waits, t_setup,
 					    t_teardown),
+	    cmocka_unit_test_setup_teardown(test_callbacks_led_by_submitter,
+					    t_setup, t_teardown),
+	    cmocka_unit_test_setup_teardown(test_waiter_leads_what_is_left,
+					    t_setup, t_teardown),
+	    cmocka_unit_test_setup_teardown(test_callback_left_to_waiter,
+					    t_setup, t_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
