@@ -183,6 +183,9 @@ static void print_status(struct daemon *d, FILE *out)
 	struct uring_use u = uring_use();
 	fprintf(out, "ring entries peak %u of %u\n", u.peak, uring_depth());
 	fprintf(out, "ring full %llu\n", u.full);
+	struct store_commits c = store_commits(d->fs.st);
+	fprintf(out, "commit groups %llu writes %llu by leader %llu\n",
+		c.groups, c.writes, c.by_leader);
 }
 
 static int ctl_sync(struct daemon *d, char *err, size_t errlen)

@@ -32,6 +32,11 @@
  *   store/txn.c             store_txn_commit_one: the new blocks' bytes
  *                           (tiers/backing.c), then the LMDB commit
  *                           (meta/metastore.c)
+ *   fs/ops_io.c             write_committed, on the thread that waited,
+ *                           or for whole blocks from a FUSE ring (whose
+ *                           bytes stay in the ring until the reply) on
+ *                           whichever thread led the group commit
+ *                           (write_done): the worker did not wait
  *   tiers/array.c           array_submit: after an injected delay, to the
  *                           null or timed array
  *   tiers/array_timed.c     the model's completion time (tiers/model.c:
@@ -51,6 +56,7 @@
 
 #include <errno.h>
 #include <fcntl.h> /* O_TRUNC, FALLOC_FL_* */
+#include <stddef.h>
 #include <stdlib.h>
 
 #include "common/block.h"
@@ -58,6 +64,7 @@
 #include "store/datapath.h"
 #include "fs/fault_gate.h"
 #include "fs/inode_table.h"
+#include "fs/uring.h"
 #include "store/namespace.h"
 #include "replication/repl.h"
 #include "tiers/array.h"
@@ -101,6 +108,10 @@ struct fs_io {
 	size_t got;	 /* reads: bytes to return */
 	uint64_t *pblks; /* io.pblks, when the model wants them */
 	uint16_t *kept;	 /* io.kept, a write's, likewise */
+	/* a write's, until its commit */
+	struct fs *fs;
+	struct dp_write w;
+	bool drop_setid;
 };
 
 /* Where each block of [off, off+len) is stored, for a model that keeps
@@ -193,6 +204,75 @@ void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	array_submit(fs->array, &x->io);
 }
 
+/* A write is committed (or failed): to the array model, which replies
+ * at its emulated completion. */
+static void write_committed(struct fs_io *x)
+{
+	datapath_write_free(&x->w);
+	if (!x->io.result && x->drop_setid && x->fs->session)
+		fuse_lowlevel_notify_inval_inode(x->fs->session, x->io.ino, -1,
+						 0);
+	array_submit(x->fs->array, &x->io);
+}
+
+static void write_done(struct dp_write *w, int result)
+{
+	struct fs_io *x =
+	    (struct fs_io *)((char *)w - offsetof(struct fs_io, w));
+	x->io.result = result;
+	write_committed(x);
+}
+
+/* The blocks a write touches, edges included: disjoint writes to one
+ * file go on at once. */
+static void lock_range(struct fs *fs, struct range_hold *h, uint64_t ino,
+		       off_t off, size_t size)
+{
+	uint64_t first = (uint64_t)off / BLOCK_BYTES;
+	inode_table_lock(fs->itab, h, ino, first,
+			 size ? ((uint64_t)off + size - 1) / BLOCK_BYTES
+			      : first);
+}
+
+/* Queue and wait for the commit on this thread. */
+static int write_waiting(struct fs *fs, struct fs_io *x, uint64_t ino,
+			 off_t off, size_t size)
+{
+	struct range_hold h;
+	lock_range(fs, &h, ino, off, size);
+	int r =
+	    datapath_write_queue(fs->st, &x->w, ino, &x->drop_setid, &x->io);
+	/* Whole blocks only: the queue keeps this write's place, the lock
+	 * need not wait for its commit. */
+	bool held = !r && datapath_write_read_file(&x->w);
+	if (!held)
+		inode_table_unlock(fs->itab, &h);
+	if (!r)
+		r = datapath_write_wait(&x->w);
+	if (held)
+		inode_table_unlock(fs->itab, &h);
+	return r;
+}
+
+/* Whole blocks from a FUSE ring: their bytes stay in the ring's entry
+ * until the reply, so this thread queues the write and goes back to the
+ * ring; whichever thread leads its group commit calls write_done. */
+static void write_by_callback(struct fs *fs, struct fs_io *x, uint64_t ino,
+			      off_t off, size_t size)
+{
+	struct range_hold h;
+	x->w.done = write_done;
+	lock_range(fs, &h, ino, off, size);
+	int r =
+	    datapath_write_queue(fs->st, &x->w, ino, &x->drop_setid, &x->io);
+	inode_table_unlock(fs->itab, &h);
+	if (r) { /* nothing queued */
+		x->io.result = r;
+		return write_committed(x);
+	}
+	datapath_write_run(fs->st); /* @x may be replied and freed by now */
+}
+
 void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size,
 	      off_t off, struct fuse_file_info *fi)
 {
@@ -205,12 +285,13 @@ void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size,
 	struct fs_io *x = new_io(req, ARRAY_IO_WRITE, ino, off, size, t0);
 	if (!x)
 		return ops_reply_err(req, STATS_OP_WRITE, t0, -ENOMEM);
-	bool drop_setid = ops_kill_suidgid(req, false);
-	struct dp_write w;
+	x->fs = fs;
+	x->drop_setid = ops_kill_suidgid(req, false);
+	x->io.delay_ns = hit.delay_ns;
 	/* hit.keep: a torn write stores a prefix, yet reports all of it. */
-	x->io.result = datapath_write_prep(&w, off, buf, hit.keep);
+	x->io.result = datapath_write_prep(&x->w, off, buf, hit.keep);
 	want_blocks(fs, x, off, size);
-	w.pblks = x->pblks;
+	x->w.pblks = x->pblks;
 	if (x->pblks && array_wants_kept(fs->array)) {
 		/* Zeros (no data to destage) for blocks a torn write did
 		 * not store. */
@@ -218,33 +299,14 @@ void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size,
 				     BLOCK_BYTES,
 				 sizeof(*x->kept));
 		x->io.kept = x->kept;
-		w.kept = x->kept;
+		x->w.kept = x->kept;
 	}
-	if (!x->io.result) {
-		/* The blocks it touches, edges included: disjoint writes to
-		 * one file go on at once. */
-		uint64_t first = (uint64_t)off / BLOCK_BYTES;
-		struct range_hold h;
-		inode_table_lock(fs->itab, &h, ino, first,
-				 size ? ((uint64_t)off + size - 1) / BLOCK_BYTES
-				      : first);
-		x->io.result =
-		    datapath_write_queue(fs->st, &w, ino, &drop_setid, &x->io);
-		/* Whole blocks only: the queue keeps this write's place, the
-		 * lock need not wait for its commit. */
-		bool held = !x->io.result && datapath_write_read_file(&w);
-		if (!held)
-			inode_table_unlock(fs->itab, &h);
-		if (!x->io.result)
-			x->io.result = datapath_write_wait(&w);
-		if (held)
-			inode_table_unlock(fs->itab, &h);
-	}
-	datapath_write_free(&w);
-	if (!x->io.result && drop_setid && fs->session)
-		fuse_lowlevel_notify_inval_inode(fs->session, ino, -1, 0);
-	x->io.delay_ns = hit.delay_ns;
-	array_submit(fs->array, &x->io);
+	if (!x->io.result && x->w.n && uring_serving() &&
+	    !datapath_write_read_file(&x->w))
+		return write_by_callback(fs, x, ino, off, size);
+	if (!x->io.result)
+		x->io.result = write_waiting(fs, x, ino, off, size);
+	write_committed(x);
 }
 
 void op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)

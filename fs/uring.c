@@ -284,6 +284,14 @@ static bool refuse(struct queue *q, struct ent *e, int err)
 	return true;
 }
 
+/* While this thread hands a ring's request to libfuse (uring_serving). */
+static _Thread_local bool on_ring;
+
+bool uring_serving(void)
+{
+	return on_ring;
+}
+
 /* A request arrived in @e: rebuild it contiguously and hand it over.
  * True when its reply is queued for the ring thread to commit. */
 static bool serve(struct queue *q, struct ent *e)
@@ -316,7 +324,9 @@ static bool serve(struct queue *q, struct ent *e)
 	atomic_fetch_add_explicit(&q->served, 1, memory_order_relaxed);
 	struct fuse_buf buf = {.mem = start, .size = in.len};
 	open_reply_note(start, in.len);
+	on_ring = true;
 	fuse_session_process_buf(U.se, &buf);
+	on_ring = false;
 	pthread_mutex_lock(&q->lock);
 	e->busy = false;
 	bool queued = e->replied;

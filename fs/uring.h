@@ -32,6 +32,10 @@ void uring_close(void);
  * it there, set *@ret as writev(2) would, and return true; false: not
  * ours, write it to /dev/fuse. Any thread. */
 bool uring_reply(const struct iovec *iov, int count, ssize_t *ret);
+/* Whether the request this thread is serving came in on a ring: its
+ * bytes then stay in the ring's entry until its reply is committed, so a
+ * write may reply after its handler returned without copying them. */
+bool uring_serving(void);
 /* Stop the ring threads and close the rings (after the unmount). */
 void uring_stop(void);
 /* Rings and entries per ring; 0 when not serving. */

@@ -60,6 +60,13 @@ struct dp_write {
 	/* Likewise (n entries): what data reduction keeps of each block (0:
 	 * dedupe found it; else its compressed size, or 4096). */
 	uint16_t *kept;
+	/* Set by the caller before datapath_write_queue, or NULL: the write
+	 * completes by callback, called with its result once its commit is
+	 * done, on the thread that led it (datapath_write_run, not
+	 * datapath_write_wait). Only for a write of whole blocks
+	 * (!datapath_write_read_file), and its bytes must stay as they are
+	 * until then. */
+	void (*done)(struct dp_write *w, int result);
 	/* set by datapath_write_queue, for the group commit */
 	struct store *st;
 	uint64_t ino;
@@ -87,6 +94,9 @@ bool datapath_write_read_file(const struct dp_write *w);
 /* Until the commit covering @w is done (*drop_setid and @io set then);
  * 0 or -errno. */
 int datapath_write_wait(struct dp_write *w);
+/* After queueing writes with done set: commit the queued writes if no
+ * other thread is (their callbacks then run here), else return at once. */
+void datapath_write_run(struct store *st);
 /* Free what prep and commit allocated; @w may be reused after prep. */
 void datapath_write_free(struct dp_write *w);
 /* datapath_read, also telling the physical block of each logical block

@@ -8,6 +8,7 @@
  * provisioning, fs/fault_gate.c through store_hooks.thin_full) is consulted.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -350,6 +351,14 @@ static int write_solo(void *ctx, void *arg)
 	return r;
 }
 
+/* A callback write's group is committed. */
+static void write_done(struct gc_entry *e)
+{
+	struct dp_write *w =
+	    (struct dp_write *)((char *)e - offsetof(struct dp_write, gc));
+	w->done(w, e->result);
+}
+
 int datapath_write_queue(struct store *st, struct dp_write *w, uint64_t ino,
 			 bool *drop_setid, struct array_io *io)
 {
@@ -370,8 +379,12 @@ int datapath_write_queue(struct store *st, struct dp_write *w, uint64_t ino,
 		if (r)
 			return r;
 	}
-	w->gc = (struct gc_entry){
-	    .solo = write_solo, .arg = w, .key = ino, .lo = lo, .hi = hi};
+	w->gc = (struct gc_entry){.solo = write_solo,
+				  .arg = w,
+				  .done_fn = w->done ? write_done : NULL,
+				  .key = ino,
+				  .lo = lo,
+				  .hi = hi};
 	group_commit_submit(&st->gc, &w->gc);
 	return 0;
 }
@@ -404,6 +417,11 @@ int datapath_write_wait(struct dp_write *w)
 	return w->n ? group_commit_wait(&w->st->gc, write_together, w->st,
 					&w->gc)
 		    : 0;
+}
+
+void datapath_write_run(struct store *st)
+{
+	group_commit_lead(&st->gc, write_together, st);
 }
 
 int datapath_write_commit(struct store *st, struct dp_write *w, uint64_t ino,

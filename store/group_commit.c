@@ -121,6 +121,7 @@ static void lead_group(struct group_commit *g, gc_together_fn together,
 	pthread_mutex_unlock(&g->mu);
 	while (calls) {
 		struct gc_entry *next = calls->next;
+		atomic_fetch_add_explicit(&g->called, 1, memory_order_relaxed);
 		calls->done_fn(calls);
 		calls = next;
 	}

@@ -75,8 +75,9 @@ struct group_commit {
 	uint64_t done_seq;  /* every entry up to it is done */
 	unsigned waiters;   /* entries without done_fn, not done yet */
 	unsigned max_group; /* entries a leader takes at most */
-	/* counters: groups committed, entries in them, groups retried alone */
-	_Atomic uint64_t groups, entries, retried;
+	/* counters: groups committed, entries in them, groups retried alone,
+	 * entries completed by callback */
+	_Atomic uint64_t groups, entries, retried, called;
 };
 
 void group_commit_init(struct group_commit *g);

@@ -96,6 +96,13 @@ void store_trim_meta_cache(struct store *st);
 
 /* Fill the store-derived stats figures. */
 void store_gauges(struct store *st, struct stats_gauges *g);
+/* The writes' group commit since the store opened: groups committed, the
+ * writes in them, and of those the ones whose writer did not wait (their
+ * reply sent by the group's leader: dp_write.done). */
+struct store_commits {
+	unsigned long long groups, writes, by_leader;
+};
+struct store_commits store_commits(struct store *st);
 
 /* What the front end reads of the store: its metadata engine (for the
  * read transactions of namespace.h), the array model the store opened,

@@ -6,6 +6,7 @@
 #include "store/store.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -223,6 +224,13 @@ static uint64_t du_bytes(const char *path)
 }
 
 static const char *const compress_names[] = {"none", "lz4", "zstd"};
+
+struct store_commits store_commits(struct store *st)
+{
+	return (struct store_commits){.groups = atomic_load(&st->gc.groups),
+				      .writes = atomic_load(&st->gc.entries),
+				      .by_leader = atomic_load(&st->gc.called)};
+}
 
 void store_gauges(struct store *st, struct stats_gauges *g)
 {
