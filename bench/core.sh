@@ -72,6 +72,7 @@ ROW_DEFS=(
 "rand4k_7030_qd32_libaio_direct|direct|--bs=4k --rw=randrw --rwmixread=70 --ioengine=libaio --iodepth=32 --direct=1|4k randrw 70/30, QD32, libaio, O_DIRECT"
 "mix8k_5545_r80_qd1_psync|all|--bs=8k --rw=randrw --rwmixread=55 --percentage_random=80 --ioengine=psync --iodepth=1|8k randrw 55/45, 80% random, QD1, psync, buffered"
 "mix8k_5545_r80_qd32_libaio_direct|direct|--bs=8k --rw=randrw --rwmixread=55 --percentage_random=80 --ioengine=libaio --iodepth=32 --direct=1|8k randrw 55/45, 80% random, QD32, libaio, O_DIRECT"
+"randwrite4k_qd32x2_libaio_direct|direct|--bs=4k --rw=randwrite --ioengine=libaio --iodepth=32 --direct=1 --numjobs=2|4k random write, QD32 x 2 jobs, libaio, O_DIRECT (parallel writers: the group commit)"
 "seqread_1m_qd8_uring|all|--bs=1M --rw=read --ioengine=io_uring --iodepth=8|1M sequential read, QD8, io_uring, buffered"
 "seqwrite_1m_qd8_uring|all|--bs=1M --rw=write --ioengine=io_uring --iodepth=8|1M sequential write, QD8, io_uring, buffered"
 "seqread_1m_qd8_libaio_direct|direct|--bs=1M --rw=read --ioengine=libaio --iodepth=8 --direct=1|1M sequential read, QD8, libaio, O_DIRECT"
