@@ -234,43 +234,27 @@ static void lock_range(struct fs *fs, struct range_hold *h, uint64_t ino,
 			      : first);
 }
 
-/* Queue and wait for the commit on this thread. */
-static int write_waiting(struct fs *fs, struct fs_io *x, uint64_t ino,
+/* Queue the write for its group commit under its range, then wait for
+ * the commit here, or, with x->w.done set, go back to serving: the thread
+ * that leads its group calls write_done. A write that reads its partial
+ * edge blocks keeps the range through its commit; one of whole blocks
+ * lets it go once queued, since the queue keeps its place. */
+static void write_queued(struct fs *fs, struct fs_io *x, uint64_t ino,
 			 off_t off, size_t size)
 {
 	struct range_hold h;
 	lock_range(fs, &h, ino, off, size);
 	int r =
 	    datapath_write_queue(fs->st, &x->w, ino, &x->drop_setid, &x->io);
-	/* Whole blocks only: the queue keeps this write's place, the lock
-	 * need not wait for its commit. */
 	bool held = !r && datapath_write_read_file(&x->w);
 	if (!held)
 		inode_table_unlock(fs->itab, &h);
-	if (!r)
-		r = datapath_write_wait(&x->w);
+	if (!r && x->w.done)
+		return datapath_write_run(fs->st); /* @x may be freed now */
+	x->io.result = r ? r : datapath_write_wait(&x->w);
 	if (held)
 		inode_table_unlock(fs->itab, &h);
-	return r;
-}
-
-/* Whole blocks from a FUSE ring: their bytes stay in the ring's entry
- * until the reply, so this thread queues the write and goes back to the
- * ring; whichever thread leads its group commit calls write_done. */
-static void write_by_callback(struct fs *fs, struct fs_io *x, uint64_t ino,
-			      off_t off, size_t size)
-{
-	struct range_hold h;
-	x->w.done = write_done;
-	lock_range(fs, &h, ino, off, size);
-	int r =
-	    datapath_write_queue(fs->st, &x->w, ino, &x->drop_setid, &x->io);
-	inode_table_unlock(fs->itab, &h);
-	if (r) { /* nothing queued */
-		x->io.result = r;
-		return write_committed(x);
-	}
-	datapath_write_run(fs->st); /* @x may be replied and freed by now */
+	write_committed(x);
 }
 
 void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size,
@@ -301,12 +285,13 @@ void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size,
 		x->io.kept = x->kept;
 		x->w.kept = x->kept;
 	}
-	if (!x->io.result && x->w.n && uring_serving() &&
-	    !datapath_write_read_file(&x->w))
-		return write_by_callback(fs, x, ino, off, size);
-	if (!x->io.result)
-		x->io.result = write_waiting(fs, x, ino, off, size);
-	write_committed(x);
+	if (x->io.result)
+		return write_committed(x);
+	/* Whole blocks from a FUSE ring: their bytes stay in the ring's entry
+	 * until the reply, so this thread need not wait for the commit. */
+	if (x->w.n && uring_serving() && !datapath_write_read_file(&x->w))
+		x->w.done = write_done;
+	write_queued(fs, x, ino, off, size);
 }
 
 void op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)

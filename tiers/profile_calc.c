@@ -211,13 +211,37 @@ uint64_t profile_cpu_busy_ns(const struct profile_controllers *c,
 	return cores ? s->core_busy_ns / cores : 0;
 }
 
+/* Each cpu_counter's name and what it counts (tiers/README.md, "CPU
+ * figures"). */
+static const struct {
+	const char *name, *what;
+} cpu_counters[] = {
+    [PROFILE_CPU_USAGE] = {"usage",
+			   "vCenter's default cpu.usage: each core's busy "
+			   "time at its clock over its base clock, over the "
+			   "physical cores (a core with both threads busy "
+			   "counts once); the model has no turbo, so busy "
+			   "cores / cores"},
+    [PROFILE_CPU_CORE] = {"core",
+			  "core utilisation by time (esxtop's CORE UTIL): "
+			  "busy cores / cores, a core busy while any of its "
+			  "threads is"},
+    [PROFILE_CPU_UTILIZATION] = {"utilization",
+				 "ESXi's cpu.utilization (PCPU UTIL): busy "
+				 "hardware threads / all threads, 50% with one "
+				 "thread busy on every core"},
+};
+
 const char *profile_cpu_counter_name(const struct profile_controllers *c)
 {
-	static const char *const names[] = {
-	    [PROFILE_CPU_USAGE] = "usage",
-	    [PROFILE_CPU_CORE] = "core",
-	    [PROFILE_CPU_UTILIZATION] = "utilization",
-	};
+	return cpu_counters[c->cpu_counter].name;
+}
 
-	return names[c->cpu_counter];
+const char *profile_cpu_counter_what(const char *name)
+{
+	for (size_t i = 0;
+	     name && i < sizeof(cpu_counters) / sizeof(*cpu_counters); i++)
+		if (!strcmp(name, cpu_counters[i].name))
+			return cpu_counters[i].what;
+	return NULL;
 }

@@ -51,5 +51,8 @@ uint64_t profile_cpu_busy_ns(const struct profile_controllers *c,
 			     unsigned slots);
 /* The name of @c's cpu_counter: "usage", "core", "utilization". */
 const char *profile_cpu_counter_name(const struct profile_controllers *c);
+/* What the counter named @name counts, in a sentence; NULL for a name
+ * this arraysim does not know (or NULL). */
+const char *profile_cpu_counter_what(const char *name);
 
 #endif

@@ -8,6 +8,7 @@
 #include "tools/report.h"
 #include "replication/repl.h"
 #include "tools/report_curve.h"
+#include "tiers/profile_calc.h"
 
 static const char style[] =
     "body{font-family:sans-serif;margin:16px;color:#222}"
@@ -93,21 +94,6 @@ static const struct chart_spec tier_charts[] = {
     {"Tier MB/s", "MB/s", false, s_tier_mbps, N(s_tier_mbps), 0},
     {"Tier latency (log)", "ms", true, s_tier_lat, N(s_tier_lat), 0},
     {"Hit ratio, rebuild", "ratio", false, s_ratios, N(s_ratios), 1},
-};
-/* What each [controllers] cpu_counter counts (tiers/README.md, "CPU
- * figures"), by the name the samples give it (ctl_cpu_counter). */
-static const struct {
-	const char *name, *what;
-} cpu_counters[] = {
-    {"usage", "vCenter's default cpu.usage: each core's busy time at its "
-	      "clock over its base clock, over the physical cores (a core "
-	      "with both threads busy counts once); the model has no turbo, "
-	      "so busy cores / cores"},
-    {"core", "core utilisation by time (esxtop's CORE UTIL): busy cores / "
-	     "cores, a core busy while any of its threads is"},
-    {"utilization", "ESXi's cpu.utilization (PCPU UTIL): busy hardware "
-		    "threads / all threads, 50% with one thread busy on "
-		    "every core"},
 };
 static const struct chart_spec charts[] = {
     {"IOPS", "ops/s", false, s_iops, N(s_iops), 0},
@@ -363,15 +349,13 @@ static void repl_section(FILE *out, const struct rrun *r)
  * was drawn (the run has the figures), else 0. */
 static unsigned ctl_cpu_chart(FILE *out, const struct rrun *r)
 {
-	const char *counter = rrun_cpu_counter(r), *what = NULL;
+	const char *counter = rrun_cpu_counter(r);
+	const char *what = profile_cpu_counter_what(counter);
 	char title[64];
 	struct chart_spec c = {title, "%", false, s_ctl_cpu, N(s_ctl_cpu), 100};
 
 	if (!report_chart_has_data(r, &c))
 		return 0;
-	for (size_t i = 0; counter && i < N(cpu_counters); i++)
-		if (!strcmp(counter, cpu_counters[i].name))
-			what = cpu_counters[i].what;
 	/* Samples without a counter are older than the counters, from when
 	 * no profile had hyper-threading: busy cores / cores. */
 	snprintf(title, sizeof(title), "Controller CPU (%s)",

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Writes of whole blocks that came in on a FUSE ring do not hold their
-# thread through their group commit (fs/ops_io.c write_by_callback): the
+# thread through their group commit (fs/ops_io.c write_queued, write_done): the
 # group's leader replies to them after the commit. `ctl status`'s
 # `commit groups G writes W by leader L`: on the rings, 4k O_DIRECT random
 # writes at QD16 from two jobs all go that way (L = W), and fio verifies
