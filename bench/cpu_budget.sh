@@ -25,6 +25,7 @@ cd "$(dirname "$0")/.."
 ARRAYSIM=${ARRAYSIM:-build/tools/arraysim}
 [[ $ARRAYSIM == /* ]] || ARRAYSIM=$PWD/$ARRAYSIM
 RUNTIME=${RUNTIME:-8}
+ARRAYSIM_MOUNT_OPTS=${ARRAYSIM_MOUNT_OPTS:-} # e.g. "-o io_uring=on"
 TOP=${TOP:-12} # the daemon's heaviest symbols listed per run
 SIZE=${SIZE:-512M}
 SYSTEMS=${SYSTEMS:-"passthrough_ll arraysim"}
@@ -71,7 +72,9 @@ setup_passthrough_ll() {
 
 setup_arraysim() {
 	mkdir -p "$RUN_DIR/host/as" "$RUN_DIR/mnt/as"
-	"$ARRAYSIM" mount --store "$RUN_DIR/host/as" "$RUN_DIR/mnt/as" >"$OUT_DIR/arraysim-mount.log" 2>&1
+	# shellcheck disable=SC2086 # options are words
+	"$ARRAYSIM" mount --store "$RUN_DIR/host/as" $ARRAYSIM_MOUNT_OPTS "$RUN_DIR/mnt/as" \
+		>"$OUT_DIR/arraysim-mount.log" 2>&1
 	AS_MNT=$RUN_DIR/mnt/as
 	wait_mounted "$AS_MNT" 20
 	DIR[arraysim]=$AS_MNT
