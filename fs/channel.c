@@ -246,3 +246,8 @@ void channel_detach(void)
 {
 	uring_stop();
 }
+
+void channel_free(void)
+{
+	uring_close();
+}

@@ -25,5 +25,8 @@ const char *channel_transport(void);
 unsigned long long channel_ring_requests(void);
 /* Stop the rings, if any: after the unmount, before the session goes. */
 void channel_detach(void);
+/* Free what the rings leave after channel_detach: after the store is
+ * closed, since a read the array model held may reply from it. */
+void channel_free(void);
 
 #endif

@@ -494,6 +494,10 @@ static int start_session(struct daemon *d, const struct daemon_opts *o,
 	return r;
 }
 
+/* Unmount and stop the transport. The session itself stays until
+ * free_session: replies the array model or the fault gate still hold
+ * are sent when the store closes, after this (they then fail, the
+ * connection being gone, but they go through the session). */
 static void stop_session(struct daemon *d)
 {
 	if (!d->se)
@@ -501,7 +505,14 @@ static void stop_session(struct daemon *d)
 	fuse_session_unmount(d->se);
 	channel_detach();
 	fuse_remove_signal_handlers(d->se);
-	fuse_session_destroy(d->se);
+}
+
+/* After fs_close: nothing can reply any more. */
+static void free_session(struct daemon *d)
+{
+	channel_free();
+	if (d->se)
+		fuse_session_destroy(d->se);
 	d->se = NULL;
 }
 
@@ -615,6 +626,7 @@ out:
 	d->fs.repl = NULL;
 	stop_session(d);
 	fs_close(&d->fs);
+	free_session(d);
 	free(d);
 	return code;
 }

@@ -105,6 +105,7 @@ struct fs_io {
 	struct array_io io;
 	fuse_req_t req;
 	void *buf;
+	bool buf_owned;	 /* buf is ours to free, not a ring entry's */
 	size_t got;	 /* reads: bytes to return */
 	uint64_t *pblks; /* io.pblks, when the model wants them */
 	uint16_t *kept;	 /* io.kept, a write's, likewise */
@@ -139,7 +140,8 @@ static void complete_read(struct array_io *aio)
 		ops_account(x->req, STATS_OP_READ, aio->submit_ns, 0, x->got);
 		fuse_reply_buf(x->req, x->buf, x->got);
 	}
-	free(x->buf);
+	if (x->buf_owned)
+		free(x->buf);
 	free(x->pblks);
 	free(x);
 }
@@ -178,6 +180,18 @@ static struct fs_io *new_io(fuse_req_t req, enum array_io_kind kind,
 	return x;
 }
 
+/* Where a read's blocks go: on a ring, where its reply goes (1 MiB less
+ * to copy per 1 MiB read); else a buffer of whole blocks. */
+static bool read_buffer(struct fs_io *x, size_t size)
+{
+	size_t whole = (size + BLOCK_BYTES - 1) & ~(size_t)(BLOCK_BYTES - 1);
+	x->buf = uring_reply_space(whole);
+	x->buf_owned = !x->buf;
+	if (x->buf_owned)
+		x->buf = aligned_alloc(BLOCK_BYTES, whole);
+	return x->buf;
+}
+
 void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	     struct fuse_file_info *fi)
 {
@@ -188,18 +202,13 @@ void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	if (hit.err)
 		return ops_reply_err(req, STATS_OP_READ, t0, hit.err);
 	struct fs_io *x = new_io(req, ARRAY_IO_READ, ino, off, size, t0);
-	void *buf =
-	    x ? aligned_alloc(BLOCK_BYTES, (size + BLOCK_BYTES - 1) &
-					       ~(size_t)(BLOCK_BYTES - 1))
-	      : NULL;
-	if (!buf) {
+	if (!x || !read_buffer(x, size)) {
 		free(x);
 		return ops_reply_err(req, STATS_OP_READ, t0, -ENOMEM);
 	}
-	x->buf = buf;
 	want_blocks(fs, x, off, size);
-	x->io.result =
-	    datapath_read_map(fs->st, ino, off, size, buf, &x->got, x->pblks);
+	x->io.result = datapath_read_map(fs->st, ino, off, size, x->buf,
+					 &x->got, x->pblks);
 	x->io.delay_ns = hit.delay_ns;
 	array_submit(fs->array, &x->io);
 }

@@ -286,10 +286,22 @@ static bool refuse(struct queue *q, struct ent *e, int err)
 
 /* While this thread hands a ring's request to libfuse (uring_serving). */
 static _Thread_local bool on_ring;
+/* The entry of the request this thread is serving, while it does. */
+static _Thread_local struct ent *serving_ent;
 
 bool uring_serving(void)
 {
 	return on_ring;
+}
+
+void *uring_reply_space(size_t size)
+{
+	struct ent *e = serving_ent;
+	if (!e || size > U.payload)
+		return NULL;
+	/* What the handler writes there counts for the next trim. */
+	e->resident = size > e->resident ? size : e->resident;
+	return e->payload;
 }
 
 /* A request arrived in @e: rebuild it contiguously and hand it over.
@@ -325,7 +337,9 @@ static bool serve(struct queue *q, struct ent *e)
 	struct fuse_buf buf = {.mem = start, .size = in.len};
 	open_reply_note(start, in.len);
 	on_ring = true;
+	serving_ent = e;
 	fuse_session_process_buf(U.se, &buf);
+	serving_ent = NULL;
 	on_ring = false;
 	pthread_mutex_lock(&q->lock);
 	e->busy = false;
@@ -372,8 +386,10 @@ static ssize_t fill_reply(struct ent *e, const struct iovec *iov, int count)
 		size_t n = iov[i].iov_len, h = put < hl ? hl - put : 0;
 		h = h < n ? h : n;
 		memcpy((char *)&out + put, p, h);
-		if (fits && n > h)
-			memcpy(e->payload + (put + h - hl), p + h, n - h);
+		char *to = e->payload + (put + h - hl);
+		/* A read's bytes may already be there (uring_reply_space). */
+		if (fits && n > h && to != p + h)
+			memcpy(to, p + h, n - h);
 		put += n;
 	}
 	if (!fits) {
@@ -717,15 +733,24 @@ int uring_start(struct fuse_session *se, int fd, size_t payload, char *err,
 	stop_threads();
 	tell_kernel_classic();
 	uring_stop();
+	uring_close(); /* before any request: no reply can use a buffer */
 	return r ? r : reg;
+}
+
+/* The ring and its eventfd; the entries' buffers stay mapped. */
+static void queue_close(struct queue *q)
+{
+	if (q->ring_ok)
+		io_uring_queue_exit(&q->ring);
+	q->ring_ok = false;
+	if (q->efd >= 0)
+		close(q->efd);
+	q->efd = -1;
 }
 
 static void queue_free(struct queue *q)
 {
-	if (q->ring_ok)
-		io_uring_queue_exit(&q->ring);
-	if (q->efd >= 0)
-		close(q->efd);
+	queue_close(q);
 	pthread_mutex_destroy(&q->lock);
 	if (q->maps)
 		munmap(q->maps, (size_t)U.depth * U.stride);
@@ -755,7 +780,12 @@ void uring_stop(void)
 	stop_threads();
 	uring_pool_stop(); /* after the ring threads: none offers a job now */
 	map_close();
-	uring_close();
+	/* A read the array model still holds may have its blocks in an
+	 * entry (uring_reply_space) and reply when the store closes, after
+	 * this: uring_close unmaps the buffers then. */
+	for (unsigned i = 0; i < U.nq; i++)
+		queue_close(&U.qs[i]);
+	U.serving = false;
 }
 
 unsigned uring_queues(void)

@@ -26,7 +26,9 @@ int uring_open(void);
  * rings are closed. 0 or -errno, with a reason in @err. */
 int uring_start(struct fuse_session *se, int fd, size_t payload, char *err,
 		size_t errlen);
-/* Close rings opened but not started (the kernel did not agree). */
+/* Close the rings and unmap their buffers: rings opened but not started
+ * (the kernel did not agree), or after uring_stop, once nothing can
+ * reply from a ring's buffer (the store closed). */
 void uring_close(void);
 /* A reply libfuse is writing: when its unique is a ring request's, commit
  * it there, set *@ret as writev(2) would, and return true; false: not
@@ -36,7 +38,14 @@ bool uring_reply(const struct iovec *iov, int count, ssize_t *ret);
  * bytes then stay in the ring's entry until its reply is committed, so a
  * write may reply after its handler returned without copying them. */
 bool uring_serving(void);
-/* Stop the ring threads and close the rings (after the unmount). */
+/* Where the reply of the ring request this thread is serving will be
+ * copied: a handler that builds @size bytes of reply data there (a
+ * read's blocks) saves that copy. NULL when not serving a ring request
+ * or @size exceeds the payload. Valid until the request is replied to
+ * and, after the unmount, until uring_free. */
+void *uring_reply_space(size_t size);
+/* Stop the ring threads and close the rings (after the unmount); their
+ * buffers stay until uring_close. */
 void uring_stop(void);
 /* Rings and entries per ring; 0 when not serving. */
 unsigned uring_queues(void);
