@@ -10,7 +10,7 @@
  * them: the payload, up to 1 MiB of write data, is never copied.
  *
  * Replies: libfuse writes every reply through channel.c's writev, which
- * asks uring_reply. A reply's unique finds its entry in a hash table; the
+ * asks uring_reply. A reply's unique finds its entry (fs/uring_map.c); the
  * reply is copied into the entry's buffers and the entry queued for its
  * ring's thread, which commits it (COMMIT_AND_FETCH) with the next batch.
  * Only ring threads submit: io_uring runs a command's task work in, and
@@ -29,6 +29,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,6 +42,7 @@
 #include "fs/fuse_uring_abi.h"
 #include "fs/open_reply.h"
 #include "fs/ops.h"
+#include "fs/uring_map.h"
 #include "fs/uring_pool.h"
 #include "fs/uring_size.h"
 
@@ -72,9 +74,8 @@ struct ent {
 	char *payload;	 /* map + URING_PREFIX */
 	size_t resident; /* payload bytes touched since the last trim */
 	struct iovec iov[2];
-	uint64_t unique;
+	struct uring_map_node by_unique; /* its request's unique */
 	uint64_t commit_id;
-	struct ent *hash_next;
 	struct ent *ready_next;
 	bool busy;    /* its ring's thread is in libfuse with it */
 	bool replied; /* the reply is in its buffers */
@@ -113,74 +114,13 @@ static struct {
 	unsigned nq;
 	struct queue *qs;
 	atomic_bool serving;
-	pthread_mutex_t map_lock;
-	struct ent **buckets;
-	unsigned mask;
-	unsigned replying; /* under map_lock: replies past the table */
-	bool closed;
+	struct uring_map map;
 	pthread_mutex_t reg_lock;
 	pthread_cond_t reg_cond;
 	unsigned reg_done;
-} U = {.map_lock = PTHREAD_MUTEX_INITIALIZER,
+} U = {.map = URING_MAP_INIT,
        .reg_lock = PTHREAD_MUTEX_INITIALIZER,
        .reg_cond = PTHREAD_COND_INITIALIZER};
-
-/* ---- unique -> entry ---------------------------------------------------- */
-
-static unsigned bucket_of(uint64_t unique)
-{
-	return (unsigned)((unique >> 1) * 0x9E3779B97F4A7C15ull >> 40) & U.mask;
-}
-
-static void map_put(struct ent *e)
-{
-	pthread_mutex_lock(&U.map_lock);
-	struct ent **b = &U.buckets[bucket_of(e->unique)];
-	e->hash_next = *b;
-	*b = e;
-	pthread_mutex_unlock(&U.map_lock);
-}
-
-/* Take the entry of @unique out of the table; the caller then owns its
- * reply and must call map_release. NULL: not a ring request. */
-static struct ent *map_take(uint64_t unique)
-{
-	struct ent *e = NULL;
-	pthread_mutex_lock(&U.map_lock);
-	if (!U.closed && U.buckets) {
-		struct ent **p = &U.buckets[bucket_of(unique)];
-		while (*p && (*p)->unique != unique)
-			p = &(*p)->hash_next;
-		e = *p;
-		if (e) {
-			*p = e->hash_next;
-			U.replying++;
-		}
-	}
-	pthread_mutex_unlock(&U.map_lock);
-	return e;
-}
-
-static void map_release(void)
-{
-	pthread_mutex_lock(&U.map_lock);
-	U.replying--;
-	pthread_mutex_unlock(&U.map_lock);
-}
-
-/* No reply may reach an entry after this returns. */
-static void map_close(void)
-{
-	for (;;) {
-		pthread_mutex_lock(&U.map_lock);
-		U.closed = true;
-		unsigned n = U.replying;
-		pthread_mutex_unlock(&U.map_lock);
-		if (!n)
-			return;
-		sched_yield();
-	}
-}
 
 /* ---- submissions (ring thread only, or before the threads run) --------- */
 
@@ -275,7 +215,7 @@ static void trim(struct ent *e, size_t need)
 static bool refuse(struct queue *q, struct ent *e, int err)
 {
 	struct fuse_out_header out = {
-	    .len = sizeof(out), .error = err, .unique = e->unique};
+	    .len = sizeof(out), .error = err, .unique = e->by_unique.unique};
 	memcpy(e->hdr.in_out, &out, sizeof(out));
 	e->hdr.ring_ent_in_out.payload_sz = 0;
 	pthread_mutex_lock(&q->lock);
@@ -311,7 +251,7 @@ static bool serve(struct queue *q, struct ent *e)
 	struct fuse_in_header in;
 	memcpy(&in, e->hdr.in_out, sizeof(in));
 	uint32_t psz = e->hdr.ring_ent_in_out.payload_sz;
-	e->unique = in.unique;
+	e->by_unique.unique = in.unique;
 	e->commit_id = e->hdr.ring_ent_in_out.commit_id;
 	if (psz <= U.payload && psz > e->resident)
 		e->resident = psz;
@@ -332,7 +272,7 @@ static bool serve(struct queue *q, struct ent *e)
 	e->busy = true;
 	e->replied = false;
 	pthread_mutex_unlock(&q->lock);
-	map_put(e);
+	uring_map_put(&U.map, &e->by_unique);
 	atomic_fetch_add_explicit(&q->served, 1, memory_order_relaxed);
 	struct fuse_buf buf = {.mem = start, .size = in.len};
 	open_reply_note(start, in.len);
@@ -416,9 +356,11 @@ bool uring_reply(const struct iovec *iov, int count, ssize_t *ret)
 	const struct fuse_out_header *out = iov[0].iov_base;
 	if (!out->unique)
 		return false; /* a notification */
-	struct ent *e = map_take(out->unique);
-	if (!e)
+	struct uring_map_node *n = uring_map_take(&U.map, out->unique);
+	if (!n)
 		return false;
+	struct ent *e =
+	    (struct ent *)((char *)n - offsetof(struct ent, by_unique));
 	*ret = fill_reply(e, iov, count);
 	struct queue *q = e->q;
 	bool need_wake = false;
@@ -432,7 +374,7 @@ bool uring_reply(const struct iovec *iov, int count, ssize_t *ret)
 	pthread_mutex_unlock(&q->lock);
 	if (need_wake)
 		wake(q);
-	map_release();
+	uring_map_release(&U.map);
 	return true;
 }
 
@@ -619,16 +561,6 @@ static int queue_alloc(struct queue *q)
 	return 0;
 }
 
-static int table_alloc(void)
-{
-	unsigned n = 1;
-	while (n < 2 * U.nq * U.depth)
-		n <<= 1;
-	U.buckets = calloc(n, sizeof(*U.buckets));
-	U.mask = n - 1;
-	return U.buckets ? 0 : -ENOMEM;
-}
-
 /* The kernel waits for every ring to be registered once the INIT reply
  * asked for io_uring; a REGISTER that fails tells it to stay classic. */
 static void tell_kernel_classic(void)
@@ -698,7 +630,7 @@ int uring_start(struct fuse_session *se, int fd, size_t payload, char *err,
 	U.payload = payload;
 	U.page = (size_t)sysconf(_SC_PAGESIZE);
 	U.stride = page_up(URING_PREFIX + payload);
-	int r = table_alloc();
+	int r = uring_map_alloc(&U.map, U.nq * U.depth);
 	for (unsigned i = 0; !r && i < U.nq; i++)
 		r = queue_alloc(&U.qs[i]);
 	if (r) {
@@ -766,9 +698,8 @@ void uring_close(void)
 	for (unsigned i = 0; U.qs && i < U.nq; i++)
 		queue_free(&U.qs[i]);
 	free(U.qs);
-	free(U.buckets);
+	uring_map_free(&U.map);
 	U.qs = NULL;
-	U.buckets = NULL;
 	U.nq = 0;
 	U.serving = false;
 }
@@ -779,7 +710,7 @@ void uring_stop(void)
 		return;
 	stop_threads();
 	uring_pool_stop(); /* after the ring threads: none offers a job now */
-	map_close();
+	uring_map_close(&U.map);
 	/* A read the array model still holds may have its blocks in an
 	 * entry (uring_reply_space) and reply when the store closes, after
 	 * this: uring_close unmaps the buffers then. */
