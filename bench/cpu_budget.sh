@@ -38,6 +38,7 @@ declare -A ARGS=(
 	[rand4k_7030_qd32_uring]="--bs=4k --rw=randrw --rwmixread=70 --ioengine=io_uring --iodepth=32"
 	[mix8k_5545_r80_qd1_psync]="--bs=8k --rw=randrw --rwmixread=55 --percentage_random=80 --ioengine=psync --iodepth=1"
 	[seqwrite_1m_qd8_uring]="--bs=1M --rw=write --ioengine=io_uring --iodepth=8"
+	[seqread_1m_qd8_uring]="--bs=1M --rw=read --ioengine=io_uring --iodepth=8"
 )
 
 for t in perf fio python3 cc openssl; do

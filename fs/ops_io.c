@@ -60,6 +60,7 @@
 #include <stdlib.h>
 
 #include "common/block.h"
+#include "dedupe/chunker.h"
 #include "store/attrs.h"
 #include "store/datapath.h"
 #include "fs/fault_gate.h"
@@ -180,11 +181,11 @@ static struct fs_io *new_io(fuse_req_t req, enum array_io_kind kind,
 	return x;
 }
 
-/* Where a read's blocks go: on a ring, where its reply goes (1 MiB less
- * to copy per 1 MiB read); else a buffer of whole blocks. */
-static bool read_buffer(struct fs_io *x, size_t size)
+/* Where a read's blocks go, whole (datapath_read_map): on a ring, where
+ * its reply goes (1 MiB less to copy per 1 MiB read); else a buffer. */
+static bool read_buffer(struct fs_io *x, uint64_t off, size_t size)
 {
-	size_t whole = (size + BLOCK_BYTES - 1) & ~(size_t)(BLOCK_BYTES - 1);
+	size_t whole = (size_t)chunker_count(off, size) * BLOCK_BYTES;
 	x->buf = uring_reply_space(whole);
 	x->buf_owned = !x->buf;
 	if (x->buf_owned)
@@ -202,7 +203,7 @@ void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	if (hit.err)
 		return ops_reply_err(req, STATS_OP_READ, t0, hit.err);
 	struct fs_io *x = new_io(req, ARRAY_IO_READ, ino, off, size, t0);
-	if (!x || !read_buffer(x, size)) {
+	if (!x || !read_buffer(x, off, size)) {
 		free(x);
 		return ops_reply_err(req, STATS_OP_READ, t0, -ENOMEM);
 	}

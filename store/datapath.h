@@ -99,8 +99,12 @@ int datapath_write_wait(struct dp_write *w);
 void datapath_write_run(struct store *st);
 /* Free what prep and commit allocated; @w may be reused after prep. */
 void datapath_write_free(struct dp_write *w);
-/* datapath_read, also telling the physical block of each logical block
- * read into @pblks (one per block the range touches; 0: a hole). */
+/* datapath_read into a buffer of whole blocks: @buf has room for the
+ * chunker_count(@off, @len) blocks the range touches, so no block goes
+ * through a bounce buffer (the kernel splits a 1 MiB read from a buffer
+ * off a page boundary into 1 MiB - 16 bytes and 16); the bytes read start
+ * at @buf. Also tells the physical block of each logical block read into
+ * @pblks (one per block the range touches; 0: a hole). */
 int datapath_read_map(struct store *st, uint64_t ino, uint64_t off, size_t len,
 		      void *buf, size_t *got, uint64_t *pblks);
 /* Write @len bytes at @off (the caller holds the inode's data lock).

@@ -167,24 +167,21 @@ int dp_load_blocks_retry(struct store *st, uint64_t ino, uint64_t first,
 	return dp_read_error(st, r);
 }
 
-int datapath_read(struct store *st, uint64_t ino, uint64_t off, size_t len,
-		  void *buf, size_t *got)
-{
-	return datapath_read_map(st, ino, off, len, buf, got, NULL);
-}
-
-int datapath_read_map(struct store *st, uint64_t ino, uint64_t off, size_t len,
-		      void *buf, size_t *got, uint64_t *pblks)
+/* @whole: @buf holds every block the range touches, whole, so the blocks
+ * load straight into it and the bytes asked for move to its start; else
+ * @buf holds @len bytes and a range off block boundaries goes through a
+ * bounce buffer. */
+static int read_range(struct store *st, uint64_t ino, uint64_t off, size_t len,
+		      uint8_t *buf, size_t *got, uint64_t *pblks, bool whole)
 {
 	*got = 0;
 	uint64_t first = off / BLOCK_BYTES;
 	unsigned n = (unsigned)chunker_count(off, len);
 	if (!n)
 		return 0;
-	/* Aligned reads land in the caller's buffer; others go through a
-	 * bounce buffer of whole blocks. */
-	bool aligned = off % BLOCK_BYTES == 0 && len % BLOCK_BYTES == 0;
-	uint8_t *blocks = aligned ? buf : malloc((size_t)n * BLOCK_BYTES);
+	size_t head = off % BLOCK_BYTES;
+	bool in_place = whole || (!head && len % BLOCK_BYTES == 0);
+	uint8_t *blocks = in_place ? buf : malloc((size_t)n * BLOCK_BYTES);
 	if (!blocks)
 		return -ENOMEM;
 	struct ms_inode in;
@@ -192,10 +189,22 @@ int datapath_read_map(struct store *st, uint64_t ino, uint64_t off, size_t len,
 	if (!r) {
 		uint64_t end = off + len < in.size ? off + len : in.size;
 		*got = end > off ? (size_t)(end - off) : 0;
-		if (!aligned)
-			memcpy(buf, blocks + off % BLOCK_BYTES, *got);
+		if (head || !in_place)
+			memmove(buf, blocks + head, *got);
 	}
-	if (!aligned)
+	if (!in_place)
 		free(blocks);
 	return r;
+}
+
+int datapath_read(struct store *st, uint64_t ino, uint64_t off, size_t len,
+		  void *buf, size_t *got)
+{
+	return read_range(st, ino, off, len, buf, got, NULL, false);
+}
+
+int datapath_read_map(struct store *st, uint64_t ino, uint64_t off, size_t len,
+		      void *buf, size_t *got, uint64_t *pblks)
+{
+	return read_range(st, ino, off, len, buf, got, pblks, true);
 }

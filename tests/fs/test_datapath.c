@@ -38,6 +38,7 @@
 #include "meta/metastore.h"
 #include "common/prng.h"
 #include "dedupe/blocks.h"
+#include "dedupe/chunker.h"
 #include "store/blockmap.h"
 #include "store/datapath.h"
 #include "tiers/array.h"
@@ -207,31 +208,37 @@ static void t_write(struct t_ctx *t, uint64_t ino, uint64_t off,
 }
 
 /* Read [off, off+len) and compare with @want (@want_len bytes expected:
- * short at EOF). */
+ * short at EOF); both ways: into a buffer of exactly @len bytes
+ * (datapath_read), and into one of the whole blocks the range touches
+ * (datapath_read_map, which FUSE reads use: the blocks land in place and
+ * the bytes move to the front). */
 static void t_expect(struct t_ctx *t, uint64_t ino, uint64_t off, size_t len,
 		     const uint8_t *want, size_t want_len)
 {
-	uint8_t *got = malloc(len ? len : 1);
-	size_t n = (size_t)-1;
-
-	assert_non_null(got);
-	int r = datapath_read(t->fs.st, ino, off, len, got, &n);
-	if (r)
-		fail_msg("datapath_read(ino %llu, off %llu, len %zu) = %d",
-			 (unsigned long long)ino, (unsigned long long)off, len,
-			 r);
-	if (n != want_len)
-		fail_msg("datapath_read(ino %llu, off %llu, len %zu): got %zu "
-			 "bytes, want %zu",
-			 (unsigned long long)ino, (unsigned long long)off, len,
-			 n, want_len);
-	for (size_t i = 0; i < want_len; i++)
-		if (got[i] != want[i])
-			fail_msg("ino %llu byte %llu: 0x%02x, want 0x%02x",
+	size_t whole = (size_t)chunker_count(off, len) * BLOCK_BYTES;
+	for (int map = 0; map < 2; map++) {
+		size_t cap = map ? whole : len;
+		uint8_t *got = malloc(cap ? cap : 1);
+		size_t n = (size_t)-1;
+		assert_non_null(got);
+		int r = map ? datapath_read_map(t->fs.st, ino, off, len, got,
+						&n, NULL)
+			    : datapath_read(t->fs.st, ino, off, len, got, &n);
+		if (r || n != want_len)
+			fail_msg("%s(ino %llu, off %llu, len %zu) = %d, "
+				 "%zu bytes; want 0, %zu",
+				 map ? "datapath_read_map" : "datapath_read",
 				 (unsigned long long)ino,
-				 (unsigned long long)(off + i), got[i],
-				 want[i]);
-	free(got);
+				 (unsigned long long)off, len, r, n, want_len);
+		for (size_t i = 0; i < want_len; i++)
+			if (got[i] != want[i])
+				fail_msg("ino %llu byte %llu: 0x%02x, want "
+					 "0x%02x (%s)",
+					 (unsigned long long)ino,
+					 (unsigned long long)(off + i), got[i],
+					 want[i], map ? "map" : "read");
+		free(got);
+	}
 }
 
 static void t_truncate(struct t_ctx *t, uint64_t ino, uint64_t size)
