@@ -252,15 +252,19 @@ static void lock_range(struct fs *fs, struct range_hold *h, uint64_t ino,
 static void write_queued(struct fs *fs, struct fs_io *x, uint64_t ino,
 			 off_t off, size_t size)
 {
+	/* Once queued, @x belongs to its group's leader, which frees it at
+	 * the commit when x->w.done is set: decide everything before. */
+	bool handed_off = x->w.done != NULL;
+	bool edges = datapath_write_read_file(&x->w);
 	struct range_hold h;
 	lock_range(fs, &h, ino, off, size);
 	int r =
 	    datapath_write_queue(fs->st, &x->w, ino, &x->drop_setid, &x->io);
-	bool held = !r && datapath_write_read_file(&x->w);
+	bool held = !r && edges;
 	if (!held)
 		inode_table_unlock(fs->itab, &h);
-	if (!r && x->w.done)
-		return datapath_write_run(fs->st); /* @x may be freed now */
+	if (!r && handed_off)
+		return datapath_write_run(fs->st);
 	x->io.result = r ? r : datapath_write_wait(&x->w);
 	if (held)
 		inode_table_unlock(fs->itab, &h);
