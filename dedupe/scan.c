@@ -20,6 +20,7 @@
 #include <zstd.h>
 
 #include "common/clock.h"
+#include "common/ring_setup.h"
 #include "dedupe/fingerprint.h"
 #include "dedupe/scan_i.h"
 
@@ -292,8 +293,7 @@ static void run_uring(struct worker *w)
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
-	w->ring_ok =
-	    !w->s->cfg->no_uring && io_uring_queue_init(QD, &w->ring, 0) == 0;
+	w->ring_ok = !w->s->cfg->no_uring && ring_setup(QD, &w->ring, 0) == 0;
 	if (w->ring_ok)
 		run_uring(w);
 	else
@@ -304,7 +304,7 @@ static void *worker_main(void *arg)
 	while (w->err && scan_queue_pop(&w->s->q, &u, true))
 		scan_file_unref(u.f);
 	if (w->ring_ok)
-		io_uring_queue_exit(&w->ring);
+		ring_teardown(&w->ring);
 	return NULL;
 }
 

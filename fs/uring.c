@@ -39,6 +39,7 @@
 #include <unistd.h>
 
 #include "common/log.h"
+#include "common/ring_setup.h"
 #include "fs/fuse_uring_abi.h"
 #include "fs/open_reply.h"
 #include "fs/ops.h"
@@ -509,7 +510,7 @@ static int queue_open(struct queue *q, unsigned qid)
 	pthread_mutex_init(&q->lock, NULL);
 	if (q->efd < 0)
 		return -errno;
-	int r = io_uring_queue_init(2 * U.depth, &q->ring, IORING_SETUP_SQE128);
+	int r = ring_setup(2 * U.depth, &q->ring, IORING_SETUP_SQE128);
 	q->ring_ok = !r;
 	return r;
 }
@@ -675,7 +676,7 @@ int uring_start(struct fuse_session *se, int fd, size_t payload, char *err,
 static void queue_close(struct queue *q)
 {
 	if (q->ring_ok)
-		io_uring_queue_exit(&q->ring);
+		ring_teardown(&q->ring);
 	q->ring_ok = false;
 	if (q->efd >= 0)
 		close(q->efd);

@@ -49,6 +49,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "common/ring_setup.h"
 #include "tiers/backing.h"
 
 #define RING_ENTRIES 64u
@@ -81,7 +82,7 @@ static void ring_destroy(void *p)
 {
 	struct io_uring *ring = p;
 
-	io_uring_queue_exit(ring);
+	ring_teardown(ring);
 	free(ring);
 }
 
@@ -106,11 +107,10 @@ static struct io_uring *ring_get(int *err)
 	}
 	/* Only this thread submits; the flags save the kernel some work
 	 * where supported (6.0+), and older kernels get a plain ring. */
-	r = io_uring_queue_init(RING_ENTRIES, ring,
-				IORING_SETUP_SINGLE_ISSUER |
-				    IORING_SETUP_COOP_TASKRUN);
+	r = ring_setup(RING_ENTRIES, ring,
+		       IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_COOP_TASKRUN);
 	if (r == -EINVAL)
-		r = io_uring_queue_init(RING_ENTRIES, ring, 0);
+		r = ring_setup(RING_ENTRIES, ring, 0);
 	if (r < 0) {
 		free(ring);
 		*err = r;
